@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Builds the real components that tests and the single-machine platform run
+# (kube-apiserver, kube-controller-manager, kubectl, etcd, FerretDB) from the Go
+# module proxy into .tools/bin, at the versions pinned by the wrapper modules in
+# hack/tools/*. A group is skipped when its binaries exist and were built from the
+# same wrapper sources; module and build caches stay in Go's own (per-user) cache
+# directories, outside the repository, so a rebuild after a version bump is quick.
+#
+# Usage: hack/build-tools.sh [--check]   (--check: exit 1 if anything needs building)
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+bin="$root/.tools/bin"
+stamps="$root/.tools/stamps"
+check_only=false
+[[ "${1:-}" == "--check" ]] && check_only=true
+
+k8s_version="v1.35.4"
+
+# group name | wrapper dir | binaries | packages | ldflags
+groups=(
+  "etcd|etcd|etcd|.|"
+  "ferretdb|ferretdb|ferretdb|.|"
+  "kubernetes|kube|kube-apiserver kube-controller-manager kubectl|k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kubectl|-X k8s.io/component-base/version.gitVersion=$k8s_version -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=35 -X k8s.io/client-go/pkg/version.gitVersion=$k8s_version -X k8s.io/client-go/pkg/version.gitMajor=1 -X k8s.io/client-go/pkg/version.gitMinor=35"
+)
+
+# The stamp is a hash of everything that decides what gets built.
+stamp_of() {
+  (cd "$root/hack/tools/$1" && cat go.mod go.sum ./*.go 2>/dev/null; echo "$2") | sha256sum | cut -c1-16
+}
+
+needs_build() {
+  local name=$1 dir=$2 bins=$3 ldflags=$4 b
+  [[ -f "$stamps/$name" && "$(cat "$stamps/$name")" == "$(stamp_of "$dir" "$ldflags")" ]] || return 0
+  for b in $bins; do [[ -x "$bin/$b" ]] || return 0; done
+  return 1
+}
+
+pending=()
+for g in "${groups[@]}"; do
+  IFS='|' read -r name dir bins pkgs ldflags <<<"$g"
+  if needs_build "$name" "$dir" "$bins" "$ldflags"; then pending+=("$g"); fi
+done
+
+if [[ ${#pending[@]} -eq 0 ]]; then
+  echo "tools: all up to date in .tools/bin"
+  exit 0
+fi
+if $check_only; then
+  echo "tools: missing or stale: $(for g in "${pending[@]}"; do printf '%s ' "${g%%|*}"; done)"
+  exit 1
+fi
+
+if ! command -v go >/dev/null 2>&1; then
+  echo "tools: no Go toolchain on PATH. Install Go 1.25 or newer (https://go.dev/dl or your" >&2
+  echo "       distribution's golang package) so kube-apiserver, etcd and FerretDB can be built." >&2
+  exit 1
+fi
+go_minor=$(go env GOVERSION | sed -E 's/^go1\.([0-9]+).*/\1/')
+if [[ "$go_minor" -lt 25 ]]; then
+  echo "tools: Go $(go env GOVERSION) is too old; Kubernetes $k8s_version needs Go 1.25 or newer." >&2
+  exit 1
+fi
+
+mkdir -p "$bin" "$stamps"
+export GOFLAGS="-mod=mod -buildvcs=false"
+export CGO_ENABLED=0
+
+total_start=$SECONDS
+for g in "${pending[@]}"; do
+  IFS='|' read -r name dir bins pkgs ldflags <<<"$g"
+  start=$SECONDS
+  echo "tools: building $name ($bins) ..."
+  # -v names each package as it compiles; count them as a progress line.
+  (cd "$root/hack/tools/$dir" &&
+    go build -v -trimpath -ldflags "-s -w $ldflags" -o "$bin/" $pkgs 2>&1) |
+    awk -v name="$name" -v start="$start" '
+      /^(go: |#|.*\.go:[0-9]+)/ { print; next }
+      { n++; if (n % 250 == 0) { printf "tools:   %s: %d packages compiled\n", name, n; fflush() } }
+    '
+  status=${PIPESTATUS[0]}
+  if [[ $status -ne 0 ]]; then
+    echo "tools: building $name failed (exit $status); see the messages above." >&2
+    exit "$status"
+  fi
+  for b in $bins; do
+    [[ -x "$bin/$b" ]] || { echo "tools: $name built but $bin/$b is missing" >&2; exit 1; }
+  done
+  stamp_of "$dir" "$ldflags" >"$stamps/$name"
+  echo "tools: built $name in $((SECONDS - start)) s"
+done
+echo "tools: done in $((SECONDS - total_start)) s"
