@@ -1,0 +1,83 @@
+/**
+ * The `AgentDeployment` custom resource: one per deployed version and one per
+ * run, named by its UUID, in the account's namespace, owned by its Agent.
+ * Every field of the contract's Deployment and Run records maps to one here
+ * (`id` is `metadata.name`, `created_at` is `metadata.creationTimestamp`).
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { AGENT_TYPES, DEPLOYMENT_STATES, RUNTIMES, TRIGGER_SOURCES } from './enums.js';
+import {
+  Conditions,
+  dateTime,
+  nullable,
+  stringEnum,
+  stringSet,
+  type ObjectMeta,
+} from './schema.js';
+
+/** The agent configuration a deployment was built from (the merge of the agent and svc.yaml). */
+export const DeploymentConfig = Type.Object({
+  runtime: stringEnum(RUNTIMES),
+  agentType: stringEnum(AGENT_TYPES),
+  entrypoint: Type.Optional(nullable(Type.String())),
+  memoryMb: Type.Integer({ minimum: 1 }),
+  regions: stringSet(),
+  schedule: Type.Optional(nullable(Type.String())),
+});
+/** Spec field `config` of an {@link AgentDeployment}. */
+export type DeploymentConfig = Static<typeof DeploymentConfig>;
+
+/** What the API server asks for. */
+export const AgentDeploymentSpec = Type.Object({
+  agentId: Type.String({ format: 'uuid' }),
+  version: Type.Integer({ minimum: 1 }),
+  ephemeral: Type.Boolean({ description: 'is_ephemeral: a scheduled, manual or spawned run.' }),
+  triggerSource: Type.Optional(nullable(stringEnum(TRIGGER_SOURCES))),
+  spawnedByAgentId: Type.Optional(nullable(Type.String({ format: 'uuid' }))),
+  archiveId: Type.Optional(
+    nullable(Type.String({ description: 'GridFS id of the code archive.' })),
+  ),
+  rollbackOfVersion: Type.Optional(nullable(Type.Integer({ minimum: 1 }))),
+  config: DeploymentConfig,
+  cancellationRequested: Type.Optional(Type.Boolean()),
+  cancellationReason: Type.Optional(nullable(Type.String())),
+});
+/** Spec of an {@link AgentDeployment}. */
+export type AgentDeploymentSpec = Static<typeof AgentDeploymentSpec>;
+
+/** What the operator observed. */
+export const AgentDeploymentStatus = Type.Object({
+  observedGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
+  conditions: Type.Optional(Conditions),
+  state: Type.Optional(stringEnum(DEPLOYMENT_STATES)),
+  queuePosition: Type.Optional(nullable(Type.Integer({ minimum: 0 }))),
+  imageSizeMb: Type.Optional(nullable(Type.Integer({ minimum: 0 }))),
+  regions: Type.Optional(stringSet()),
+  pendingRegions: Type.Optional(stringSet()),
+  regionsTotal: Type.Optional(Type.Integer({ minimum: 0 })),
+  regionsReady: Type.Optional(Type.Integer({ minimum: 0 })),
+  pendingRegionAlertStage: Type.Optional(nullable(Type.String())),
+  isServing: Type.Optional(Type.Boolean()),
+  isDegraded: Type.Optional(Type.Boolean()),
+  canRedeploy: Type.Optional(Type.Boolean()),
+  canRollback: Type.Optional(Type.Boolean()),
+  startedAt: Type.Optional(nullable(dateTime())),
+  deployedAt: Type.Optional(nullable(dateTime())),
+  errorMessage: Type.Optional(nullable(Type.String())),
+  warnings: Type.Optional(Type.Array(Type.String())),
+  jobId: Type.Optional(nullable(Type.String())),
+  machineStartedAt: Type.Optional(nullable(dateTime())),
+  machineStoppedAt: Type.Optional(nullable(dateTime())),
+  durationSeconds: Type.Optional(nullable(Type.Integer({ minimum: 0 }))),
+});
+/** Status of an {@link AgentDeployment}. */
+export type AgentDeploymentStatus = Static<typeof AgentDeploymentStatus>;
+
+/** An `AgentDeployment` object as read from or written to the Kubernetes API. */
+export interface AgentDeployment {
+  apiVersion: 'svc.dev/v1alpha1';
+  kind: 'AgentDeployment';
+  metadata: ObjectMeta;
+  spec: AgentDeploymentSpec;
+  status?: AgentDeploymentStatus;
+}
