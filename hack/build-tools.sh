@@ -26,7 +26,14 @@ groups=(
 
 # The stamp is a hash of everything that decides what gets built.
 stamp_of() {
-  (cd "$root/hack/tools/$1" && cat go.mod go.sum ./*.go 2>/dev/null; echo "$2") | sha256sum | cut -c1-16
+  local f
+  (
+    cd "$root/hack/tools/$1"
+    for f in go.mod go.sum *.go; do
+      if [[ -f "$f" ]]; then cat "$f"; fi
+    done
+    echo "$2"
+  ) | sha256sum | cut -c1-16
 }
 
 needs_build() {
