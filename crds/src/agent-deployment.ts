@@ -32,7 +32,9 @@ export const AgentDeploymentSpec = Type.Object({
   agentId: Type.String({ format: 'uuid' }),
   version: Type.Integer({ minimum: 1 }),
   ephemeral: Type.Boolean({ description: 'is_ephemeral: a scheduled, manual or spawned run.' }),
-  triggerSource: Type.Optional(nullable(stringEnum(TRIGGER_SOURCES))),
+  triggerSource: Type.Optional(
+    stringEnum(TRIGGER_SOURCES, { description: 'Absent for a deployed version.' }),
+  ),
   spawnedByAgentId: Type.Optional(nullable(Type.String({ format: 'uuid' }))),
   archiveId: Type.Optional(
     nullable(Type.String({ description: 'GridFS id of the code archive.' })),

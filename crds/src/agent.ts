@@ -92,7 +92,9 @@ export const AgentStatusBlock = Type.Object({
   activeVersion: Type.Optional(nullable(Type.Integer({ minimum: 1 }))),
   activeDeploymentId: Type.Optional(nullable(Type.String())),
   servesWebsocket: Type.Optional(nullable(Type.Boolean())),
-  failureCode: Type.Optional(nullable(stringEnum(FAILURE_CODES))),
+  failureCode: Type.Optional(
+    stringEnum(FAILURE_CODES, { description: 'Absent when there is none.' }),
+  ),
   failureMessage: Type.Optional(nullable(Type.String())),
   pendingRegions: Type.Optional(stringSet()),
   regionsTotal: Type.Optional(Type.Integer({ minimum: 0 })),

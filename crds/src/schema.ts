@@ -6,8 +6,15 @@
  */
 import { Type, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox';
 
-/** A schema whose value may also be `null` (OpenAPI v3.0 `nullable`, as Kubernetes wants). */
+/**
+ * A schema whose value may also be `null` (OpenAPI v3.0 `nullable`, as
+ * Kubernetes wants). Not for enumerations: kube-apiserver checks `enum` even
+ * against a null value (with or without `null` listed), so an enumerated field
+ * that can be unset is `Type.Optional` and left out instead.
+ */
 export function nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null> {
+  if ('enum' in schema)
+    throw new Error('nullable() of an enum: use Type.Optional and omit the field');
   return Type.Unsafe<Static<T> | null>({ ...schema, nullable: true });
 }
 
