@@ -1,0 +1,99 @@
+/**
+ * The local control plane: etcd, kube-apiserver, optionally
+ * kube-controller-manager, and FerretDB, all on loopback, with the CRDs
+ * applied and a kubeconfig written. Used by `npm start`, the `control-plane`
+ * script and the jest harness alike.
+ */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { ProcessGroup } from '../lib/processes.js';
+import {
+  startControllerManager,
+  startEtcd,
+  startFerretDb,
+  startKubeApiserver,
+} from './components.js';
+import { applyCrds } from './crds.js';
+import { writeKubeconfig } from './kubeconfig.js';
+import { ensurePki } from './pki.js';
+
+/** Options of {@link startControlPlane}. */
+export interface ControlPlaneOptions {
+  /** Holds pki/, etcd/, ferretdb/ and logs/. Reused across starts when it persists. */
+  dir: string;
+  /** Where the kubeconfig goes; defaults to `<dir>/kubeconfig`. */
+  kubeconfigPath?: string;
+  /** Start kube-controller-manager too (garbage collection, Jobs, CronJobs). Default true. */
+  controllerManager?: boolean;
+  /** fsync etcd writes; off for throwaway test data. Default true. */
+  durable?: boolean;
+  /** FerretDB port; 0 picks a free one. */
+  mongoPort?: number;
+  /** Progress lines. */
+  log?: (line: string) => void;
+}
+
+/** A running control plane. */
+export interface ControlPlane {
+  kubeconfigPath: string;
+  apiServerUrl: string;
+  etcdUrl: string;
+  mongoUri: string;
+  processes: ProcessGroup;
+  /** Stops every process, last started first. */
+  stop(): Promise<void>;
+}
+
+/** Starts the control plane; on any failure stops what it started and rethrows. */
+export async function startControlPlane(opts: ControlPlaneOptions): Promise<ControlPlane> {
+  const log = opts.log ?? (() => undefined);
+  const started = Date.now();
+  const step = (what: string) =>
+    log(`control-plane: ${what} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  await mkdir(opts.dir, { recursive: true });
+  const group = new ProcessGroup(join(opts.dir, 'logs'));
+  const kubeconfigPath = opts.kubeconfigPath ?? join(opts.dir, 'kubeconfig');
+  try {
+    const pki = await ensurePki(join(opts.dir, 'pki'));
+    const [etcdUrl, mongoUri] = await Promise.all([
+      startEtcd(group, join(opts.dir, 'etcd'), { fsync: opts.durable ?? true }).then((url) => {
+        step(`etcd ready at ${url}`);
+        return url;
+      }),
+      startFerretDb(group, join(opts.dir, 'ferretdb'), opts.mongoPort ?? 0).then((uri) => {
+        step(`FerretDB ready at ${uri}`);
+        return uri;
+      }),
+    ]);
+    const apiServerUrl = await startKubeApiserver(
+      group,
+      etcdUrl,
+      pki,
+      join(opts.dir, 'pki', 'serving'),
+    );
+    step(`kube-apiserver ready at ${apiServerUrl}`);
+    await writeKubeconfig(kubeconfigPath, apiServerUrl, pki);
+    const kc = new KubeConfig();
+    kc.loadFromFile(kubeconfigPath);
+    await Promise.all([
+      applyCrds(kc).then(() => step('CRDs established')),
+      opts.controllerManager === false
+        ? Promise.resolve()
+        : startControllerManager(group, kubeconfigPath, pki).then(() =>
+            step('kube-controller-manager ready'),
+          ),
+    ]);
+    return {
+      kubeconfigPath,
+      apiServerUrl,
+      etcdUrl,
+      mongoUri,
+      processes: group,
+      stop: () => group.stopAll(),
+    };
+  } catch (err) {
+    await group.stopAll();
+    throw err;
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * Certificates and keys for the local kube-apiserver: a CA, a serving
+ * certificate for 127.0.0.1/localhost signed by it, the service-account
+ * signing key pair, and a random admin bearer token. Kept in one directory and
+ * reused when present, so a restarted platform keeps trusting the same CA.
+ */
+import { execFile } from 'node:child_process';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/** Paths and values of the local control plane's credentials. */
+export interface Pki {
+  dir: string;
+  caCert: string;
+  caKey: string;
+  servingCert: string;
+  servingKey: string;
+  serviceAccountKey: string;
+  serviceAccountPub: string;
+  tokenFile: string;
+  adminToken: string;
+}
+
+/** Creates the credentials in `dir` unless they already exist there. */
+export async function ensurePki(dir: string): Promise<Pki> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const pki: Pki = {
+    dir,
+    caCert: join(dir, 'ca.crt'),
+    caKey: join(dir, 'ca.key'),
+    servingCert: join(dir, 'apiserver.crt'),
+    servingKey: join(dir, 'apiserver.key'),
+    serviceAccountKey: join(dir, 'sa.key'),
+    serviceAccountPub: join(dir, 'sa.pub'),
+    tokenFile: join(dir, 'tokens.csv'),
+    adminToken: '',
+  };
+  if (!existsSync(pki.caCert)) await makeCertificates(pki);
+  if (!existsSync(pki.serviceAccountKey)) {
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    await writeFile(pki.serviceAccountKey, privateKey.export({ type: 'pkcs8', format: 'pem' }), {
+      mode: 0o600,
+    });
+    await writeFile(pki.serviceAccountPub, publicKey.export({ type: 'spki', format: 'pem' }));
+  }
+  if (!existsSync(pki.tokenFile)) {
+    const token = randomBytes(24).toString('hex');
+    // Static token file: token,user,uid,"group". system:masters bypasses RBAC.
+    await writeFile(pki.tokenFile, `${token},svc-admin,svc-admin,"system:masters"\n`, {
+      mode: 0o600,
+    });
+  }
+  pki.adminToken = (await readFile(pki.tokenFile, 'utf8')).split(',')[0] ?? '';
+  return pki;
+}
+
+async function makeCertificates(pki: Pki): Promise<void> {
+  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+  await run('openssl', [
+    'req',
+    '-x509',
+    ...ec,
+    '-keyout',
+    pki.caKey,
+    '-out',
+    pki.caCert,
+    '-days',
+    '3650',
+    '-subj',
+    '/CN=svc-local-ca',
+  ]);
+  const csr = join(pki.dir, 'apiserver.csr');
+  const ext = join(pki.dir, 'apiserver.ext');
+  await run('openssl', [
+    'req',
+    ...ec,
+    '-keyout',
+    pki.servingKey,
+    '-out',
+    csr,
+    '-subj',
+    '/CN=kube-apiserver',
+  ]);
+  await writeFile(
+    ext,
+    'subjectAltName=IP:127.0.0.1,DNS:localhost,IP:10.96.0.1,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc\n',
+  );
+  await run('openssl', [
+    'x509',
+    '-req',
+    '-in',
+    csr,
+    '-CA',
+    pki.caCert,
+    '-CAkey',
+    pki.caKey,
+    '-CAcreateserial',
+    '-out',
+    pki.servingCert,
+    '-days',
+    '3650',
+    '-extfile',
+    ext,
+  ]);
+}

@@ -1,0 +1,40 @@
+#!/usr/bin/env node
+// Installs what `npm start` and `npm test` need on a fresh machine, skipping
+// whatever is already in place: the npm packages (npm ci when node_modules is
+// missing or older than package-lock.json) and the binaries built from the Go
+// module proxy (hack/build-tools.sh skips up-to-date ones). Plain Node with no
+// dependencies, because it runs before node_modules exists.
+import { spawnSync } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+function run(command, args) {
+  const started = Date.now();
+  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit' });
+  if (result.error) {
+    console.error(`ensure: could not run ${command}: ${result.error.message}`);
+    process.exit(1);
+  }
+  if (result.status !== 0) {
+    console.error(`ensure: \`${command} ${args.join(' ')}\` failed (exit ${result.status})`);
+    process.exit(result.status ?? 1);
+  }
+  return ((Date.now() - started) / 1000).toFixed(1);
+}
+
+function npmPackagesStale() {
+  const marker = join(root, 'node_modules', '.package-lock.json');
+  if (!existsSync(marker)) return true;
+  return statSync(join(root, 'package-lock.json')).mtimeMs > statSync(marker).mtimeMs;
+}
+
+if (npmPackagesStale()) {
+  console.log('ensure: installing npm packages (npm ci) ...');
+  console.log(
+    `ensure: npm packages installed in ${run('npm', ['ci', '--no-audit', '--no-fund'])} s`,
+  );
+}
+run('bash', [join('hack', 'build-tools.sh')]);

@@ -1,0 +1,143 @@
+/**
+ * A group of child processes that live and die together. Each child is started
+ * under `setpriv --pdeathsig SIGKILL` when available, so even a parent killed
+ * with SIGKILL leaves nothing behind; `stopAll` ends them politely first.
+ * Output goes to one log file per child; a child that exits while it is still
+ * expected to run fails whoever waits on it, with the tail of its log.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createWriteStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const hasSetpriv =
+  existsSync('/usr/bin/setpriv') &&
+  spawnSync('/usr/bin/setpriv', ['--pdeathsig', 'SIGKILL', '--', 'true']).status === 0;
+
+/** A started child process. */
+export interface ManagedProcess {
+  name: string;
+  pid: number;
+  logFile: string;
+  child: ChildProcess;
+  /** Resolves with the exit code (or signal name) once the process ends. */
+  exited: Promise<number | string>;
+}
+
+/** Options of {@link ProcessGroup.start}. */
+export interface StartOptions {
+  name: string;
+  command: string;
+  args: string[];
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** Called with each stdout line (the log file gets it too). */
+  onStdoutLine?: (line: string) => void;
+}
+
+/** Child processes started together and stopped together. */
+export class ProcessGroup {
+  private readonly children: ManagedProcess[] = [];
+  private stopping = false;
+
+  /** @param logDir where each child's `<name>.log` is written */
+  constructor(private readonly logDir: string) {
+    mkdirSync(logDir, { recursive: true });
+  }
+
+  /** The processes started so far. */
+  get processes(): readonly ManagedProcess[] {
+    return this.children;
+  }
+
+  /** Starts a child process; its output is appended to `<logDir>/<name>.log`. */
+  start(opts: StartOptions): ManagedProcess {
+    const logFile = join(this.logDir, `${opts.name}.log`);
+    const log = createWriteStream(logFile, { flags: 'a' });
+    const [command, args] = hasSetpriv
+      ? ['/usr/bin/setpriv', ['--pdeathsig', 'SIGKILL', '--', opts.command, ...opts.args]]
+      : [opts.command, opts.args];
+    const child = spawn(command, args, {
+      cwd: opts.cwd,
+      env: opts.env ?? process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // Its own process group, so stopping it reaches any process it forked too.
+      detached: true,
+    });
+    let pending = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      log.write(chunk);
+      if (!opts.onStdoutLine) return;
+      pending += chunk.toString('utf8');
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) opts.onStdoutLine(line);
+    });
+    child.stderr.pipe(log, { end: false });
+    const exited = new Promise<number | string>((resolve, reject) => {
+      child.on('error', reject);
+      child.on('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'));
+    });
+    exited.catch(() => undefined).finally(() => log.end());
+    const managed = { name: opts.name, pid: child.pid ?? -1, logFile, child, exited };
+    this.children.push(managed);
+    return managed;
+  }
+
+  /**
+   * Waits until `ready()` resolves true, polling every `intervalMs`; rejects if
+   * the process exits first or `timeoutMs` passes, naming the log's last lines.
+   */
+  async waitReady(
+    proc: ManagedProcess,
+    ready: () => Promise<boolean>,
+    timeoutMs = 60_000,
+    intervalMs = 200,
+  ): Promise<void> {
+    let exitedWith: number | string | undefined;
+    void proc.exited
+      .then((code) => (exitedWith = code))
+      .catch((err: Error) => (exitedWith = err.message));
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (exitedWith !== undefined) {
+        throw new Error(
+          `${proc.name} exited (${exitedWith}) before it was ready\n${tail(proc.logFile)}`,
+        );
+      }
+      if (await ready().catch(() => false)) return;
+      await new Promise((r) => setTimeout(r, intervalMs));
+    }
+    throw new Error(`${proc.name} was not ready after ${timeoutMs} ms\n${tail(proc.logFile)}`);
+  }
+
+  /** Sends SIGTERM to every child (last started first) and SIGKILL to any still alive after `graceMs`. */
+  async stopAll(graceMs = 10_000): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    for (const proc of [...this.children].reverse()) {
+      if (proc.child.exitCode !== null || proc.child.signalCode !== null) continue;
+      signalGroup(proc, 'SIGTERM');
+      const timer = setTimeout(() => signalGroup(proc, 'SIGKILL'), graceMs);
+      await proc.exited.catch(() => undefined);
+      clearTimeout(timer);
+    }
+  }
+}
+
+/** Signals the child's whole process group; it may already be gone. */
+function signalGroup(proc: ManagedProcess, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-proc.pid, signal);
+  } catch {
+    proc.child.kill(signal);
+  }
+}
+
+/** The last lines of a log file, for error messages. */
+export function tail(file: string, lines = 20): string {
+  try {
+    return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
