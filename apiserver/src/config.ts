@@ -1,0 +1,32 @@
+/**
+ * The API server's configuration, read once from environment variables. Every
+ * value has a default that works for the single-machine platform.
+ */
+import { envInt, envOptional, envString } from '../../common/env.js';
+
+/** Configuration of the API server process. */
+export interface ApiServerConfig {
+  /** Interface the front doors bind to. */
+  host: string;
+  /** Port of the control-plane front door (`/api/v1`). */
+  controlPlanePort: number;
+  /** MongoDB connection string (FerretDB on one machine). */
+  mongoUri: string;
+  /** Kubeconfig path; unset means in-cluster or `~/.kube/config`. */
+  kubeconfig: string | undefined;
+  /** Domain under which agent addresses live (`<name>-<6>.<domain>`). */
+  agentDomain: string;
+  logLevel: string;
+}
+
+/** Reads the configuration from `env`. */
+export function loadConfig(env = process.env): ApiServerConfig {
+  return {
+    host: envString('SVC_API_HOST', '127.0.0.1', env),
+    controlPlanePort: envInt('SVC_API_PORT', 8000, { min: 0, max: 65535 }, env),
+    mongoUri: envString('MONGODB_URI', 'mongodb://127.0.0.1:27017/svc', env),
+    kubeconfig: envOptional('KUBECONFIG', env),
+    agentDomain: envString('SVC_AGENT_DOMAIN', 'agents.localhost', env),
+    logLevel: envString('SVC_LOG_LEVEL', 'info', env),
+  };
+}

@@ -1,0 +1,38 @@
+/**
+ * Gives every request an id (the caller's `x-request-id` when it is a sane
+ * token, else a new UUID), echoes it in the response, hangs a child logger
+ * carrying it on `ctx.state.log`, and writes one access-log line per request.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Middleware } from 'koa';
+import type { Logger } from '../../../common/logger.js';
+
+/** State every front door's middleware can rely on. */
+export interface RequestState {
+  requestId: string;
+  log: Logger;
+}
+
+const SANE_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+/** Builds the middleware; `header` is the response header that carries the id. */
+export function requestContext(log: Logger, header = 'x-request-id'): Middleware<RequestState> {
+  return async (ctx, next) => {
+    const incoming = ctx.get('x-request-id');
+    const requestId = SANE_ID.test(incoming) ? incoming : randomUUID();
+    ctx.state.requestId = requestId;
+    ctx.state.log = log.child({ request_id: requestId });
+    ctx.set(header, requestId);
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      ctx.state.log.info('request', {
+        method: ctx.method,
+        path: ctx.path,
+        status: ctx.status,
+        duration_ms: Math.round((performance.now() - started) * 10) / 10,
+      });
+    }
+  };
+}
