@@ -1,6 +1,6 @@
 // Jest runs TypeScript through SWC as native ES modules. Unit tests live beside
 // their source; integration tests in test/ share one set of real components
-// booted by test/harness/global-setup.ts.
+// booted by test/harness/global-setup.mjs.
 /** @type {import('jest').Config} */
 export default {
   testEnvironment: 'node',
@@ -15,8 +15,8 @@ export default {
   testMatch: ['<rootDir>/**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/.tools/', '/.dev/', '/examples/'],
   modulePathIgnorePatterns: ['<rootDir>/.tools/', '<rootDir>/.dev/'],
-  globalSetup: '<rootDir>/test/harness/global-setup.ts',
-  globalTeardown: '<rootDir>/test/harness/global-teardown.ts',
+  globalSetup: '<rootDir>/test/harness/global-setup.mjs',
+  globalTeardown: '<rootDir>/test/harness/global-teardown.mjs',
   reporters: ['default', '<rootDir>/test/harness/summary-reporter.js'],
   testTimeout: 60000,
 };

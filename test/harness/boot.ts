@@ -1,0 +1,35 @@
+/**
+ * The harness behind jest's global setup and teardown: boots the real components once per run (etcd,
+ * kube-apiserver, kube-controller-manager, FerretDB) on random free loopback
+ * ports in a temporary directory, and hands their addresses to the test
+ * workers through `SVC_TEST_*` environment variables (read them with
+ * `harness()` from ./env.ts); teardown stops them, pass or fail.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startControlPlane } from '../../hack/control-plane/index.js';
+import { getRunning, HARNESS_ENV, setRunning } from './state.js';
+
+/** Starts the components and publishes their addresses. */
+export async function bootComponents(): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'svc-test-'));
+  const started = Date.now();
+  const cp = await startControlPlane({ dir, durable: false, controllerManager: true });
+  process.stdout.write(
+    `\nharness: components up in ${((Date.now() - started) / 1000).toFixed(1)} s (${dir})\n`,
+  );
+  process.env[HARNESS_ENV.dir] = dir;
+  process.env[HARNESS_ENV.kubeconfig] = cp.kubeconfigPath;
+  process.env[HARNESS_ENV.mongoUri] = cp.mongoUri;
+  process.env[HARNESS_ENV.apiServerUrl] = cp.apiServerUrl;
+  setRunning({ dir, controlPlane: cp });
+}
+
+/** Stops every component boot started and removes its directory. */
+export async function stopComponents(): Promise<void> {
+  const running = getRunning();
+  if (!running) return;
+  await running.controlPlane.stop();
+  await rm(running.dir, { recursive: true, force: true });
+}

@@ -1,0 +1,68 @@
+/**
+ * Smoke tests of the MongoDB-wire server (FerretDB) through the official
+ * driver: documents and GridFS files round-trip.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { GridFSBucket, type Db, type MongoClient } from 'mongodb';
+import { mongoDatabase } from './harness/env.js';
+
+let client: MongoClient;
+let db: Db;
+
+beforeAll(async () => {
+  ({ client, db } = await mongoDatabase('smoke'));
+});
+
+afterAll(async () => {
+  await db.dropDatabase();
+  await client.close();
+});
+
+describe('MongoDB-wire server', () => {
+  it('writes, queries, updates and deletes a document', async () => {
+    const accounts = db.collection<{ _id: string; tier: string; keys: number }>('accounts');
+    await accounts.insertOne({ _id: 'acct-1', tier: 'free', keys: 1 });
+    await accounts.updateOne({ _id: 'acct-1' }, { $set: { tier: 'starter' }, $inc: { keys: 1 } });
+    expect(await accounts.findOne({ tier: 'starter' })).toEqual({
+      _id: 'acct-1',
+      tier: 'starter',
+      keys: 2,
+    });
+    await accounts.deleteOne({ _id: 'acct-1' });
+    expect(await accounts.countDocuments()).toBe(0);
+  });
+
+  it('enforces a unique index', async () => {
+    const names = db.collection('names');
+    await names.createIndex({ account: 1, name: 1 }, { unique: true });
+    await names.insertOne({ account: 'a', name: 'x' });
+    await expect(names.insertOne({ account: 'a', name: 'x' })).rejects.toMatchObject({
+      code: 11000,
+    });
+  });
+
+  it('streams a GridFS file in and out byte for byte', async () => {
+    const bucket = new GridFSBucket(db, { bucketName: 'archives' });
+    // Larger than one 255 KiB chunk so the file spans several chunks.
+    const content = randomBytes(700 * 1024);
+    const upload = bucket.openUploadStream('code.tar.gz', { metadata: { agent: 'hello' } });
+    await pipeline(Readable.from([content]), upload);
+
+    const chunks: Buffer[] = [];
+    for await (const chunk of bucket.openDownloadStream(upload.id)) chunks.push(chunk as Buffer);
+    expect(Buffer.concat(chunks).equals(content)).toBe(true);
+
+    const [file] = await bucket.find({ _id: upload.id }).toArray();
+    expect(file).toMatchObject({
+      filename: 'code.tar.gz',
+      length: content.length,
+      metadata: { agent: 'hello' },
+    });
+
+    await bucket.delete(upload.id);
+    expect(await bucket.find({ _id: upload.id }).toArray()).toEqual([]);
+  });
+});
