@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Installs what `npm start` and `npm test` need on a fresh machine, skipping
-// whatever is already in place: the npm packages (npm ci when node_modules is
-// missing or older than package-lock.json) and the binaries built from the Go
+// whatever is already in place: the npm packages (when node_modules is missing
+// or older than package-lock.json; `npm install --no-save` rather than `npm ci`,
+// which refuses a lock that lacks optional platform packages the registry does
+// not serve, such as @swc/core's macOS and Windows builds) and the binaries built from the Go
 // module proxy (hack/build-tools.sh skips up-to-date ones). Plain Node with no
 // dependencies, because it runs before node_modules exists.
 import { spawnSync } from 'node:child_process';
