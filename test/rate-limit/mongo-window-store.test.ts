@@ -1,0 +1,152 @@
+/**
+ * The sliding-window counter store against the real MongoDB-wire server
+ * (FerretDB) the harness starts.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Collection, Db, MongoClient } from 'mongodb';
+import {
+  MongoWindowStore,
+  type RateBucket,
+} from '../../apiserver/src/rate-limit/mongo-window-store.js';
+import { mongoDatabase, uniqueSuffix } from '../harness/env.js';
+
+const WINDOW = 60_000;
+// A bucket boundary: 1_700_000_040_000 = 28_333_334 * 60_000.
+const T0 = 1_700_000_040_000;
+
+let client: MongoClient;
+let db: Db;
+let buckets: Collection<RateBucket>;
+let store: MongoWindowStore;
+
+/** A key of its own per test, so tests do not see each other's buckets. */
+const newKey = () => `acct-${uniqueSuffix()}`;
+
+/** The stored count of one bucket: the sum over its shards. */
+async function bucketCount(key: string, start: number): Promise<number> {
+  const shards = await buckets.find({ key, start }).toArray();
+  return shards.reduce((sum, shard) => sum + shard.count, 0);
+}
+
+beforeAll(async () => {
+  ({ client, db } = await mongoDatabase('ratelimit'));
+  buckets = db.collection<RateBucket>('rate_buckets');
+  await MongoWindowStore.ensureIndexes(buckets);
+  store = new MongoWindowStore(buckets);
+});
+
+afterAll(async () => {
+  await db.dropDatabase();
+  await client.close();
+});
+
+describe('MongoWindowStore', () => {
+  it('creates its indexes', async () => {
+    const indexes = await buckets.indexes();
+    const keys = indexes.map((index) => index.key);
+    expect(keys).toContainEqual({ start: 1 });
+    expect(keys).toContainEqual({ key: 1, start: 1 });
+    // Idempotent.
+    await MongoWindowStore.ensureIndexes(buckets);
+  });
+
+  it('counts hits within one bucket', async () => {
+    const key = newKey();
+    expect(await store.hit(key, T0 + 1_000)).toEqual({ previous: 0, current: 1 });
+    expect(await store.hit(key, T0 + 2_000)).toEqual({ previous: 0, current: 2 });
+    expect(await store.hit(key, T0 + 59_999)).toEqual({ previous: 0, current: 3 });
+    expect(await buckets.find({ key }).toArray()).toEqual([
+      { _id: `${key}:${T0}:${store.shard}`, key, start: T0, shard: store.shard, count: 3 },
+    ]);
+  });
+
+  it('sees the previous bucket after the rollover', async () => {
+    const key = newKey();
+    await store.hit(key, T0 + 10_000);
+    await store.hit(key, T0 + 20_000);
+    expect(await store.hit(key, T0 + WINDOW + 5_000)).toEqual({ previous: 2, current: 1 });
+    expect(await store.hit(key, T0 + WINDOW + 6_000)).toEqual({ previous: 2, current: 2 });
+    // Two buckets on, the first one is no longer the previous one.
+    expect(await store.hit(key, T0 + 2 * WINDOW)).toEqual({ previous: 2, current: 1 });
+    expect(await store.hit(key, T0 + 3 * WINDOW)).toEqual({ previous: 1, current: 1 });
+  });
+
+  it('undoes a hit', async () => {
+    const key = newKey();
+    await store.hit(key, T0 + 1_000);
+    await store.hit(key, T0 + 2_000);
+    await store.undo(key, T0 + 2_000);
+    expect(await store.hit(key, T0 + 3_000)).toEqual({ previous: 0, current: 2 });
+    expect(await bucketCount(key, T0)).toBe(2);
+    // Undo of a bucket that was never hit neither creates it nor goes negative.
+    await store.undo(key, T0 + WINDOW);
+    expect(await buckets.countDocuments({ key, start: T0 + WINDOW })).toBe(0);
+  });
+
+  it('counts 50 concurrent hits exactly', async () => {
+    const key = newKey();
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => store.hit(key, T0 + 1_000 + i)),
+    );
+    const currents = results.map((counts) => counts.current).sort((a, b) => a - b);
+    expect(currents).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+    expect(await bucketCount(key, T0)).toBe(50);
+  });
+
+  it('counts concurrent hits from several processes exactly and never under-counts', async () => {
+    const key = newKey();
+    // Three more stores on clients of their own stand in for three API server replicas.
+    const others = await Promise.all([1, 2, 3].map(() => mongoDatabase('ratelimit')));
+    try {
+      const stores = others.map(
+        ({ client: other }) =>
+          new MongoWindowStore(other.db(db.databaseName).collection<RateBucket>('rate_buckets')),
+      );
+      const results = await Promise.all(
+        Array.from({ length: 60 }, (_, i) => stores[i % stores.length]!.hit(key, T0 + i)),
+      );
+      expect(await bucketCount(key, T0)).toBe(60);
+      // The i-th smallest count seen is at least i: whichever hits came last saw all the
+      // earlier ones, so no more than `limit` of them can fit within `limit`.
+      const currents = results.map((counts) => counts.current).sort((a, b) => a - b);
+      currents.forEach((current, i) => expect(current).toBeGreaterThanOrEqual(i + 1));
+      expect(currents.at(-1)).toBe(60);
+      // A store started later (a restarted replica) sees the others' counts.
+      expect(await store.hit(key, T0 + 1_000)).toEqual({ previous: 0, current: 61 });
+    } finally {
+      await Promise.all(others.map(({ client: other }) => other.close()));
+    }
+  });
+
+  it('purges only buckets older than the previous one', async () => {
+    const key = newKey();
+    // Buckets at T0, T0+1w, T0+2w, T0+3w.
+    for (let i = 0; i < 4; i++) await store.hit(key, T0 + i * WINDOW);
+    const other = newKey();
+    await store.hit(other, T0);
+    // At T0+3w: current T0+3w, previous T0+2w; T0 and T0+1w (both keys) are old.
+    const now = T0 + 3 * WINDOW + 30_000;
+    const before = await buckets.countDocuments({ start: { $lt: T0 + 2 * WINDOW } });
+    expect(before).toBeGreaterThanOrEqual(3);
+    expect(await store.purgeOlderThan(now)).toBe(before);
+    expect(await buckets.countDocuments({ start: { $lt: T0 + 2 * WINDOW } })).toBe(0);
+    const left = await buckets.find({ key }).sort({ start: 1 }).toArray();
+    expect(left.map((bucket) => bucket.start)).toEqual([T0 + 2 * WINDOW, T0 + 3 * WINDOW]);
+    expect(await buckets.countDocuments({ key: other })).toBe(0);
+    expect(await store.hit(key, now)).toEqual({ previous: 1, current: 2 });
+    expect(await store.purgeOlderThan(now)).toBe(0);
+  });
+
+  it('keeps keys independent', async () => {
+    const a = newKey();
+    const b = newKey();
+    await store.hit(a, T0 + 1_000);
+    await store.hit(a, T0 + 2_000);
+    await store.hit(b, T0 + WINDOW - 1);
+    expect(await store.hit(a, T0 + 3_000)).toEqual({ previous: 0, current: 3 });
+    expect(await store.hit(b, T0 + WINDOW + 1)).toEqual({ previous: 1, current: 1 });
+    await store.undo(a, T0 + 4_000);
+    expect(await store.hit(b, T0 + WINDOW + 2)).toEqual({ previous: 1, current: 2 });
+    expect(await store.hit(a, T0 + 5_000)).toEqual({ previous: 0, current: 3 });
+  });
+});
