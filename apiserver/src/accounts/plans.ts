@@ -1,0 +1,106 @@
+/**
+ * Per-plan numbers in one place. The contract leaves their values to us; these
+ * defaults suit a small self-hosted installation and can be overridden as a
+ * whole with `SVC_PLANS_JSON` (a JSON object shaped like {@link PLANS}, merged
+ * per plan over the defaults).
+ */
+import type { Tier } from '../../../crds/src/index.js';
+
+/** An inclusive numeric range. */
+export interface Bounds {
+  min: number;
+  max: number;
+}
+
+/** What one plan allows. */
+export interface Plan {
+  tier: Tier;
+  /** Control-plane requests per sliding minute; null means unlimited (no rate-limit headers). */
+  requestsPerMinute: number | null;
+  /** Vector-plane requests per fixed minute; null means unlimited. */
+  vectorRequestsPerMinute: number | null;
+  /** Deployed agents at once (enforced at deploy). */
+  agentQuota: number;
+  /** Runs in flight at once per agent. */
+  runsInFlight: number;
+  memoryMb: Bounds;
+  idleTimeoutMinutes: Bounds;
+  /** Whether `keep_alive: true` (always-on) is allowed. */
+  keepAlive: boolean;
+  /** Most regions one agent or workspace may span. */
+  regionCap: number;
+  /** Whether the `dockerfile` runtime is allowed. */
+  dockerfile: boolean;
+}
+
+/** The default plans, cheapest first. */
+export const PLANS: Readonly<Record<Tier, Plan>> = {
+  free: {
+    tier: 'free',
+    requestsPerMinute: 60,
+    vectorRequestsPerMinute: 120,
+    agentQuota: 3,
+    runsInFlight: 2,
+    memoryMb: { min: 128, max: 512 },
+    idleTimeoutMinutes: { min: 1, max: 15 },
+    keepAlive: false,
+    regionCap: 1,
+    dockerfile: false,
+  },
+  starter: {
+    tier: 'starter',
+    requestsPerMinute: 300,
+    vectorRequestsPerMinute: 600,
+    agentQuota: 10,
+    runsInFlight: 5,
+    memoryMb: { min: 128, max: 2048 },
+    idleTimeoutMinutes: { min: 1, max: 60 },
+    keepAlive: true,
+    regionCap: 2,
+    dockerfile: true,
+  },
+  performance: {
+    tier: 'performance',
+    requestsPerMinute: 1200,
+    vectorRequestsPerMinute: 3000,
+    agentQuota: 50,
+    runsInFlight: 20,
+    memoryMb: { min: 128, max: 8192 },
+    idleTimeoutMinutes: { min: 1, max: 240 },
+    keepAlive: true,
+    regionCap: 5,
+    dockerfile: true,
+  },
+  enterprise: {
+    tier: 'enterprise',
+    requestsPerMinute: null,
+    vectorRequestsPerMinute: null,
+    agentQuota: 500,
+    runsInFlight: 100,
+    memoryMb: { min: 128, max: 32768 },
+    idleTimeoutMinutes: { min: 1, max: 1440 },
+    keepAlive: true,
+    regionCap: 10,
+    dockerfile: true,
+  },
+};
+
+/** Tiers from cheapest to dearest, for "is this tier above that one" checks. */
+export const TIER_ORDER: readonly Tier[] = ['free', 'starter', 'performance', 'enterprise'];
+
+/** The plans with `overridesJson` (the value of `SVC_PLANS_JSON`) merged over the defaults. */
+export function loadPlans(overridesJson?: string): Record<Tier, Plan> {
+  const plans = structuredClone(PLANS) as Record<Tier, Plan>;
+  if (!overridesJson) return plans;
+  const overrides = JSON.parse(overridesJson) as Partial<Record<Tier, Partial<Plan>>>;
+  for (const tier of TIER_ORDER) {
+    const override = overrides[tier];
+    if (override) plans[tier] = { ...plans[tier], ...override, tier };
+  }
+  return plans;
+}
+
+/** True when tier `a` is above tier `b`. */
+export function tierAbove(a: Tier, b: Tier): boolean {
+  return TIER_ORDER.indexOf(a) > TIER_ORDER.indexOf(b);
+}

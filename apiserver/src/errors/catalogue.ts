@@ -1,0 +1,156 @@
+/**
+ * The one error catalogue of the API server. Every error a route can return is
+ * a subclass of {@link ApiError} declared here with its HTTP status, stable
+ * `code` and a description for the OpenAPI document. Each front door turns
+ * them into its own envelope (`{detail:{...}}` on the control plane,
+ * `{error:{...}}` on the vector plane and the edge).
+ */
+
+/** Options of an {@link ApiError}. */
+export interface ApiErrorOptions {
+  /** Context fields beside `message` (`agent`, `field`, `allowed`, ...). */
+  fields?: Record<string, unknown>;
+  /** Response headers the error needs (`Retry-After`, `WWW-Authenticate`). */
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
+/** An error with an HTTP status and a stable, append-only code. */
+export class ApiError extends Error {
+  readonly fields: Record<string, unknown>;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    options: ApiErrorOptions = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.fields = options.fields ?? {};
+    this.headers = options.headers ?? {};
+  }
+}
+
+/** The static side of a catalogue entry: what the OpenAPI document lists. */
+export interface ErrorClass {
+  readonly code: string;
+  readonly status: number;
+  readonly description: string;
+  new (message: string, options?: ApiErrorOptions): ApiError;
+}
+
+function entry<C extends string>(code: C, status: number, description: string) {
+  return class extends ApiError {
+    static readonly code = code;
+    static readonly status = status;
+    static readonly description = description;
+    constructor(message: string, options?: ApiErrorOptions) {
+      super(status, code, message, options);
+    }
+  };
+}
+
+// Authentication and limits: every authenticated route.
+/** 401: no Authorization header, or one that is not `Bearer <key>`. */
+export class MissingApiKey extends entry(
+  'MISSING_API_KEY',
+  401,
+  'No Authorization: Bearer header.',
+) {}
+/** 401: the key does not resolve (unknown, malformed or revoked). */
+export class InvalidApiKey extends entry('INVALID_API_KEY', 401, 'The API key does not resolve.') {}
+/** 403: the account is suspended for unpaid bills. */
+export class AccountSuspended extends entry(
+  'ACCOUNT_SUSPENDED',
+  403,
+  'The account is suspended.',
+) {}
+/** 403: the subscription is not active, trialing or past due; carries `subscription_status`. */
+export class SubscriptionInactive extends entry(
+  'AUTH_SUBSCRIPTION_INACTIVE',
+  403,
+  'The subscription is not active; carries subscription_status.',
+) {}
+/** 500: the key store could not be read; retry. */
+export class AuthenticationError extends entry(
+  'AUTHENTICATION_ERROR',
+  500,
+  'Authentication itself failed; retry.',
+) {}
+/** 429: the per-minute budget is spent; carries `limit`, `retry_after_seconds`. */
+export class RateLimitExceeded extends entry(
+  'RATE_LIMIT_EXCEEDED',
+  429,
+  'Per-minute request budget exhausted; carries limit and retry_after_seconds, with Retry-After.',
+) {}
+/** 422: the request failed its schema; carries `violations`. */
+export class ValidationFailed extends entry(
+  'VALIDATION_ERROR',
+  422,
+  'The request failed schema validation; see violations [{loc, msg, type}].',
+) {}
+/** 503: a worker held a lock too long; safe to retry. */
+export class ResourceBusy extends entry(
+  'RESOURCE_BUSY',
+  503,
+  'The resource was being changed by someone else; retry in a few seconds.',
+) {}
+/** 503: a dependency was unreachable; nothing was written. */
+export class ServiceUnavailable extends entry(
+  'SERVICE_UNAVAILABLE',
+  503,
+  'A dependency was unreachable; nothing was written; retry in a few seconds.',
+) {}
+
+/** 413: the request body is larger than the route accepts; carries `max_bytes`. */
+export class RequestTooLarge extends entry(
+  'REQUEST_TOO_LARGE',
+  413,
+  'The request body is larger than this route accepts; carries max_bytes.',
+) {}
+
+// Agents.
+/** 404: unknown agent name or UUID, or another account's agent. */
+export class AgentNotFound extends entry(
+  'AGENT_NOT_FOUND',
+  404,
+  "Unknown agent name or UUID, or another account's agent.",
+) {}
+/** 409: another agent of the account has this name. */
+export class AgentNameTaken extends entry(
+  'AGENT_NAME_TAKEN',
+  409,
+  'Another agent of this account already has the name; carries agent.',
+) {}
+/** 400: the runtime of an existing agent cannot change. */
+export class RuntimeImmutable extends entry(
+  'RUNTIME_IMMUTABLE',
+  400,
+  'The runtime of an existing agent cannot change; create a new agent instead.',
+) {}
+/** 400: a per-agent plan cap (memory, keep_alive, regions, dockerfile, tier) is exceeded. */
+export class PlanLimitExceeded extends entry(
+  'PLAN_LIMIT_EXCEEDED',
+  400,
+  'A value is outside what the plan allows; carries field, allowed and tier.',
+) {}
+/** 400: a region that this installation does not offer. */
+export class RegionNotAvailable extends entry(
+  'REGION_NOT_AVAILABLE',
+  400,
+  'A requested region is not offered; carries allowed.',
+) {}
+/** 409: the action needs a deployed agent. */
+export class AgentNotDeployed extends entry(
+  'AGENT_NOT_DEPLOYED',
+  409,
+  'The action needs a deployed agent; carries current_state.',
+) {}
+/** 409: the action does not apply in the agent's current state. */
+export class AgentStateConflict extends entry(
+  'AGENT_STATE_CONFLICT',
+  409,
+  "The action does not apply in the agent's current state; carries current_state.",
+) {}

@@ -1,0 +1,52 @@
+/**
+ * The API server's MongoDB collections and their indexes. Everything stays in
+ * the subset FerretDB v1 serves too: no transactions, change streams or TTL
+ * indexes (expiry is a periodic delete), no `.` or `$` in keys.
+ */
+import type { Collection, Db } from 'mongodb';
+import type { AccountDoc, ApiKeyDoc, Environment } from '../accounts/model.js';
+import { MongoWindowStore, type RateBucket } from '../rate-limit/mongo-window-store.js';
+
+/** Reserves an agent name within a tenant; the unique `_id` makes concurrent creates safe. */
+export interface NameReservationDoc {
+  /** `<environment>:<account id>:<name>`. */
+  _id: string;
+  agentId: string;
+  accountId: string;
+  environment: Environment;
+  name: string;
+  createdAt: Date;
+}
+
+/** Typed handles on the collections. */
+export interface Collections {
+  accounts: Collection<AccountDoc>;
+  apiKeys: Collection<ApiKeyDoc>;
+  nameReservations: Collection<NameReservationDoc>;
+  rateBuckets: Collection<RateBucket>;
+}
+
+/** Opens the collections of `db`. */
+export function collections(db: Db): Collections {
+  return {
+    accounts: db.collection<AccountDoc>('accounts'),
+    apiKeys: db.collection<ApiKeyDoc>('api_keys'),
+    nameReservations: db.collection<NameReservationDoc>('agent_names'),
+    rateBuckets: db.collection<RateBucket>('rate_buckets'),
+  };
+}
+
+/** Creates the indexes the queries rely on; safe to call on every start. */
+export async function ensureIndexes(c: Collections): Promise<void> {
+  await Promise.all([
+    c.apiKeys.createIndex({ keyId: 1 }, { unique: true }),
+    c.apiKeys.createIndex({ accountId: 1 }),
+    c.nameReservations.createIndex({ agentId: 1 }),
+    MongoWindowStore.ensureIndexes(c.rateBuckets),
+  ]);
+}
+
+/** A reservation's id. */
+export function reservationId(environment: Environment, accountId: string, name: string): string {
+  return `${environment}:${accountId}:${name}`;
+}
