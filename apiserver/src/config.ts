@@ -16,6 +16,10 @@ export interface ApiServerConfig {
   kubeconfig: string | undefined;
   /** Domain under which agent addresses live (`<name>-<6>.<domain>`). */
   agentDomain: string;
+  /** Regions this installation offers; the first is the default home region. */
+  regions: string[];
+  /** `SVC_PLANS_JSON`: overrides of the per-plan numbers (see accounts/plans.ts). */
+  plansJson: string | undefined;
   logLevel: string;
 }
 
@@ -27,6 +31,11 @@ export function loadConfig(env = process.env): ApiServerConfig {
     mongoUri: envString('MONGODB_URI', 'mongodb://127.0.0.1:27017/svc', env),
     kubeconfig: envOptional('KUBECONFIG', env),
     agentDomain: envString('SVC_AGENT_DOMAIN', 'agents.localhost', env),
+    regions: envString('SVC_REGIONS', 'local', env)
+      .split(',')
+      .map((r) => r.trim())
+      .filter(Boolean),
+    plansJson: envOptional('SVC_PLANS_JSON', env),
     logLevel: envString('SVC_LOG_LEVEL', 'info', env),
   };
 }

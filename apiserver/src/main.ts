@@ -1,6 +1,7 @@
 /**
  * Entry point of the API server: reads the configuration, connects to MongoDB
- * and Kubernetes, serves the front doors, and shuts down cleanly on SIGTERM or
+ * and Kubernetes, serves the control plane, purges expired rate-limit buckets
+ * (there are no TTL indexes on FerretDB), and shuts down cleanly on SIGTERM or
  * SIGINT. Prints one JSON line `{"ready":"apiserver",...}` once listening.
  */
 import { once } from 'node:events';
@@ -8,9 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 import { MongoClient } from 'mongodb';
 import { createLogger } from '../../common/logger.js';
+import { buildControlPlane } from './assemble.js';
 import { loadConfig } from './config.js';
-import { createControlPlaneApp } from './control-plane/app.js';
-import { kubernetesProbe, mongoProbe } from './probes.js';
 
 const config = loadConfig();
 const log = createLogger('apiserver', config.logLevel);
@@ -19,10 +19,11 @@ const kc = new KubeConfig();
 if (config.kubeconfig) kc.loadFromFile(config.kubeconfig);
 else kc.loadFromDefault();
 
-// The driver connects lazily and reconnects by itself; readiness reports it.
+// The driver reconnects by itself; readiness reports whether it is reachable.
 const mongo = new MongoClient(config.mongoUri, { serverSelectionTimeoutMS: 5000 });
+const db = mongo.db();
 
-const app = createControlPlaneApp({ log, probes: [mongoProbe(mongo), kubernetesProbe(kc)] });
+const { app, deps } = await buildControlPlane({ mongo, db, kc }, config, log);
 const server = app.listen(config.controlPlanePort, config.host);
 await once(server, 'listening');
 const { port } = server.address() as AddressInfo;
@@ -31,8 +32,16 @@ console.log(
   JSON.stringify({ ready: 'apiserver', controlPlaneUrl: `http://${config.host}:${port}` }),
 );
 
+const purge = setInterval(() => {
+  deps.windows
+    .purgeOlderThan(Date.now())
+    .catch((err: unknown) => log.warn('rate-limit purge failed', { err }));
+}, 60_000);
+purge.unref();
+
 async function shutdown(signal: string): Promise<void> {
   log.info('shutting down', { signal });
+  clearInterval(purge);
   server.close();
   await mongo.close().catch(() => undefined);
   process.exit(0);

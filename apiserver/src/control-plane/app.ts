@@ -1,26 +1,69 @@
 /** The control-plane front door (`/api/v1`, error envelope `{detail:{code,message}}`) as a Koa app. */
 import Koa from 'koa';
+import type { Tier } from '../../../crds/src/index.js';
 import type { Logger } from '../../../common/logger.js';
-import { requestContext, type RequestState } from '../middleware/request-context.js';
+import type { AccountService } from '../accounts/account-service.js';
+import type { Plan } from '../accounts/plans.js';
+import type { AgentService } from '../agents/agent-service.js';
+import { requestContext } from '../middleware/request-context.js';
+import type { MongoWindowStore } from '../rate-limit/mongo-window-store.js';
 import { controlPlaneErrors } from './error-envelope.js';
+import { controlPlaneGuards } from './guards.js';
+import { controlPlaneOpenApi } from './openapi.js';
+import { agentRoutes } from './routes/agents/index.js';
 import { healthRoutes, type DependencyProbe } from './routes/health/index.js';
+import { mountRoutes, route, type AnyRoute, type ControlPlaneState } from './routing.js';
 
 /** What the control-plane app is built from. */
 export interface ControlPlaneDeps {
   log: Logger;
   probes: readonly DependencyProbe[];
+  accounts: AccountService;
+  plans: Record<Tier, Plan>;
+  windows: MongoWindowStore;
+  agents: AgentService;
+  /** Clock of the rate limiter (tests move it). */
+  now?: () => number;
+}
+
+/** Every route of the control plane, including the document route. */
+export function controlPlaneRoutes(deps: Pick<ControlPlaneDeps, 'probes' | 'agents'>): AnyRoute[] {
+  const routes: AnyRoute[] = [...healthRoutes(deps.probes), ...agentRoutes(deps.agents)];
+  let document: unknown;
+  routes.push(
+    route({
+      method: 'get',
+      path: '/openapi.json',
+      operationId: 'openapi',
+      summary: 'This OpenAPI document',
+      tag: 'Probes',
+      authenticated: false,
+      responses: { 200: { description: 'OpenAPI 3.1 document.' } },
+      errors: [],
+      handler: async (ctx) => {
+        document ??= controlPlaneOpenApi(routes);
+        ctx.body = document;
+      },
+    }),
+  );
+  return routes;
 }
 
 /** Builds the control-plane Koa app. */
-export function createControlPlaneApp(deps: ControlPlaneDeps): Koa<RequestState> {
-  const app = new Koa<RequestState>();
+export function createControlPlaneApp(deps: ControlPlaneDeps): Koa<ControlPlaneState> {
+  const app = new Koa<ControlPlaneState>();
   app.proxy = true;
   // Koa's own error listener prints stack traces; errors are logged as JSON by controlPlaneErrors.
   app.silent = true;
   app.use(requestContext(deps.log));
   app.use(controlPlaneErrors());
-  const health = healthRoutes(deps.probes);
-  app.use(health.routes());
-  app.use(health.allowedMethods());
+  const guards = controlPlaneGuards(
+    { accounts: deps.accounts, plans: deps.plans },
+    deps.windows,
+    deps.now,
+  );
+  const router = mountRoutes(controlPlaneRoutes(deps), guards);
+  app.use(router.routes());
+  app.use(router.allowedMethods());
   return app;
 }

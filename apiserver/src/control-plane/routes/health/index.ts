@@ -3,8 +3,8 @@
  * `GET /api/v1/health` and `/liveness` answer while the process serves;
  * `/readiness` also checks each dependency and answers 503 naming the ones down.
  */
-import Router from '@koa/router';
-import type { RequestState } from '../../../middleware/request-context.js';
+import * as yup from 'yup';
+import { route, type AnyRoute } from '../../routing.js';
 
 /** A dependency check used by `/readiness`; resolves when the dependency is usable. */
 export interface DependencyProbe {
@@ -12,36 +12,13 @@ export interface DependencyProbe {
   check(): Promise<void>;
 }
 
-/** Routes of the health probes. */
-export function healthRoutes(probes: readonly DependencyProbe[]): Router<RequestState> {
-  const router = new Router<RequestState>();
-  router.get('/api/v1/health', (ctx) => {
-    ctx.body = { status: 'ok' };
-  });
-  router.get('/liveness', (ctx) => {
-    ctx.body = { status: 'ok' };
-  });
-  router.get('/readiness', async (ctx) => {
-    const results = await Promise.all(
-      probes.map(async (probe) => {
-        try {
-          await withTimeout(probe.check(), 2000);
-          return [probe.name, 'ok'] as const;
-        } catch (err) {
-          ctx.state.log.warn('readiness check failed', {
-            dependency: probe.name,
-            err: String(err),
-          });
-          return [probe.name, 'unavailable'] as const;
-        }
-      }),
-    );
-    const ready = results.every(([, state]) => state === 'ok');
-    ctx.status = ready ? 200 : 503;
-    ctx.body = { status: ready ? 'ok' : 'unavailable', dependencies: Object.fromEntries(results) };
-  });
-  return router;
-}
+const Status = yup.object({ status: yup.string().oneOf(['ok']).required() });
+const Readiness = yup.object({
+  status: yup.string().oneOf(['ok', 'unavailable']).required(),
+  dependencies: yup
+    .object()
+    .meta({ openapi: { additionalProperties: { type: 'string', enum: ['ok', 'unavailable'] } } }),
+});
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -49,4 +26,63 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
     timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Routes of the health probes. */
+export function healthRoutes(probes: readonly DependencyProbe[]): AnyRoute[] {
+  const ok = route({
+    method: 'get',
+    path: '/api/v1/health',
+    operationId: 'health',
+    summary: 'Health probe',
+    description: 'Unauthenticated and exempt from rate limiting. No compatibility promise.',
+    tag: 'Probes',
+    authenticated: false,
+    responses: { 200: { description: 'The server is serving.', schema: Status } },
+    errors: [],
+    handler: async (ctx) => {
+      ctx.body = { status: 'ok' };
+    },
+  });
+  return [
+    ok,
+    { ...ok, path: '/liveness', operationId: 'liveness', summary: 'Liveness probe' },
+    route({
+      method: 'get',
+      path: '/readiness',
+      operationId: 'readiness',
+      summary: 'Readiness probe',
+      description:
+        'Checks MongoDB and the Kubernetes API; 503 names the dependencies that are down.',
+      tag: 'Probes',
+      authenticated: false,
+      responses: {
+        200: { description: 'Every dependency answers.', schema: Readiness },
+        503: { description: 'A dependency is down.', schema: Readiness },
+      },
+      errors: [],
+      handler: async (ctx) => {
+        const results = await Promise.all(
+          probes.map(async (probe) => {
+            try {
+              await withTimeout(probe.check(), 2000);
+              return [probe.name, 'ok'] as const;
+            } catch (err) {
+              ctx.state.log.warn('readiness check failed', {
+                dependency: probe.name,
+                err: String(err),
+              });
+              return [probe.name, 'unavailable'] as const;
+            }
+          }),
+        );
+        const ready = results.every(([, state]) => state === 'ok');
+        ctx.status = ready ? 200 : 503;
+        ctx.body = {
+          status: ready ? 'ok' : 'unavailable',
+          dependencies: Object.fromEntries(results),
+        };
+      },
+    }),
+  ];
 }

@@ -1,0 +1,305 @@
+/**
+ * The rules of the agent resource: create, read, list, update, delete and the
+ * lifecycle actions, over Agent custom resources in the tenant's namespace and
+ * name reservations in MongoDB. Every path that writes to both undoes its first
+ * write when the second fails, so a failed dependency leaves nothing behind.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  API_GROUP_VERSION,
+  LABELS,
+  type Agent,
+  type AgentMachine,
+  type Tier,
+} from '../../../crds/src/index.js';
+import type { Plan } from '../accounts/plans.js';
+import type { AuthContext } from '../auth/authenticate.js';
+import type { AgentCreateBody, AgentUpdateBody } from '../control-plane/routes/agents/schema.js';
+import {
+  AgentNotDeployed,
+  AgentNotFound,
+  AgentStateConflict,
+  RuntimeImmutable,
+  ValidationFailed,
+} from '../errors/catalogue.js';
+import type { AgentRepository } from './agent-repository.js';
+import type { NameReservations } from './name-reservations.js';
+import { isUuid } from './names.js';
+import { checkPlanCaps } from './plan-caps.js';
+
+/** What the service is built from. */
+export interface AgentServiceDeps {
+  repository: AgentRepository;
+  names: NameReservations;
+  plans: Record<Tier, Plan>;
+  regions: readonly string[];
+}
+
+/** A machine as AgentStatusDetail reports it. */
+export interface MachineView {
+  id: string;
+  region: string;
+  state: string;
+  source: 'live' | 'cached';
+  health: string | null;
+  last_check: string | null;
+  instance_id: string | null;
+}
+
+/** Lifecycle action labels returned with 202. */
+export type ActionLabel = 'paused' | 'starting' | 'archiving' | 'restoring' | 'deleting';
+
+/** The agent operations. */
+export class AgentService {
+  constructor(private readonly deps: AgentServiceDeps) {}
+
+  /** Creates an agent (not deployed; the agent-count quota is checked at deploy). */
+  async create(auth: AuthContext, input: AgentCreateBody): Promise<Agent> {
+    const { tenant, account } = auth;
+    const agentType = input.agent_type ?? 'service';
+    const settings = {
+      tier: input.tier ?? 'free',
+      runtime: input.runtime ?? 'python3.11',
+      memoryMb: input.memory_mb ?? 256,
+      idleTimeoutMinutes: input.idle_timeout_minutes ?? 5,
+      keepAlive: input.keep_alive ?? false,
+      regions: input.regions ?? [account.homeRegion],
+    };
+    checkPlanCaps(settings, account.tier, this.deps.plans, this.deps.regions);
+
+    const id = randomUUID();
+    await this.deps.names.reserve(tenant, input.name, id);
+    const agent: Agent = {
+      apiVersion: API_GROUP_VERSION,
+      kind: 'Agent',
+      metadata: {
+        name: id,
+        namespace: tenant.namespace,
+        labels: { [LABELS.agentName]: input.name, [LABELS.accountId]: account._id },
+      },
+      spec: {
+        name: input.name,
+        userId: account._id,
+        description: input.description ?? null,
+        agentType,
+        tier: settings.tier,
+        runtime: settings.runtime,
+        memoryMb: settings.memoryMb,
+        idleTimeoutMinutes: settings.idleTimeoutMinutes,
+        keepAlive: settings.keepAlive,
+        databaseCollection: input.database_collection ?? null,
+        modelName: input.model_name ?? null,
+        entrypoint: input.entrypoint ?? null,
+        spawnEnabled: input.spawn_enabled ?? false,
+        allowedWorkers: [...new Set(input.allowed_workers ?? [])],
+        parentAgentId: null,
+        workspaceName: input.workspace_name ?? null,
+        regions: [...new Set(settings.regions)],
+        schedule: null,
+        schedulePaused: false,
+        desiredState: 'running',
+        targetVersion: null,
+        addressLabel: null,
+        updatedAt: new Date().toISOString(),
+      },
+    };
+    try {
+      return await this.deps.repository.create(agent);
+    } catch (err) {
+      await this.deps.names.release(tenant, input.name, id).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /** The agent named by a UUID or a name; 404 AGENT_NOT_FOUND otherwise, also for another tenant's. */
+  async resolve(auth: AuthContext, ref: string): Promise<Agent> {
+    const { namespace } = auth.tenant;
+    const id = isUuid(ref) ? ref.toLowerCase() : await this.deps.names.lookup(auth.tenant, ref);
+    const agent = id ? await this.deps.repository.get(namespace, id) : null;
+    if (!agent || agent.metadata.deletionTimestamp) {
+      throw new AgentNotFound(`No agent ${ref}.`, { fields: { agent: ref } });
+    }
+    return agent;
+  }
+
+  /** Every agent of the tenant, newest first. */
+  async list(auth: AuthContext): Promise<Agent[]> {
+    const agents = await this.deps.repository.list(auth.tenant.namespace);
+    return agents
+      .filter((a) => !a.metadata.deletionTimestamp)
+      .sort(
+        (a, b) =>
+          String(b.metadata.creationTimestamp).localeCompare(
+            String(a.metadata.creationTimestamp),
+          ) || a.spec.name.localeCompare(b.spec.name),
+      );
+  }
+
+  /** Applies an AgentUpdate; a rename keeps the id and the address. */
+  async update(auth: AuthContext, ref: string, input: AgentUpdateBody): Promise<Agent> {
+    const current = await this.resolve(auth, ref);
+    const id = current.metadata.name ?? '';
+    if (input.runtime && input.runtime !== current.spec.runtime) {
+      throw new RuntimeImmutable(
+        `The runtime of ${current.spec.name} is ${current.spec.runtime}; it cannot change to ${input.runtime}.`,
+        { fields: { field: 'runtime', current: current.spec.runtime } },
+      );
+    }
+    const merged = {
+      tier: input.tier ?? current.spec.tier,
+      runtime: current.spec.runtime,
+      memoryMb: input.memory_mb ?? current.spec.memoryMb,
+      idleTimeoutMinutes: input.idle_timeout_minutes ?? current.spec.idleTimeoutMinutes,
+      keepAlive: input.keep_alive ?? current.spec.keepAlive,
+      regions: current.spec.regions,
+    };
+    checkPlanCaps(merged, auth.account.tier, this.deps.plans, this.deps.regions);
+    const agentType = input.agent_type ?? current.spec.agentType;
+    if (merged.keepAlive && agentType === 'job') {
+      throw new ValidationFailed('Request validation failed', {
+        fields: {
+          violations: [
+            {
+              loc: ['body', 'keep_alive'],
+              msg: 'keep_alive is not allowed on a job agent',
+              type: 'keep_alive_job',
+            },
+          ],
+        },
+      });
+    }
+
+    const rename = input.name && input.name !== current.spec.name ? input.name : null;
+    if (rename) await this.deps.names.reserve(auth.tenant, rename, id);
+    let updated: Agent | null;
+    try {
+      updated = await this.deps.repository.update(auth.tenant.namespace, id, (agent) => {
+        const spec = agent.spec;
+        if (rename) spec.name = rename;
+        if (input.description !== undefined) spec.description = input.description;
+        if (input.database_collection !== undefined)
+          spec.databaseCollection = input.database_collection;
+        if (input.model_name !== undefined) spec.modelName = input.model_name;
+        if (input.entrypoint !== undefined) spec.entrypoint = input.entrypoint;
+        if (input.workspace_name !== undefined) spec.workspaceName = input.workspace_name;
+        if (input.spawn_enabled != null) spec.spawnEnabled = input.spawn_enabled;
+        if (input.allowed_workers != null)
+          spec.allowedWorkers = [...new Set(input.allowed_workers)];
+        spec.agentType = agentType;
+        spec.tier = merged.tier;
+        spec.memoryMb = merged.memoryMb;
+        spec.idleTimeoutMinutes = merged.idleTimeoutMinutes;
+        spec.keepAlive = merged.keepAlive;
+      });
+    } catch (err) {
+      if (rename) await this.deps.names.release(auth.tenant, rename, id).catch(() => undefined);
+      throw err;
+    }
+    if (!updated) {
+      if (rename) await this.deps.names.release(auth.tenant, rename, id).catch(() => undefined);
+      throw new AgentNotFound(`No agent ${ref}.`, { fields: { agent: ref } });
+    }
+    if (rename) await this.deps.names.release(auth.tenant, current.spec.name, id);
+    return updated;
+  }
+
+  /** Deletes the agent and frees its name; the operator cleans up what it ran. */
+  async delete(auth: AuthContext, ref: string): Promise<Agent> {
+    const agent = await this.resolve(auth, ref);
+    await this.deps.repository.delete(auth.tenant.namespace, agent.metadata.name ?? '');
+    await this.deps.names.release(auth.tenant, agent.spec.name, agent.metadata.name ?? '');
+    return agent;
+  }
+
+  /** stop (paused), start, archive and restore: each records the desired state for the operator. */
+  async act(
+    auth: AuthContext,
+    ref: string,
+    action: 'stop' | 'start' | 'archive' | 'restore',
+  ): Promise<[Agent, ActionLabel]> {
+    const agent = await this.resolve(auth, ref);
+    const deployed = agent.status?.deployed ?? false;
+    const current = agent.status?.status ?? 'pending';
+    const desired = agent.spec.desiredState;
+    const conflict = (message: string) =>
+      new AgentStateConflict(message, { fields: { current_state: current } });
+    const notDeployed = () =>
+      new AgentNotDeployed(`${agent.spec.name} is not deployed; deploy it first.`, {
+        fields: { current_state: current },
+      });
+
+    let next: Agent['spec']['desiredState'];
+    let label: ActionLabel;
+    switch (action) {
+      case 'stop':
+        if (desired === 'archived')
+          throw conflict(`${agent.spec.name} is archived; restore it first.`);
+        if (!deployed) throw notDeployed();
+        [next, label] = ['paused', 'paused'];
+        break;
+      case 'start':
+        if (desired === 'archived')
+          throw conflict(`${agent.spec.name} is archived; restore it instead.`);
+        if (!deployed) throw notDeployed();
+        [next, label] = ['running', 'starting'];
+        break;
+      case 'archive':
+        if (desired === 'archived') throw conflict(`${agent.spec.name} is already archived.`);
+        if (!deployed) throw notDeployed();
+        [next, label] = ['archived', 'archiving'];
+        break;
+      case 'restore':
+        if (desired !== 'archived' && current !== 'archived') {
+          throw conflict(`${agent.spec.name} is not archived.`);
+        }
+        [next, label] = ['running', 'restoring'];
+        break;
+    }
+    const updated = await this.deps.repository.update(
+      auth.tenant.namespace,
+      agent.metadata.name ?? '',
+      (a) => {
+        a.spec.desiredState = next;
+      },
+    );
+    if (!updated) throw new AgentNotFound(`No agent ${ref}.`, { fields: { agent: ref } });
+    return [updated, label];
+  }
+
+  /**
+   * The agent's machines, read live from the cluster; when that read fails,
+   * the last values the operator stored, marked `cached`.
+   */
+  async machines(auth: AuthContext, agent: Agent): Promise<MachineView[]> {
+    const id = agent.metadata.name ?? '';
+    try {
+      const pods = await this.deps.repository.listPods(auth.tenant.namespace, id);
+      const now = new Date().toISOString();
+      return pods.map((pod) => ({
+        id: pod.metadata?.name ?? '',
+        region: pod.metadata?.labels?.['svc.dev/region'] ?? agent.spec.regions[0] ?? 'local',
+        state: (pod.status?.phase ?? 'Unknown').toLowerCase(),
+        source: 'live' as const,
+        health: podHealth(pod.status?.conditions),
+        last_check: now,
+        instance_id: pod.metadata?.uid ?? null,
+      }));
+    } catch {
+      return (agent.status?.machines ?? []).map((m: AgentMachine) => ({
+        id: m.id,
+        region: m.region,
+        state: m.state,
+        source: 'cached' as const,
+        health: m.health ?? null,
+        last_check: m.lastCheck ?? agent.status?.machinesObservedAt ?? null,
+        instance_id: m.instanceId ?? null,
+      }));
+    }
+  }
+}
+
+function podHealth(conditions: Array<{ type: string; status: string }> | undefined): string | null {
+  const ready = conditions?.find((c) => c.type === 'Ready');
+  if (!ready) return null;
+  return ready.status === 'True' ? 'passing' : 'critical';
+}

@@ -1,0 +1,63 @@
+/**
+ * Wires the API server's services from its connections and configuration:
+ * one place, used by main.ts and by the integration tests alike.
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Db, MongoClient } from 'mongodb';
+import type { Logger } from '../../common/logger.js';
+import { AccountService } from './accounts/account-service.js';
+import { loadPlans } from './accounts/plans.js';
+import { AgentRepository } from './agents/agent-repository.js';
+import { AgentService } from './agents/agent-service.js';
+import { NameReservations } from './agents/name-reservations.js';
+import type { ApiServerConfig } from './config.js';
+import { createControlPlaneApp, type ControlPlaneDeps } from './control-plane/app.js';
+import { kubernetesProbe, mongoProbe } from './probes.js';
+import { MongoWindowStore } from './rate-limit/mongo-window-store.js';
+import { collections, ensureIndexes } from './store/database.js';
+
+/** The connections the server runs on. */
+export interface Connections {
+  mongo: MongoClient;
+  db: Db;
+  kc: KubeConfig;
+}
+
+/** Builds the control-plane dependencies. */
+export function controlPlaneDeps(
+  conn: Connections,
+  config: Pick<ApiServerConfig, 'regions' | 'plansJson'>,
+  log: Logger,
+  now?: () => number,
+): ControlPlaneDeps {
+  const c = collections(conn.db);
+  const plans = loadPlans(config.plansJson);
+  const accounts = new AccountService(c, config.regions[0] ?? 'local');
+  const agents = new AgentService({
+    repository: new AgentRepository(conn.kc),
+    names: new NameReservations(c.nameReservations),
+    plans,
+    regions: config.regions,
+  });
+  return {
+    log,
+    probes: [mongoProbe(conn.mongo), kubernetesProbe(conn.kc)],
+    accounts,
+    plans,
+    windows: new MongoWindowStore(c.rateBuckets),
+    agents,
+    now,
+  };
+}
+
+/** Creates the indexes (idempotent) and returns the control-plane app. */
+export async function buildControlPlane(
+  conn: Connections,
+  config: Pick<ApiServerConfig, 'regions' | 'plansJson'>,
+  log: Logger,
+  now?: () => number,
+) {
+  await ensureIndexes(collections(conn.db));
+  const deps = controlPlaneDeps(conn, config, log, now);
+  return { deps, app: createControlPlaneApp(deps) };
+}
