@@ -34,9 +34,8 @@ function npmPackagesStale() {
 }
 
 if (npmPackagesStale()) {
-  console.log('ensure: installing npm packages (npm ci) ...');
-  console.log(
-    `ensure: npm packages installed in ${run('npm', ['ci', '--no-audit', '--no-fund'])} s`,
-  );
+  console.log('ensure: installing npm packages ...');
+  const seconds = run('npm', ['install', '--no-save', '--no-audit', '--no-fund']);
+  console.log(`ensure: npm packages installed in ${seconds} s`);
 }
 run('bash', [join('hack', 'build-tools.sh')]);
