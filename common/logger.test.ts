@@ -15,6 +15,20 @@ describe('redact', () => {
   });
 });
 
+describe('redact of errors', () => {
+  it('keeps the name, message, code and stack of an Error', () => {
+    const err = Object.assign(new Error('boom'), { code: 'ECONNREFUSED' });
+    expect(redact({ err })).toEqual({
+      err: {
+        name: 'Error',
+        message: 'boom',
+        code: 'ECONNREFUSED',
+        stack: expect.stringContaining('boom'),
+      },
+    });
+  });
+});
+
 describe('createLogger', () => {
   it('writes JSON lines with the component and never the secret values', () => {
     const lines: string[] = [];

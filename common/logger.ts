@@ -12,6 +12,16 @@ const SECRET_FIELDS = /^(authorization|api[_-]?key|token|password|secret|value)$
 
 /** Replaces values of secret-looking fields with `[redacted]`, recursively. */
 export function redact(value: unknown): unknown {
+  if (value instanceof Error) {
+    // Error fields are not enumerable; keep what explains the failure.
+    const code = (value as { code?: unknown }).code;
+    return {
+      name: value.name,
+      message: value.message,
+      ...(code === undefined ? {} : { code }),
+      stack: value.stack,
+    };
+  }
   if (Array.isArray(value)) return value.map(redact);
   if (value && typeof value === 'object') {
     return Object.fromEntries(

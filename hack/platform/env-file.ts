@@ -1,23 +1,23 @@
-/** Writes `.dev/env`: shell `KEY=value` lines that scripts and tests outside the code read. */
-import { writeFile } from 'node:fs/promises';
+/** Writes `.dev/env`, which scripts and tests outside the code read. */
+import { readFile, writeFile } from 'node:fs/promises';
+import { readEnvValue, renderEnv } from '../../common/env-file.js';
 
 /** The variables of `.dev/env` (see ../shared/design.md, "Interfaces"); only those that exist so far. */
 export interface PlatformEnv {
   SVC_API_URL: string;
+  /** A key of the ready bootstrap account. */
+  SVC_API_KEY: string;
   KUBECONFIG: string;
   MONGODB_URI: string;
 }
 
-/** Renders the variables as shell assignments, single-quoted so any value is safe to `source`. */
-export function renderEnv(vars: Record<string, string>): string {
-  return (
-    Object.entries(vars)
-      .map(([key, value]) => `${key}='${value.replaceAll("'", `'\\''`)}'`)
-      .join('\n') + '\n'
-  );
-}
-
-/** Writes the env file with mode 0600 (it will carry an API key). */
+/** Writes the env file with mode 0600 (it carries an API key). */
 export async function writeEnvFile(path: string, vars: PlatformEnv): Promise<void> {
   await writeFile(path, renderEnv({ ...vars }), { mode: 0o600 });
+}
+
+/** One value of an existing env file, if the file and the value exist. */
+export async function readEnvFileValue(path: string, key: string): Promise<string | undefined> {
+  const text = await readFile(path, 'utf8').catch(() => '');
+  return readEnvValue(text, key);
 }

@@ -16,7 +16,8 @@ import {
 import { devDir, repoRoot } from '../lib/paths.js';
 import { httpOk } from '../lib/probe.js';
 import { ProcessGroup } from '../lib/processes.js';
-import { writeEnvFile } from './env-file.js';
+import { readEnvFileValue, writeEnvFile } from './env-file.js';
+import { bootstrapKey } from './bootstrap.js';
 
 const pidFile = join(devDir, 'platform.pids');
 
@@ -71,15 +72,23 @@ async function main(): Promise<void> {
       },
     });
     await services.waitReady(apiserver, () => httpOk(`${apiUrl}/readiness`), 60_000);
+    const envPath = join(devDir, 'env');
+    const bootstrap = await bootstrapKey(mongoUri, await readEnvFileValue(envPath, 'SVC_API_KEY'));
     await recordProcesses(pidFile, [...controlPlane.processes.processes, ...services.processes]);
-    await writeEnvFile(join(devDir, 'env'), {
+    await writeEnvFile(envPath, {
       SVC_API_URL: apiUrl,
+      SVC_API_KEY: bootstrap.key,
       KUBECONFIG: controlPlane.kubeconfigPath,
       MONGODB_URI: mongoUri,
     });
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
     console.log(`platform: up in ${seconds} s`);
-    console.log(`platform:   API          ${apiUrl}/api/v1/health`);
+    console.log(
+      `platform:   API          ${apiUrl}/api/v1/health   (OpenAPI: ${apiUrl}/openapi.json)`,
+    );
+    console.log(
+      `platform:   account      bootstrap ${bootstrap.accountId}, key in .dev/env as SVC_API_KEY${bootstrap.created ? ' (new)' : ''}`,
+    );
     console.log(
       `platform:   kubectl      kubectl --kubeconfig .dev/kubeconfig get agents,agentdeployments,workspaces -A`,
     );

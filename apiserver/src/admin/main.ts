@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
+import { readEnvValue } from '../../../common/env-file.js';
 import { AccountService } from '../accounts/account-service.js';
 import { collections, ensureIndexes } from '../store/database.js';
 import { runAdmin } from './cli.js';
@@ -14,9 +15,11 @@ import { runAdmin } from './cli.js';
 function mongoUri(): string {
   if (process.env.MONGODB_URI) return process.env.MONGODB_URI;
   try {
-    const env = readFileSync(join(process.cwd(), '.dev', 'env'), 'utf8');
-    const match = /^MONGODB_URI='([^']*)'$/m.exec(env);
-    if (match?.[1]) return match[1];
+    const uri = readEnvValue(
+      readFileSync(join(process.cwd(), '.dev', 'env'), 'utf8'),
+      'MONGODB_URI',
+    );
+    if (uri) return uri;
   } catch {
     // no .dev/env: fall through
   }

@@ -91,7 +91,7 @@ export class AgentRepository {
     for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
       const current = await this.get(namespace, id);
       if (!current) return null;
-      change(current);
+      await change(current);
       current.spec.updatedAt = new Date().toISOString();
       if (current.metadata.labels) current.metadata.labels[LABELS.agentName] = current.spec.name;
       try {

@@ -122,17 +122,12 @@ export class AgentService {
     return agent;
   }
 
-  /** Every agent of the tenant, newest first. */
+  /** Every agent of the tenant, by name (a stable order for offset paging). */
   async list(auth: AuthContext): Promise<Agent[]> {
     const agents = await this.deps.repository.list(auth.tenant.namespace);
     return agents
       .filter((a) => !a.metadata.deletionTimestamp)
-      .sort(
-        (a, b) =>
-          String(b.metadata.creationTimestamp).localeCompare(
-            String(a.metadata.creationTimestamp),
-          ) || a.spec.name.localeCompare(b.spec.name),
-      );
+      .sort((a, b) => (a.spec.name < b.spec.name ? -1 : a.spec.name > b.spec.name ? 1 : 0));
   }
 
   /** Applies an AgentUpdate; a rename keeps the id and the address. */
@@ -153,7 +148,6 @@ export class AgentService {
       keepAlive: input.keep_alive ?? current.spec.keepAlive,
       regions: current.spec.regions,
     };
-    checkPlanCaps(merged, auth.account.tier, this.deps.plans, this.deps.regions);
     const agentType = input.agent_type ?? current.spec.agentType;
     if (merged.keepAlive && agentType === 'job') {
       throw new ValidationFailed('Request validation failed', {
@@ -168,6 +162,7 @@ export class AgentService {
         },
       });
     }
+    checkPlanCaps(merged, auth.account.tier, this.deps.plans, this.deps.regions);
 
     const rename = input.name && input.name !== current.spec.name ? input.name : null;
     if (rename) await this.deps.names.reserve(auth.tenant, rename, id);

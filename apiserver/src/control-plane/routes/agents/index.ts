@@ -46,7 +46,8 @@ export function agentRoutes(agents: AgentService): AnyRoute[] {
       path: '/api/v1/agents',
       operationId: 'listAgents',
       summary: 'List agents',
-      description: 'Newest first. Offset pagination: pass next_offset as offset until it is null.',
+      description:
+        'Ordered by name. Offset pagination: pass next_offset as offset until it is null.',
       tag: TAG,
       query: AgentListQuery,
       responses: { 200: { description: 'A page of agents.', schema: 'AgentList' } },

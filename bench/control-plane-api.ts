@@ -1,0 +1,111 @@
+/**
+ * Throughput and latency of the control plane's agent routes on one machine:
+ * `POST /api/v1/agents` and `GET /api/v1/agents/{name}`, against the real API
+ * server process, kube-apiserver, etcd and FerretDB, all on loopback. The
+ * caller is an enterprise account, so the rate limit does not cap the numbers
+ * (an account on a plan with a budget pays one more database round trip).
+ *
+ *   npx tsx bench/control-plane-api.ts [creates=300] [reads=3000] [concurrency=16]
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MongoClient } from 'mongodb';
+import { AccountService } from '../apiserver/src/accounts/account-service.js';
+import { collections, ensureIndexes } from '../apiserver/src/store/database.js';
+import { startControlPlane } from '../hack/control-plane/index.js';
+import { freePort } from '../hack/lib/ports.js';
+import { httpOk } from '../hack/lib/probe.js';
+import { ProcessGroup } from '../hack/lib/processes.js';
+import { repoRoot } from '../hack/lib/paths.js';
+
+const [creates = 300, reads = 3000, concurrency = 16] = process.argv.slice(2).map(Number);
+
+/** Runs `total` requests, `concurrency` at a time; returns per-request latencies (ms) and wall time (s). */
+async function load(
+  total: number,
+  request: (i: number) => Promise<Response>,
+): Promise<{ latencies: number[]; seconds: number }> {
+  const latencies: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (let i = next++; i < total; i = next++) {
+        const t = performance.now();
+        const res = await request(i);
+        await res.arrayBuffer();
+        if (!res.ok) throw new Error(`request ${i} answered ${res.status}`);
+        latencies.push(performance.now() - t);
+      }
+    }),
+  );
+  return { latencies, seconds: (performance.now() - started) / 1000 };
+}
+
+function report(
+  name: string,
+  { latencies, seconds }: { latencies: number[]; seconds: number },
+): void {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const pct = (p: number) =>
+    sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]?.toFixed(1);
+  console.log(
+    `${name.padEnd(28)} ${String(sorted.length).padStart(5)} req  ${(sorted.length / seconds).toFixed(0).padStart(6)} req/s  p50 ${pct(50)} ms  p99 ${pct(99)} ms`,
+  );
+}
+
+const dir = await mkdtemp(join(tmpdir(), 'svc-bench-api-'));
+const cp = await startControlPlane({ dir, durable: true });
+const services = new ProcessGroup(join(dir, 'logs'));
+try {
+  const mongoUri = new URL(cp.mongoUri);
+  mongoUri.pathname = '/svc';
+  const mongo = new MongoClient(mongoUri.toString());
+  const c = collections(mongo.db());
+  await ensureIndexes(c);
+  const accounts = new AccountService(c, 'local');
+  const account = await accounts.createAccount({ name: 'bench', tier: 'enterprise' });
+  const { text: key } = await accounts.createKey({ accountId: account._id, environment: 'live' });
+  await mongo.close();
+
+  const port = await freePort();
+  const api = services.start({
+    name: 'apiserver',
+    command: process.execPath,
+    args: ['--import', 'tsx', join(repoRoot, 'apiserver', 'src', 'main.ts')],
+    cwd: repoRoot,
+    env: {
+      ...process.env,
+      SVC_API_PORT: String(port),
+      MONGODB_URI: mongoUri.toString(),
+      KUBECONFIG: cp.kubeconfigPath,
+      SVC_LOG_LEVEL: 'warn',
+    },
+  });
+  const base = `http://127.0.0.1:${port}`;
+  await services.waitReady(api, () => httpOk(`${base}/readiness`));
+  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+
+  console.log(
+    `control-plane API bench: ${creates} creates, ${reads} reads, concurrency ${concurrency}`,
+  );
+  report(
+    'POST /api/v1/agents',
+    await load(creates, (i) =>
+      fetch(`${base}/api/v1/agents`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ name: `bench-${i}` }),
+      }),
+    ),
+  );
+  report(
+    'GET /api/v1/agents/{name}',
+    await load(reads, (i) => fetch(`${base}/api/v1/agents/bench-${i % creates}`, { headers })),
+  );
+} finally {
+  await services.stopAll();
+  await cp.stop();
+  await rm(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,76 @@
+/**
+ * What the operator would write, written by tests directly through the real
+ * Kubernetes API: agent status via the status subresource, and pods labelled
+ * with the agent id.
+ */
+import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import {
+  API_GROUP,
+  API_VERSION,
+  LABELS,
+  PLURALS,
+  type Agent,
+  type AgentStatusBlock,
+} from '../../../crds/src/index.js';
+
+/** Replaces the status of an Agent, as the operator would. */
+export async function setAgentStatus(
+  kc: KubeConfig,
+  namespace: string,
+  id: string,
+  status: AgentStatusBlock,
+): Promise<void> {
+  const api = kc.makeApiClient(CustomObjectsApi);
+  const coords = {
+    group: API_GROUP,
+    version: API_VERSION,
+    namespace,
+    plural: PLURALS.Agent,
+    name: id,
+  };
+  const current = (await api.getNamespacedCustomObject(coords)) as Agent;
+  await api.replaceNamespacedCustomObjectStatus({ ...coords, body: { ...current, status } });
+}
+
+/** Reads an Agent resource. */
+export async function readAgent(kc: KubeConfig, namespace: string, id: string): Promise<Agent> {
+  const api = kc.makeApiClient(CustomObjectsApi);
+  return (await api.getNamespacedCustomObject({
+    group: API_GROUP,
+    version: API_VERSION,
+    namespace,
+    plural: PLURALS.Agent,
+    name: id,
+  })) as Agent;
+}
+
+/**
+ * Creates a pod labelled as one of the agent's machines. Retries while the
+ * namespace's default ServiceAccount does not exist yet (the controller
+ * manager creates it shortly after the namespace).
+ */
+export async function createAgentPod(
+  kc: KubeConfig,
+  namespace: string,
+  agentId: string,
+  name: string,
+): Promise<void> {
+  const core = kc.makeApiClient(CoreV1Api);
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    try {
+      await core.createNamespacedPod({
+        namespace,
+        body: {
+          metadata: { name, labels: { [LABELS.agentId]: agentId, 'svc.dev/region': 'local' } },
+          spec: { containers: [{ name: 'agent', image: 'registry.invalid/agent:1' }] },
+        },
+      });
+      return;
+    } catch (err) {
+      const message = String((err as { body?: unknown }).body ?? err);
+      if (Date.now() > deadline || !message.includes('serviceaccount')) throw err;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
