@@ -14,6 +14,9 @@ import type { ApiServerConfig } from './config.js';
 import { createControlPlaneApp, type ControlPlaneDeps } from './control-plane/app.js';
 import { kubernetesProbe, mongoProbe } from './probes.js';
 import { MongoWindowStore } from './rate-limit/mongo-window-store.js';
+import { ArchiveStore } from './deploy/archive-store.js';
+import { DeployService } from './deploy/deploy-service.js';
+import { DeploymentService } from './deploy/deployment-service.js';
 import { collections, ensureIndexes } from './store/database.js';
 
 /** The connections the server runs on. */
@@ -26,19 +29,33 @@ export interface Connections {
 /** Builds the control-plane dependencies. */
 export function controlPlaneDeps(
   conn: Connections,
-  config: Pick<ApiServerConfig, 'regions' | 'plansJson'>,
+  config: ControlPlaneConfig,
   log: Logger,
   now?: () => number,
 ): ControlPlaneDeps {
   const c = collections(conn.db);
   const plans = loadPlans(config.plansJson);
   const accounts = new AccountService(c, config.regions[0] ?? 'local');
+  const agentRepository = new AgentRepository(conn.kc);
   const agents = new AgentService({
-    repository: new AgentRepository(conn.kc),
+    repository: agentRepository,
     names: new NameReservations(c.nameReservations),
     plans,
     regions: config.regions,
   });
+  const archives = new ArchiveStore(conn.db, 'archives');
+  const deploy = new DeployService({
+    kc: conn.kc,
+    agents,
+    agentRepository,
+    archives,
+    versions: c.deploymentVersions,
+    accounts,
+    plans,
+    regions: config.regions,
+    maxArchiveBytes: config.maxArchiveBytes ?? 200 * 1024 * 1024,
+  });
+  const deployments = new DeploymentService({ agents, deploy, archives, payloads: c.runPayloads });
   return {
     log,
     probes: [mongoProbe(conn.mongo), kubernetesProbe(conn.kc)],
@@ -46,14 +63,20 @@ export function controlPlaneDeps(
     plans,
     windows: new MongoWindowStore(c.rateBuckets),
     agents,
+    deploy,
+    deployments,
     now,
   };
 }
 
+/** The configuration the control plane needs. */
+export type ControlPlaneConfig = Pick<ApiServerConfig, 'regions' | 'plansJson'> &
+  Partial<Pick<ApiServerConfig, 'maxArchiveBytes'>>;
+
 /** Creates the indexes (idempotent) and returns the control-plane app. */
 export async function buildControlPlane(
   conn: Connections,
-  config: Pick<ApiServerConfig, 'regions' | 'plansJson'>,
+  config: ControlPlaneConfig,
   log: Logger,
   now?: () => number,
 ) {

@@ -20,6 +20,8 @@ export interface ApiServerConfig {
   regions: string[];
   /** `SVC_PLANS_JSON`: overrides of the per-plan numbers (see accounts/plans.ts). */
   plansJson: string | undefined;
+  /** Largest code archive a deploy accepts (`SVC_MAX_ARCHIVE_MB`). */
+  maxArchiveBytes: number;
   logLevel: string;
 }
 
@@ -36,6 +38,7 @@ export function loadConfig(env = process.env): ApiServerConfig {
       .map((r) => r.trim())
       .filter(Boolean),
     plansJson: envOptional('SVC_PLANS_JSON', env),
+    maxArchiveBytes: envInt('SVC_MAX_ARCHIVE_MB', 200, { min: 1, max: 10_000 }, env) * 1024 * 1024,
     logLevel: envString('SVC_LOG_LEVEL', 'info', env),
   };
 }

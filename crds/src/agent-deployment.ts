@@ -23,6 +23,8 @@ export const DeploymentConfig = Type.Object({
   memoryMb: Type.Integer({ minimum: 1 }),
   regions: stringSet(),
   schedule: Type.Optional(nullable(Type.String())),
+  keepAlive: Type.Optional(Type.Boolean()),
+  idleTimeoutMinutes: Type.Optional(Type.Integer({ minimum: 0 })),
 });
 /** Spec field `config` of an {@link AgentDeployment}. */
 export type DeploymentConfig = Static<typeof DeploymentConfig>;
@@ -64,7 +66,9 @@ export const AgentDeploymentStatus = Type.Object({
   canRedeploy: Type.Optional(Type.Boolean()),
   canRollback: Type.Optional(Type.Boolean()),
   startedAt: Type.Optional(nullable(dateTime())),
+  builtAt: Type.Optional(nullable(dateTime('When the build produced a runnable artifact.'))),
   deployedAt: Type.Optional(nullable(dateTime())),
+  finishedAt: Type.Optional(nullable(dateTime('When the deployment reached a final state.'))),
   errorMessage: Type.Optional(nullable(Type.String())),
   warnings: Type.Optional(Type.Array(Type.String())),
   jobId: Type.Optional(nullable(Type.String())),

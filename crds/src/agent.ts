@@ -49,6 +49,13 @@ export const AgentSpec = Type.Object({
     nullable(Type.String({ description: '5-field cron expression, UTC (cron_schedule).' })),
   ),
   schedulePaused: Type.Optional(Type.Boolean({ description: 'cron_paused as the user set it.' })),
+  scheduleResumedAt: Type.Optional(
+    nullable(
+      dateTime(
+        'When the schedule was last resumed: its next run is computed from then, never backfilled.',
+      ),
+    ),
+  ),
   desiredState: stringEnum(DESIRED_STATES, {
     description: 'running; paused by stop; archived by archive.',
   }),
@@ -102,6 +109,9 @@ export const AgentStatusBlock = Type.Object({
   isDegraded: Type.Optional(Type.Boolean()),
   degradedReason: Type.Optional(nullable(Type.String())),
   cronNextRunAt: Type.Optional(nullable(dateTime())),
+  cronObservedSchedule: Type.Optional(
+    nullable(Type.String({ description: 'The expression cronNextRunAt was computed for.' })),
+  ),
   cronLastRunAt: Type.Optional(nullable(dateTime())),
   cronLastStatus: Type.Optional(nullable(Type.String())),
   cronLastReason: Type.Optional(nullable(Type.String())),

@@ -20,4 +20,36 @@ export const LABELS = {
   agentId: 'svc.dev/agent-id',
   workspaceName: 'svc.dev/workspace-name',
   accountId: 'svc.dev/account-id',
+  deploymentId: 'svc.dev/deployment-id',
+  deploymentVersion: 'svc.dev/deployment-version',
+  component: 'svc.dev/component',
+  region: 'svc.dev/region',
+  managedBy: 'app.kubernetes.io/managed-by',
+} as const;
+
+/** The value of `app.kubernetes.io/managed-by` on what the operator creates. */
+export const MANAGED_BY = 'svc-operator';
+
+/** Annotations the platform reads and writes. */
+export const ANNOTATIONS = {
+  /** RFC 3339 time of the last request the edge sent to the agent (drives scale to zero). */
+  lastActivity: 'svc.dev/last-activity',
+  /** The deployment a workload's pod template runs. */
+  deploymentId: 'svc.dev/deployment-id',
+} as const;
+
+/** Names of the Kubernetes objects that belong to an agent or a deployment. */
+export const OBJECT_NAMES = {
+  /** The Secret holding a deployment's minted SVC_API_KEY. */
+  deploymentKeySecret: (deploymentId: string) => `svc-deploy-${deploymentId}`,
+  /** The Secret holding an agent's own secrets (as environment variables). */
+  agentSecrets: (agentId: string) => `svc-secrets-${agentId}`,
+  /** The Deployment and Service of a `service` agent. */
+  workload: (agentId: string) => `agent-${agentId}`,
+  /** The build Job of a deployment. */
+  buildJob: (deploymentId: string) => `build-${deploymentId}`,
+  /** The Job of one run. */
+  runJob: (deploymentId: string) => `run-${deploymentId}`,
+  /** The CronJob of an agent's schedule. */
+  cronJob: (agentId: string) => `cron-${agentId}`,
 } as const;

@@ -36,12 +36,17 @@ export interface ServerOptions {
   shareWith?: TestServer;
   /** Point the server at a MongoDB address nothing listens on (a dependency that is down). */
   mongoDown?: boolean;
+  maxArchiveBytes?: number;
 }
 
 /** Starts the app on 127.0.0.1:0. */
 export async function startControlPlaneServer(opts: ServerOptions = {}): Promise<TestServer> {
   const kc = opts.kc ?? kubeConfig();
-  const config = { regions: opts.regions ?? ['local', 'eu-west'], plansJson: opts.plansJson };
+  const config = {
+    regions: opts.regions ?? ['local', 'eu-west'],
+    plansJson: opts.plansJson,
+    maxArchiveBytes: opts.maxArchiveBytes,
+  };
   const log = createLogger('apiserver', 'silent');
   let mongo: MongoClient;
   let db: Db;
@@ -122,13 +127,13 @@ export async function call<T = Record<string, unknown>>(
   opts: {
     key?: string | null;
     body?: unknown;
-    rawBody?: string;
+    rawBody?: string | Buffer;
     headers?: Record<string, string>;
   } = {},
 ): Promise<ApiResponse<T>> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.key) headers.authorization = `Bearer ${opts.key}`;
-  let body: string | undefined = opts.rawBody;
+  let body: string | Buffer | undefined = opts.rawBody;
   if (opts.body !== undefined) {
     body = JSON.stringify(opts.body);
     headers['content-type'] = 'application/json';

@@ -46,7 +46,12 @@ describe('GET /openapi.json', () => {
   });
 
   it('lists every mounted route, and nothing else', () => {
-    const mounted = controlPlaneRoutes({ probes: [], agents: {} as never })
+    const mounted = controlPlaneRoutes({
+      probes: [],
+      agents: {} as never,
+      deploy: {} as never,
+      deployments: {} as never,
+    })
       .map((r) => `${r.method.toUpperCase()} ${r.path.replace(/:([a-z_]+)/g, '{$1}')}`)
       .sort();
     const documented = Object.entries(doc.paths)

@@ -11,6 +11,9 @@ import { controlPlaneErrors } from './error-envelope.js';
 import { controlPlaneGuards } from './guards.js';
 import { controlPlaneOpenApi } from './openapi.js';
 import { agentRoutes } from './routes/agents/index.js';
+import { deploymentRoutes } from './routes/deployments/index.js';
+import type { DeployService } from '../deploy/deploy-service.js';
+import type { DeploymentService } from '../deploy/deployment-service.js';
 import { healthRoutes, type DependencyProbe } from './routes/health/index.js';
 import { mountRoutes, route, type AnyRoute, type ControlPlaneState } from './routing.js';
 
@@ -22,13 +25,21 @@ export interface ControlPlaneDeps {
   plans: Record<Tier, Plan>;
   windows: MongoWindowStore;
   agents: AgentService;
+  deploy: DeployService;
+  deployments: DeploymentService;
   /** Clock of the rate limiter (tests move it). */
   now?: () => number;
 }
 
 /** Every route of the control plane, including the document route. */
-export function controlPlaneRoutes(deps: Pick<ControlPlaneDeps, 'probes' | 'agents'>): AnyRoute[] {
-  const routes: AnyRoute[] = [...healthRoutes(deps.probes), ...agentRoutes(deps.agents)];
+export function controlPlaneRoutes(
+  deps: Pick<ControlPlaneDeps, 'probes' | 'agents' | 'deploy' | 'deployments'>,
+): AnyRoute[] {
+  const routes: AnyRoute[] = [
+    ...healthRoutes(deps.probes),
+    ...agentRoutes(deps.agents),
+    ...deploymentRoutes(deps.deploy, deps.deployments),
+  ];
   let document: unknown;
   routes.push(
     route({

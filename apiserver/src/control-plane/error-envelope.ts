@@ -33,6 +33,8 @@ export function controlPlaneErrors(): Middleware<RequestState> {
           ctx.state.log.warn('request failed', { code: err.code, err: err.cause ?? err });
         ctx.status = err.status;
         ctx.set(err.headers);
+        // A body left unread (too large, refused early) leaves the connection unusable for another request.
+        if (!ctx.req.readableEnded) ctx.set('Connection', 'close');
         ctx.body = detailEnvelope(err);
         return;
       }

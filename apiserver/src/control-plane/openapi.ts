@@ -9,6 +9,7 @@ import {
   AgentStatusDetail,
   AgentUpdate,
 } from './routes/agents/schema.js';
+import { DeploymentList, DeploymentRecord, RunPayload } from './routes/deployments/schema.js';
 
 /** Builds the document of `routes`. */
 export function controlPlaneOpenApi(routes: readonly AnyRoute[]) {
@@ -27,6 +28,9 @@ export function controlPlaneOpenApi(routes: readonly AnyRoute[]) {
       AgentList,
       AgentAction,
       AgentStatusDetail,
+      Deployment: DeploymentRecord,
+      DeploymentList,
+      RunPayload,
     },
   );
 }

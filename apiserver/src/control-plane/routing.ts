@@ -61,6 +61,8 @@ export interface RouteSpec<P = Record<string, string>, Q = Record<string, unknow
   body?: yup.Schema<B>;
   /** Name of the body's schema in the document's components. */
   bodySchemaName?: string;
+  /** A non-JSON body the handler streams itself (documented, never buffered by the mounter). */
+  rawBody?: { contentType: string; description: string };
   responses: Record<number, ResponseSpec>;
   /** Catalogue errors beyond those every authenticated route has. */
   errors: ErrorClass[];

@@ -154,3 +154,41 @@ export class AgentStateConflict extends entry(
   409,
   "The action does not apply in the agent's current state; carries current_state.",
 ) {}
+
+// Deployments.
+/** 400: the upload is not a gzip-compressed tar archive. */
+export class InvalidArchive extends entry(
+  'INVALID_ARCHIVE',
+  400,
+  'The upload is not a tar.gz archive (Content-Type: application/gzip).',
+) {}
+/** 415: the deploy body has a content type other than application/gzip. */
+export class UnsupportedMediaType extends entry(
+  'UNSUPPORTED_MEDIA_TYPE',
+  415,
+  'The body must be a tar.gz archive sent as Content-Type: application/gzip.',
+) {}
+/** 403: deploying would exceed the plan's agent-count quota; carries field, allowed, tier. */
+export class AgentQuotaExceeded extends entry(
+  'PLAN_LIMIT_EXCEEDED',
+  403,
+  "Deploying another agent would exceed the plan's agent quota; carries field, allowed and tier.",
+) {}
+/** 404: unknown deployment id or version, or another account's. */
+export class DeploymentNotFound extends entry(
+  'DEPLOYMENT_NOT_FOUND',
+  404,
+  "Unknown deployment, or another account's deployment.",
+) {}
+/** 409: the deployment already reached a final state. */
+export class DeploymentNotCancellable extends entry(
+  'DEPLOYMENT_NOT_CANCELLABLE',
+  409,
+  'The deployment already finished; carries current_state.',
+) {}
+/** 409: the version cannot be rolled back to (never built, a run, code no longer stored, or serving now). */
+export class RollbackNotAllowed extends entry(
+  'ROLLBACK_NOT_ALLOWED',
+  409,
+  'The version cannot be rolled back to; carries reason.',
+) {}

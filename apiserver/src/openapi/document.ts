@@ -142,6 +142,17 @@ export function buildOpenApiDocument(
         ...(body
           ? { requestBody: { required: true, content: { 'application/json': { schema: body } } } }
           : {}),
+        ...(route.rawBody
+          ? {
+              requestBody: {
+                required: true,
+                description: route.rawBody.description,
+                content: {
+                  [route.rawBody.contentType]: { schema: { type: 'string', format: 'binary' } },
+                },
+              },
+            }
+          : {}),
         responses,
       },
     };

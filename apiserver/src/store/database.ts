@@ -18,12 +18,35 @@ export interface NameReservationDoc {
   createdAt: Date;
 }
 
+/** Allocates deployment versions: the unique `_id` makes concurrent deploys of one agent safe. */
+export interface DeploymentVersionDoc {
+  /** `<agent id>:<version>`. */
+  _id: string;
+  agentId: string;
+  version: number;
+  deploymentId: string;
+  createdAt: Date;
+}
+
+/** The input payload of a run, read back by the run. */
+export interface RunPayloadDoc {
+  /** The run's deployment id. */
+  _id: string;
+  accountId: string;
+  environment: Environment;
+  agentId: string;
+  payload: Record<string, unknown> | null;
+  createdAt: Date;
+}
+
 /** Typed handles on the collections. */
 export interface Collections {
   accounts: Collection<AccountDoc>;
   apiKeys: Collection<ApiKeyDoc>;
   nameReservations: Collection<NameReservationDoc>;
   rateBuckets: Collection<RateBucket>;
+  deploymentVersions: Collection<DeploymentVersionDoc>;
+  runPayloads: Collection<RunPayloadDoc>;
 }
 
 /** Opens the collections of `db`. */
@@ -33,6 +56,8 @@ export function collections(db: Db): Collections {
     apiKeys: db.collection<ApiKeyDoc>('api_keys'),
     nameReservations: db.collection<NameReservationDoc>('agent_names'),
     rateBuckets: db.collection<RateBucket>('rate_buckets'),
+    deploymentVersions: db.collection<DeploymentVersionDoc>('deployment_versions'),
+    runPayloads: db.collection<RunPayloadDoc>('run_payloads'),
   };
 }
 
@@ -42,6 +67,7 @@ export async function ensureIndexes(c: Collections): Promise<void> {
     c.apiKeys.createIndex({ keyId: 1 }, { unique: true }),
     c.apiKeys.createIndex({ accountId: 1 }),
     c.nameReservations.createIndex({ agentId: 1 }),
+    c.deploymentVersions.createIndex({ agentId: 1, version: -1 }),
     MongoWindowStore.ensureIndexes(c.rateBuckets),
   ]);
 }

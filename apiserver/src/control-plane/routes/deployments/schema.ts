@@ -1,0 +1,133 @@
+/** Request and response schemas of the deployment routes. */
+import * as yup from 'yup';
+import { DEPLOYMENT_STATES } from '../../../../../crds/src/index.js';
+
+const dateTime = () => yup.string().meta({ openapi: { format: 'date-time' } });
+
+/** `{deployment_id}`. */
+export const DeploymentParams = yup.object({
+  deployment_id: yup
+    .string()
+    .min(1)
+    .max(64)
+    .required()
+    .meta({ description: 'The deployment UUID.' }),
+});
+
+/** `{agent}` and `{version}`. */
+export const AgentVersionParams = yup.object({
+  agent: yup.string().min(1).max(255).required().meta({ description: 'The agent UUID or name.' }),
+  version: yup
+    .number()
+    .integer()
+    .min(1)
+    .required()
+    .meta({ description: 'The deployment version.' }),
+});
+
+/** Query of the deployment lists. */
+export const DeploymentListQuery = yup.object({
+  limit: yup
+    .number()
+    .integer()
+    .min(1)
+    .max(100)
+    .optional()
+    .default(20)
+    .meta({ description: 'Page size (1-100).' }),
+  offset: yup
+    .number()
+    .integer()
+    .min(0)
+    .optional()
+    .default(0)
+    .meta({ description: 'Items to skip.' }),
+  state: yup
+    .mixed<(typeof DEPLOYMENT_STATES)[number]>()
+    .oneOf([...DEPLOYMENT_STATES])
+    .optional()
+    .meta({ description: 'Only deployments in this state.' }),
+});
+/** A validated list query. */
+export type DeploymentListQueryValue = yup.InferType<typeof DeploymentListQuery>;
+
+/** Query of the account-wide list: the agent filter on top. */
+export const AccountDeploymentListQuery = DeploymentListQuery.shape({
+  agent_id: yup.string().uuid().optional().meta({ description: 'Only deployments of this agent.' }),
+});
+
+/** Body of cancel (optional). */
+export const CancelBody = yup
+  .object({
+    reason: yup
+      .string()
+      .max(500)
+      .optional()
+      .meta({ description: 'Recorded as cancellation_reason.' }),
+  })
+  .optional();
+
+/** The Deployment record. */
+export const DeploymentRecord = yup.object({
+  id: yup.string().uuid().required(),
+  agent_id: yup.string().uuid().required(),
+  version: yup.number().integer().required(),
+  state: yup
+    .string()
+    .oneOf([...DEPLOYMENT_STATES])
+    .required(),
+  image_size_mb: yup.number().integer().nullable().defined(),
+  regions: yup.array(yup.string().required()).required(),
+  pending_regions: yup.array(yup.string().required()).required(),
+  queue_position: yup
+    .number()
+    .integer()
+    .nullable()
+    .defined()
+    .meta({ description: 'Set while queued.' }),
+  is_ephemeral: yup.boolean().required(),
+  is_serving: yup.boolean().required(),
+  is_degraded: yup.boolean().required(),
+  regions_total: yup.number().integer().required(),
+  regions_ready: yup.number().integer().required(),
+  pending_region_alert_stage: yup.string().nullable().defined(),
+  can_redeploy: yup.boolean().required().meta({
+    description:
+      'False once the code archive is deleted (3 most recent successful deployments keep theirs).',
+  }),
+  can_rollback: yup.boolean().required().meta({
+    description:
+      'False for a version never built, for runs, once the code is no longer stored, and for the active version.',
+  }),
+  cancellation_requested: yup.boolean().required(),
+  cancellation_reason: yup.string().nullable().defined(),
+  created_at: dateTime().required(),
+  started_at: dateTime().nullable().defined(),
+  deployed_at: dateTime().nullable().defined(),
+  error_message: yup.string().nullable().defined(),
+  warnings: yup
+    .array(yup.string().required())
+    .required()
+    .meta({ description: 'Extension: non-blocking findings (dockerfile checks).' }),
+});
+
+/** A page of deployments. */
+export const DeploymentList = yup.object({
+  items: yup
+    .array(yup.mixed().meta({ openapi: { $ref: '#/components/schemas/Deployment' } }))
+    .required(),
+  total: yup.number().integer().required(),
+  limit: yup.number().integer().required(),
+  offset: yup.number().integer().required(),
+  next_offset: yup.number().integer().nullable().defined(),
+});
+
+/** The payload of a run. */
+export const RunPayload = yup.object({
+  deployment_id: yup.string().uuid().required(),
+  payload: yup
+    .object()
+    .nullable()
+    .defined()
+    .meta({ openapi: { type: ['object', 'null'], additionalProperties: true } }),
+});

@@ -1,0 +1,450 @@
+/**
+ * Deploying a code archive: the archive is streamed to GridFS and scanned in
+ * the same pass; `svc.yaml` is applied to the agent as a merge patch; the
+ * result becomes a new `AgentDeployment` version that the operator builds.
+ *
+ * Problems with the request or the account are HTTP errors and leave nothing
+ * behind (unknown agent, RUNTIME_IMMUTABLE, plan caps and agent quota, a body
+ * that is not a tar.gz). Problems with the code itself (configuration values,
+ * the schedule, the entry point, the Dockerfile) fail the deployment: it is
+ * recorded with state `failed` and its `error_message`, and the agent keeps
+ * its settings.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import type { Collection } from 'mongodb';
+import {
+  API_GROUP_VERSION,
+  LABELS,
+  OBJECT_NAMES,
+  PLURALS,
+  type Agent,
+  type AgentDeployment,
+  type DeploymentConfig,
+  type Tier,
+} from '../../../crds/src/index.js';
+import type { AccountService } from '../accounts/account-service.js';
+import type { Plan } from '../accounts/plans.js';
+import type { AgentService } from '../agents/agent-service.js';
+import { checkPlanCaps } from '../agents/plan-caps.js';
+import type { AuthContext } from '../auth/authenticate.js';
+import {
+  AgentQuotaExceeded,
+  InvalidArchive,
+  RequestTooLarge,
+  RuntimeImmutable,
+  ServiceUnavailable,
+} from '../errors/catalogue.js';
+import { CustomResourceRepository } from '../store/custom-resources.js';
+import type { DeploymentVersionDoc } from '../store/database.js';
+import { asUnavailable } from '../store/kube-errors.js';
+import { checkAppExport } from './app-export.js';
+import type { ArchiveScan } from './archive-scan.js';
+import { InvalidArchiveError } from './archive-scan.js';
+import { ArchiveTooLargeError, type ArchiveStore } from './archive-store.js';
+import { mergeConfig, parseConfigFile, type EffectiveConfig } from './config-file.js';
+import { lintDockerfile } from './dockerfile-lint.js';
+import { validateSchedule } from './schedule.js';
+import { storeAndScan } from './upload.js';
+
+/** How many successful deployments of an agent keep their code archive. */
+export const ARCHIVES_KEPT = 3;
+
+/** What the service is built from. */
+export interface DeployServiceDeps {
+  kc: KubeConfig;
+  agents: AgentService;
+  agentRepository: CustomResourceRepository<Agent>;
+  archives: ArchiveStore;
+  versions: Collection<DeploymentVersionDoc>;
+  accounts: AccountService;
+  plans: Record<Tier, Plan>;
+  regions: readonly string[];
+  maxArchiveBytes: number;
+}
+
+/** `<name>-<6 random lowercase letters or digits>`: an agent's address label. */
+export function drawAddressLabel(name: string): string {
+  const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
+  const bytes = randomBytes(6);
+  return `${name}-${Array.from(bytes, (b) => alphabet[b % alphabet.length]).join('')}`;
+}
+
+/** The agent's settings as the configuration file merges over them. */
+export function effectiveConfig(agent: Agent): EffectiveConfig {
+  const { spec } = agent;
+  return {
+    runtime: spec.runtime,
+    agentType: spec.agentType,
+    entrypoint: spec.entrypoint ?? null,
+    memoryMb: spec.memoryMb,
+    regions: [...spec.regions],
+    schedule: spec.schedule ?? null,
+    keepAlive: spec.keepAlive,
+    idleTimeoutMinutes: spec.idleTimeoutMinutes,
+  };
+}
+
+/** Deploys, and the deployment records' lifecycle on the API side. */
+export class DeployService {
+  readonly deployments: CustomResourceRepository<AgentDeployment>;
+  private readonly core: CoreV1Api;
+
+  constructor(private readonly deps: DeployServiceDeps) {
+    this.deployments = new CustomResourceRepository<AgentDeployment>(
+      deps.kc,
+      PLURALS.AgentDeployment,
+      'deployment',
+    );
+    this.core = deps.kc.makeApiClient(CoreV1Api);
+  }
+
+  /** Deploys the archive in `body` to the agent `ref` (or to the agent its svc.yaml names). */
+  async deploy(auth: AuthContext, ref: string, body: Readable): Promise<AgentDeployment> {
+    const { agents, archives } = this.deps;
+    let agent = await agents.resolve(auth, ref);
+    let upload;
+    try {
+      upload = await storeAndScan(
+        archives,
+        body,
+        'code.tar.gz',
+        { accountId: auth.account._id, environment: auth.tenant.environment },
+        this.deps.maxArchiveBytes,
+      );
+    } catch (err) {
+      if (err instanceof InvalidArchiveError) throw new InvalidArchive(err.message, { cause: err });
+      if (err instanceof ArchiveTooLargeError) {
+        throw new RequestTooLarge(err.message, { fields: { max_bytes: err.maxBytes } });
+      }
+      throw new ServiceUnavailable('The archive store is unreachable; nothing was written.', {
+        cause: err,
+      });
+    }
+    const { stored, scan } = upload;
+    try {
+      const file = parseConfigFile(scan.texts.get('svc.yaml') ?? scan.texts.get('svc.yml') ?? '');
+      if (file.ok && file.config.name && file.config.name !== agent.spec.name) {
+        // `name` in the file retargets the deploy; it never renames.
+        agent = await agents.resolve(auth, file.config.name);
+      }
+      if (!file.ok)
+        return await this.rejected(
+          auth,
+          agent,
+          effectiveConfig(agent),
+          `svc.yaml: ${file.message}`,
+          stored.id,
+        );
+      const merged = mergeConfig(effectiveConfig(agent), file.config);
+      if (!merged.ok) {
+        if (merged.code === 'RUNTIME_IMMUTABLE') {
+          throw new RuntimeImmutable(merged.message, {
+            fields: { field: 'runtime', current: agent.spec.runtime },
+          });
+        }
+        return await this.rejected(
+          auth,
+          agent,
+          effectiveConfig(agent),
+          `svc.yaml: ${merged.message}`,
+          stored.id,
+        );
+      }
+      const config = merged.config;
+      checkPlanCaps(
+        { ...config, tier: agent.spec.tier },
+        auth.account.tier,
+        this.deps.plans,
+        this.deps.regions,
+      );
+      await this.checkQuota(auth, agent);
+
+      if (config.schedule) {
+        const schedule = validateSchedule(config.schedule);
+        if (!schedule.ok)
+          return await this.rejected(
+            auth,
+            agent,
+            config,
+            `schedule: ${schedule.message}`,
+            stored.id,
+          );
+        config.schedule = schedule.normalized;
+      }
+      const problem = codeProblem(config, scan);
+      if (problem.blocking)
+        return await this.rejected(
+          auth,
+          agent,
+          config,
+          problem.blocking,
+          stored.id,
+          problem.warnings,
+        );
+      return await this.accepted(auth, agent, config, stored.id, problem.warnings);
+    } catch (err) {
+      await archives.delete(stored.id).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /** The id of the agent `ref` (404 AGENT_NOT_FOUND otherwise). */
+  async agentOf(auth: AuthContext, ref: string): Promise<string> {
+    return (await this.deps.agents.resolve(auth, ref)).metadata.name ?? '';
+  }
+
+  /** Throws 403 PLAN_LIMIT_EXCEEDED when deploying this agent would exceed the plan's agent quota. */
+  private async checkQuota(auth: AuthContext, agent: Agent): Promise<void> {
+    if (agent.status?.deployed) return;
+    const all = await this.deps.agentRepository.list(auth.tenant.namespace);
+    const deployed = all.filter(
+      (a) => a.status?.deployed && a.metadata.name !== agent.metadata.name,
+    ).length;
+    const quota = auth.plan.agentQuota;
+    if (deployed >= quota) {
+      throw new AgentQuotaExceeded(
+        `The ${auth.account.tier} plan allows ${quota} deployed agent(s); stop or delete one first.`,
+        { fields: { field: 'agents', allowed: quota, tier: auth.account.tier } },
+      );
+    }
+  }
+
+  /** Takes the next version number of the agent (a unique insert: concurrent deploys never share one). */
+  private async nextVersion(agentId: string, deploymentId: string): Promise<number> {
+    const { versions } = this.deps;
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const [last] = await versions.find({ agentId }).sort({ version: -1 }).limit(1).toArray();
+      const version = (last?.version ?? 0) + 1;
+      try {
+        await versions.insertOne({
+          _id: `${agentId}:${version}`,
+          agentId,
+          version,
+          deploymentId,
+          createdAt: new Date(),
+        });
+        return version;
+      } catch (err) {
+        if ((err as { code?: unknown }).code !== 11000) throw err;
+      }
+    }
+    throw new ServiceUnavailable('Could not allocate a deployment version; retry.');
+  }
+
+  private resource(
+    agent: Agent,
+    id: string,
+    version: number,
+    config: EffectiveConfig,
+    archiveId: string | null,
+  ): AgentDeployment {
+    const agentId = agent.metadata.name ?? '';
+    const deploymentConfig: DeploymentConfig = {
+      runtime: config.runtime,
+      agentType: config.agentType,
+      entrypoint: config.entrypoint,
+      memoryMb: config.memoryMb,
+      regions: config.regions,
+      schedule: config.schedule,
+      keepAlive: config.keepAlive,
+      idleTimeoutMinutes: config.idleTimeoutMinutes,
+    };
+    return {
+      apiVersion: API_GROUP_VERSION,
+      kind: 'AgentDeployment',
+      metadata: {
+        name: id,
+        namespace: agent.metadata.namespace,
+        labels: { [LABELS.agentId]: agentId, [LABELS.deploymentVersion]: String(version) },
+        ownerReferences: [
+          {
+            apiVersion: API_GROUP_VERSION,
+            kind: 'Agent',
+            name: agentId,
+            uid: agent.metadata.uid ?? '',
+            controller: true,
+            blockOwnerDeletion: true,
+          },
+        ],
+      },
+      spec: { agentId, version, ephemeral: false, archiveId, config: deploymentConfig },
+    };
+  }
+
+  /** Records a deployment that failed before any build: state failed, the reason, no archive kept. */
+  private async rejected(
+    auth: AuthContext,
+    agent: Agent,
+    config: EffectiveConfig,
+    message: string,
+    archiveId: string,
+    warnings: string[] = [],
+  ): Promise<AgentDeployment> {
+    await this.deps.archives.delete(archiveId);
+    const id = randomUUID();
+    const version = await this.nextVersion(agent.metadata.name ?? '', id);
+    await this.deployments.create(this.resource(agent, id, version, config, null));
+    const now = new Date().toISOString();
+    const failed = await this.deployments.updateStatus(auth.tenant.namespace, id, (d) => {
+      d.status = {
+        state: 'failed',
+        errorMessage: message,
+        warnings,
+        startedAt: now,
+        finishedAt: now,
+        canRedeploy: false,
+        canRollback: false,
+      };
+    });
+    if (!failed)
+      throw new ServiceUnavailable('The deployment vanished while it was recorded; retry.');
+    return failed;
+  }
+
+  /** A new version built from an earlier one's stored code and configuration (a rollback). */
+  async redeploy(auth: AuthContext, from: AgentDeployment): Promise<AgentDeployment> {
+    const agent = await this.deps.agents.resolve(auth, from.spec.agentId);
+    const c = from.spec.config;
+    const config: EffectiveConfig = {
+      runtime: c.runtime,
+      agentType: c.agentType,
+      entrypoint: c.entrypoint ?? null,
+      memoryMb: c.memoryMb,
+      regions: [...c.regions],
+      schedule: c.schedule ?? null,
+      keepAlive: c.keepAlive ?? false,
+      idleTimeoutMinutes: c.idleTimeoutMinutes ?? agent.spec.idleTimeoutMinutes,
+    };
+    return this.accepted(auth, agent, config, from.spec.archiveId ?? '', [], from.spec.version);
+  }
+
+  /** Records an accepted deployment, mints its key, and points the agent at it. */
+  private async accepted(
+    auth: AuthContext,
+    agent: Agent,
+    config: EffectiveConfig,
+    archiveId: string,
+    warnings: string[],
+    rollbackOfVersion: number | null = null,
+  ): Promise<AgentDeployment> {
+    const agentId = agent.metadata.name ?? '';
+    const id = randomUUID();
+    const version = await this.nextVersion(agentId, id);
+    const resource = this.resource(agent, id, version, config, archiveId);
+    resource.spec.rollbackOfVersion = rollbackOfVersion;
+    const created = await this.deployments.create(resource);
+    if (warnings.length > 0) {
+      await this.deployments.updateStatus(auth.tenant.namespace, id, (d) => {
+        d.status = { ...d.status, warnings };
+      });
+    }
+    await this.storeDeploymentKey(auth, created);
+    await this.deps.agentRepository.update(auth.tenant.namespace, agentId, (a) => {
+      a.spec.runtime = config.runtime;
+      a.spec.agentType = config.agentType;
+      a.spec.entrypoint = config.entrypoint;
+      a.spec.memoryMb = config.memoryMb;
+      a.spec.regions = config.regions;
+      a.spec.keepAlive = config.keepAlive;
+      a.spec.idleTimeoutMinutes = config.idleTimeoutMinutes;
+      if (config.schedule === null && a.spec.schedule) a.spec.schedulePaused = false;
+      a.spec.schedule = config.schedule;
+      a.spec.targetVersion = version;
+      a.spec.addressLabel ??= config.agentType === 'service' ? drawAddressLabel(a.spec.name) : null;
+      a.spec.desiredState = 'running';
+    });
+    await this.enforceArchiveRetention(auth, agentId);
+    return (await this.deployments.get(auth.tenant.namespace, id)) ?? created;
+  }
+
+  /** Mints the deployment's own API key and keeps it only in a Secret the workload mounts. */
+  private async storeDeploymentKey(auth: AuthContext, deployment: AgentDeployment): Promise<void> {
+    const id = deployment.metadata.name ?? '';
+    const key = await this.deps.accounts.createKey({
+      accountId: auth.account._id,
+      environment: auth.tenant.environment,
+      label: `deployment ${deployment.spec.version} of ${deployment.spec.agentId}`,
+      agentId: deployment.spec.agentId,
+      deploymentId: id,
+    });
+    try {
+      await this.core.createNamespacedSecret({
+        namespace: auth.tenant.namespace,
+        body: {
+          metadata: {
+            name: OBJECT_NAMES.deploymentKeySecret(id),
+            labels: { [LABELS.agentId]: deployment.spec.agentId },
+            ownerReferences: [
+              {
+                apiVersion: API_GROUP_VERSION,
+                kind: 'AgentDeployment',
+                name: id,
+                uid: deployment.metadata.uid ?? '',
+                controller: true,
+                blockOwnerDeletion: true,
+              },
+            ],
+          },
+          type: 'Opaque',
+          stringData: { SVC_API_KEY: key.text },
+        },
+      });
+    } catch (err) {
+      await this.deps.accounts.revokeKey(key.keyId).catch(() => undefined);
+      asUnavailable(err);
+    }
+  }
+
+  /**
+   * Keeps the code archives of the agent's ARCHIVES_KEPT most recent successful
+   * deployments and of those still in progress; deletes the others'.
+   */
+  async enforceArchiveRetention(auth: AuthContext, agentId: string): Promise<void> {
+    const all = (
+      await this.deployments.list(auth.tenant.namespace, `${LABELS.agentId}=${agentId}`)
+    ).filter((d) => !d.spec.ephemeral && d.spec.archiveId);
+    const finished = (d: AgentDeployment) =>
+      Boolean(d.status?.finishedAt) || d.status?.state === 'failed';
+    const successful = all
+      .filter((d) => d.status?.builtAt)
+      .sort((a, b) => b.spec.version - a.spec.version);
+    // A rollback shares its source's archive, so keep by archive id, not by deployment.
+    const kept = new Set(
+      [
+        ...successful.slice(0, ARCHIVES_KEPT),
+        ...all.filter((d) => !d.status?.builtAt && !finished(d)),
+      ].map((d) => d.spec.archiveId),
+    );
+    for (const d of successful.slice(ARCHIVES_KEPT)) {
+      if (!kept.has(d.spec.archiveId)) await this.deps.archives.delete(d.spec.archiveId ?? '');
+    }
+  }
+}
+
+/** The first problem that blocks a build, and the warnings, found in the scanned code. */
+function codeProblem(
+  config: EffectiveConfig,
+  scan: ArchiveScan,
+): { blocking: string | null; warnings: string[] } {
+  if (config.runtime === 'dockerfile') {
+    const sources = [...scan.texts].map(([path, text]) => ({ path, text }));
+    const hasDockerfile = scan.files.some((f) => f.path === 'Dockerfile');
+    return lintDockerfile(
+      hasDockerfile ? (scan.texts.get('Dockerfile') ?? '') : null,
+      scan.files,
+      sources,
+    );
+  }
+  const entry = config.entrypoint ?? '';
+  if (!scan.files.some((f) => f.path === entry)) {
+    return { blocking: `The entry point ${entry} is not in the archive.`, warnings: [] };
+  }
+  const source = scan.texts.get(entry);
+  if (config.agentType === 'service' && source !== undefined) {
+    const exported = checkAppExport(config.runtime, source);
+    if (!exported.ok) return { blocking: exported.message, warnings: [] };
+  }
+  return { blocking: null, warnings: [] };
+}

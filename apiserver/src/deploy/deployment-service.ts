@@ -1,0 +1,179 @@
+/**
+ * Reading deployments, rolling back to a version and cancelling one, on the
+ * API side. Deployments live as `AgentDeployment` resources in the tenant's
+ * namespace, so another account's deployment is simply not found.
+ */
+import type { Collection } from 'mongodb';
+import { LABELS, type AgentDeployment } from '../../../crds/src/index.js';
+import type { AgentService } from '../agents/agent-service.js';
+import type { AuthContext } from '../auth/authenticate.js';
+import {
+  DeploymentNotCancellable,
+  DeploymentNotFound,
+  RollbackNotAllowed,
+} from '../errors/catalogue.js';
+import type { CustomResourceRepository } from '../store/custom-resources.js';
+import type { RunPayloadDoc } from '../store/database.js';
+import type { ArchiveStore } from './archive-store.js';
+import type { DeployService } from './deploy-service.js';
+import { canRollback, presentDeployment, type DeploymentRecord } from './deployment-presenter.js';
+
+const FINAL_STATES = new Set(['active', 'failed', 'rolled_back', 'superseded', 'completed']);
+
+/** A page of a list. */
+export interface Page<T> {
+  items: T[];
+  total: number;
+  limit: number;
+  offset: number;
+  next_offset: number | null;
+}
+
+/** Filters and paging of a deployment list. */
+export interface DeploymentListOptions {
+  limit?: number;
+  offset?: number;
+  state?: string;
+  agentId?: string;
+}
+
+/** The deployment operations besides deploying. */
+export class DeploymentService {
+  constructor(
+    private readonly deps: {
+      agents: AgentService;
+      deploy: DeployService;
+      archives: ArchiveStore;
+      payloads: Collection<RunPayloadDoc>;
+    },
+  ) {}
+
+  private get repo(): CustomResourceRepository<AgentDeployment> {
+    return this.deps.deploy.deployments;
+  }
+
+  /** The record of a resource, with whether its archive is still stored. */
+  async present(d: AgentDeployment): Promise<DeploymentRecord> {
+    const archiveStored = d.spec.archiveId
+      ? await this.deps.archives.exists(d.spec.archiveId)
+      : false;
+    return presentDeployment(d, { archiveStored });
+  }
+
+  /** The deployment, or 404 DEPLOYMENT_NOT_FOUND. */
+  async get(auth: AuthContext, id: string): Promise<AgentDeployment> {
+    const found = /^[0-9a-f-]{36}$/i.test(id)
+      ? await this.repo.get(auth.tenant.namespace, id.toLowerCase())
+      : null;
+    if (!found)
+      throw new DeploymentNotFound(`No deployment ${id}.`, { fields: { deployment_id: id } });
+    return found;
+  }
+
+  /** Deployed versions (not runs), newest first, filtered and paged. */
+  async list(auth: AuthContext, options: DeploymentListOptions): Promise<Page<DeploymentRecord>> {
+    const selector = options.agentId ? `${LABELS.agentId}=${options.agentId}` : undefined;
+    const all = (await this.repo.list(auth.tenant.namespace, selector))
+      .filter((d) => !d.spec.ephemeral)
+      .filter((d) => !options.state || (d.status?.state ?? 'queued') === options.state)
+      .sort((a, b) => compareNewestFirst(a, b));
+    const limit = options.limit ?? 20;
+    const offset = options.offset ?? 0;
+    const slice = all.slice(offset, offset + limit);
+    const items = await Promise.all(slice.map((d) => this.present(d)));
+    const next = offset + items.length;
+    return {
+      items,
+      total: all.length,
+      limit,
+      offset,
+      next_offset: next < all.length ? next : null,
+    };
+  }
+
+  /** The deployment of `version` of the agent `ref`, or 404. */
+  async byVersion(auth: AuthContext, ref: string, version: number): Promise<AgentDeployment> {
+    const agent = await this.deps.agents.resolve(auth, ref);
+    const [found] = await this.repo.list(
+      auth.tenant.namespace,
+      `${LABELS.agentId}=${agent.metadata.name},${LABELS.deploymentVersion}=${version}`,
+    );
+    if (!found || found.spec.ephemeral) {
+      throw new DeploymentNotFound(`${agent.spec.name} has no version ${version}.`, {
+        fields: { version },
+      });
+    }
+    return found;
+  }
+
+  /**
+   * Rolls back to `version`: a new deployment (the next version) built from
+   * that version's stored code and configuration. When it becomes active, the
+   * deployment it replaces is marked rolled_back.
+   */
+  async rollback(auth: AuthContext, ref: string, version: number): Promise<AgentDeployment> {
+    const target = await this.byVersion(auth, ref, version);
+    const archiveStored = target.spec.archiveId
+      ? await this.deps.archives.exists(target.spec.archiveId)
+      : false;
+    if (!canRollback(target, { archiveStored })) {
+      const reason =
+        target.status?.state === 'active'
+          ? 'it is the active version'
+          : !target.status?.builtAt
+            ? 'it was never built'
+            : 'its code is no longer stored';
+      throw new RollbackNotAllowed(`Version ${version} cannot be rolled back to: ${reason}.`, {
+        fields: { reason },
+      });
+    }
+    return this.deps.deploy.redeploy(auth, target);
+  }
+
+  /** Asks the operator to stop a deployment that has not finished. */
+  async cancel(
+    auth: AuthContext,
+    ref: string,
+    version: number,
+    reason: string | undefined,
+  ): Promise<AgentDeployment> {
+    const target = await this.byVersion(auth, ref, version);
+    const state = target.status?.state ?? 'queued';
+    if (FINAL_STATES.has(state)) {
+      throw new DeploymentNotCancellable(`Version ${version} already finished (${state}).`, {
+        fields: { current_state: state },
+      });
+    }
+    const updated = await this.repo.update(
+      auth.tenant.namespace,
+      target.metadata.name ?? '',
+      (d) => {
+        d.spec.cancellationRequested = true;
+        d.spec.cancellationReason = reason ?? 'cancelled by the user';
+      },
+    );
+    if (!updated) throw new DeploymentNotFound(`No deployment ${target.metadata.name}.`);
+    return updated;
+  }
+
+  /** The input payload of a run (null for a deployment that is not a run, or a run without one). */
+  async payload(
+    auth: AuthContext,
+    id: string,
+  ): Promise<{ deployment_id: string; payload: Record<string, unknown> | null }> {
+    const deployment = await this.get(auth, id);
+    const deploymentId = deployment.metadata.name ?? '';
+    const doc = await this.deps.payloads.findOne({
+      _id: deploymentId,
+      accountId: auth.account._id,
+    });
+    return { deployment_id: deploymentId, payload: doc?.payload ?? null };
+  }
+}
+
+function compareNewestFirst(a: AgentDeployment, b: AgentDeployment): number {
+  const byTime = String(b.metadata.creationTimestamp ?? '').localeCompare(
+    String(a.metadata.creationTimestamp ?? ''),
+  );
+  return byTime || b.spec.version - a.spec.version;
+}

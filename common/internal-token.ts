@@ -1,0 +1,32 @@
+/**
+ * Capability tokens for the `/internal/` routes that build and agent pods call
+ * (fetch a code archive, store or fetch a build artifact): an HMAC of the
+ * purpose and the deployment id under the secret the API server and the
+ * operator share. A token opens one thing for one deployment, and nothing
+ * else; an API key opens none of them.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/** What a token may do. */
+export type InternalPurpose = 'archive:read' | 'artifact:write' | 'artifact:read';
+
+/** The token for `purpose` on `deploymentId`. */
+export function internalToken(
+  secret: string,
+  purpose: InternalPurpose,
+  deploymentId: string,
+): string {
+  return createHmac('sha256', secret).update(`${purpose}\n${deploymentId}`).digest('base64url');
+}
+
+/** True when `token` is the token for `purpose` on `deploymentId` (constant-time). */
+export function verifyInternalToken(
+  secret: string,
+  purpose: InternalPurpose,
+  deploymentId: string,
+  token: string,
+): boolean {
+  const expected = Buffer.from(internalToken(secret, purpose, deploymentId));
+  const given = Buffer.from(token);
+  return expected.length === given.length && timingSafeEqual(expected, given);
+}
