@@ -17,6 +17,7 @@ import { MongoWindowStore } from './rate-limit/mongo-window-store.js';
 import { ArchiveStore } from './deploy/archive-store.js';
 import { DeployService } from './deploy/deploy-service.js';
 import { DeploymentService } from './deploy/deployment-service.js';
+import { DeploymentLocator } from './deploy/deployment-locator.js';
 import { collections, ensureIndexes } from './store/database.js';
 
 /** The connections the server runs on. */
@@ -56,6 +57,13 @@ export function controlPlaneDeps(
     maxArchiveBytes: config.maxArchiveBytes ?? 200 * 1024 * 1024,
   });
   const deployments = new DeploymentService({ agents, deploy, archives, payloads: c.runPayloads });
+  const internal = {
+    secret: config.internalSecret ?? 'dev-only-internal-secret',
+    locator: new DeploymentLocator(conn.kc),
+    archives,
+    artifacts: new ArchiveStore(conn.db, 'artifacts'),
+    maxArtifactBytes: 4 * (config.maxArchiveBytes ?? 200 * 1024 * 1024),
+  };
   return {
     log,
     probes: [mongoProbe(conn.mongo), kubernetesProbe(conn.kc)],
@@ -65,13 +73,14 @@ export function controlPlaneDeps(
     agents,
     deploy,
     deployments,
+    internal,
     now,
   };
 }
 
 /** The configuration the control plane needs. */
 export type ControlPlaneConfig = Pick<ApiServerConfig, 'regions' | 'plansJson'> &
-  Partial<Pick<ApiServerConfig, 'maxArchiveBytes'>>;
+  Partial<Pick<ApiServerConfig, 'maxArchiveBytes' | 'internalSecret'>>;
 
 /** Creates the indexes (idempotent) and returns the control-plane app. */
 export async function buildControlPlane(

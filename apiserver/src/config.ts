@@ -22,6 +22,8 @@ export interface ApiServerConfig {
   plansJson: string | undefined;
   /** Largest code archive a deploy accepts (`SVC_MAX_ARCHIVE_MB`). */
   maxArchiveBytes: number;
+  /** Shared with the operator; signs the capability tokens of the /internal/ routes. */
+  internalSecret: string;
   logLevel: string;
 }
 
@@ -39,6 +41,7 @@ export function loadConfig(env = process.env): ApiServerConfig {
       .filter(Boolean),
     plansJson: envOptional('SVC_PLANS_JSON', env),
     maxArchiveBytes: envInt('SVC_MAX_ARCHIVE_MB', 200, { min: 1, max: 10_000 }, env) * 1024 * 1024,
+    internalSecret: envString('SVC_INTERNAL_SECRET', 'dev-only-internal-secret', env),
     logLevel: envString('SVC_LOG_LEVEL', 'info', env),
   };
 }

@@ -51,6 +51,7 @@ describe('GET /openapi.json', () => {
       agents: {} as never,
       deploy: {} as never,
       deployments: {} as never,
+      internal: {} as never,
     })
       .map((r) => `${r.method.toUpperCase()} ${r.path.replace(/:([a-z_]+)/g, '{$1}')}`)
       .sort();

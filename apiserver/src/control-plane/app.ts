@@ -12,6 +12,7 @@ import { controlPlaneGuards } from './guards.js';
 import { controlPlaneOpenApi } from './openapi.js';
 import { agentRoutes } from './routes/agents/index.js';
 import { deploymentRoutes } from './routes/deployments/index.js';
+import { internalRoutes, type InternalDeps } from './routes/internal/index.js';
 import type { DeployService } from '../deploy/deploy-service.js';
 import type { DeploymentService } from '../deploy/deployment-service.js';
 import { healthRoutes, type DependencyProbe } from './routes/health/index.js';
@@ -27,18 +28,20 @@ export interface ControlPlaneDeps {
   agents: AgentService;
   deploy: DeployService;
   deployments: DeploymentService;
+  internal: InternalDeps;
   /** Clock of the rate limiter (tests move it). */
   now?: () => number;
 }
 
 /** Every route of the control plane, including the document route. */
 export function controlPlaneRoutes(
-  deps: Pick<ControlPlaneDeps, 'probes' | 'agents' | 'deploy' | 'deployments'>,
+  deps: Pick<ControlPlaneDeps, 'probes' | 'agents' | 'deploy' | 'deployments' | 'internal'>,
 ): AnyRoute[] {
   const routes: AnyRoute[] = [
     ...healthRoutes(deps.probes),
     ...agentRoutes(deps.agents),
     ...deploymentRoutes(deps.deploy, deps.deployments),
+    ...internalRoutes(deps.internal),
   ];
   let document: unknown;
   routes.push(

@@ -89,6 +89,12 @@ export class ArchiveStore {
     );
   }
 
+  /** The id of the newest file named `filename`, or null. */
+  async findByName(filename: string): Promise<string | null> {
+    const [file] = await this.bucket.find({ filename }).sort({ uploadDate: -1 }).limit(1).toArray();
+    return file ? file._id.toHexString() : null;
+  }
+
   /** Deletes the file; a missing file is not an error. */
   async delete(id: string): Promise<void> {
     if (!ObjectId.isValid(id)) return;

@@ -192,3 +192,11 @@ export class RollbackNotAllowed extends entry(
   409,
   'The version cannot be rolled back to; carries reason.',
 ) {}
+
+// Internal routes.
+/** 403: an /internal/ route called without the capability token for that deployment and purpose. */
+export class InternalTokenInvalid extends entry(
+  'INTERNAL_TOKEN_INVALID',
+  403,
+  'The /internal/ route needs the capability token for this deployment and purpose.',
+) {}

@@ -1,0 +1,164 @@
+/**
+ * Random filters in Qdrant's REST shape, covering the whole language: must, should,
+ * must_not, min_should, every match kind, number and datetime ranges, the three geo
+ * shapes, values_count, is_empty, is_null (both as conditions and as field-condition
+ * flags), has_id, has_vector, nested, and dotted, `[]` and `[n]` paths. `match.value`
+ * is never a boolean: qdrant-edge's Python binding reads a bool as an integer.
+ */
+import { KEYWORDS, TEXT_WORDS, randomDatetime, randomGeo } from './generate-data.js';
+import type { Prng } from './prng.js';
+
+type Json = Record<string, unknown>;
+
+const STRING_KEYS = ['kw', 'obj.c', 'nested[].k', 'nested[0].k', 'mixed', 'u', 'missing'];
+const INT_KEYS = ['int', 'obj.a.b', 'nested[].n', 'mixed', 'obj.a', 'int[]'];
+const NUMBER_KEYS = ['int', 'flt', 'mixed', 'obj.a.b', 'nested[].n', 'flt[]'];
+const ANY_KEYS = [
+  'kw',
+  'int',
+  'flt',
+  'dt',
+  'geo',
+  'txt',
+  'u',
+  'flag',
+  'mixed',
+  'nested',
+  'obj',
+  'obj.a',
+  'obj.a.b',
+  'nested[].k',
+  'missing',
+  'kw[]',
+];
+
+function bounds(rng: Prng, value: () => unknown): Json {
+  const out: Json = {};
+  for (const b of ['gt', 'gte', 'lt', 'lte']) if (rng.chance(0.4)) out[b] = value();
+  if (Object.keys(out).length === 0) out[rng.pick(['gt', 'lt'])] = value();
+  return out;
+}
+
+function fieldCondition(rng: Prng, uuids: string[]): Json {
+  switch (rng.int(0, 13)) {
+    case 0:
+      return {
+        key: rng.pick(STRING_KEYS),
+        match: { value: rng.pick([...KEYWORDS, ...uuids.slice(0, 2)]) },
+      };
+    case 1:
+      return { key: rng.pick(INT_KEYS), match: { value: rng.int(-5, 10) } };
+    case 2: {
+      const ints = rng.chance(0.5);
+      const list = Array.from({ length: rng.int(0, 3) }, () =>
+        ints ? rng.int(-5, 10) : rng.pick(KEYWORDS),
+      );
+      const key = rng.pick(ints ? INT_KEYS : STRING_KEYS);
+      return { key, match: { [rng.pick(['any', 'except'])]: list } };
+    }
+    case 3: {
+      const words = Array.from({ length: rng.int(1, 2) }, () => rng.pick(TEXT_WORDS));
+      const text = rng.chance(0.2) ? words.join(' ').toUpperCase() : words.join(' ');
+      return { key: 'txt', match: { [rng.pick(['text', 'text_any', 'phrase'])]: text } };
+    }
+    case 4:
+      return { key: rng.pick(NUMBER_KEYS), range: bounds(rng, () => rng.fraction(-6, 11)) };
+    case 5:
+      return {
+        key: rng.pick(['dt', 'dt[]', 'mixed']),
+        range: bounds(rng, () => randomDatetime(rng)),
+      };
+    case 6: {
+      const a = randomGeo(rng);
+      const b = randomGeo(rng);
+      return {
+        key: 'geo',
+        geo_bounding_box: {
+          top_left: { lon: Math.min(a.lon, b.lon), lat: Math.max(a.lat, b.lat) },
+          bottom_right: { lon: Math.max(a.lon, b.lon), lat: Math.min(a.lat, b.lat) },
+        },
+      };
+    }
+    case 7:
+      return {
+        key: 'geo',
+        geo_radius: { center: randomGeo(rng), radius: rng.float(10_000, 600_000) },
+      };
+    case 8: {
+      const c = randomGeo(rng);
+      const w = rng.float(1, 5);
+      const h = rng.float(1, 5);
+      const ring = (s: number) => {
+        const points = [
+          { lon: c.lon - w * s, lat: c.lat - h * s },
+          { lon: c.lon + w * s, lat: c.lat - h * s * 0.8 },
+          { lon: c.lon + w * s * 0.9, lat: c.lat + h * s },
+          { lon: c.lon - w * s, lat: c.lat + h * s * 0.7 },
+        ];
+        return { points: [...points, points[0]] };
+      };
+      const polygon: Json = { exterior: ring(1) };
+      if (rng.chance(0.4)) polygon.interiors = [ring(0.4)];
+      return { key: 'geo', geo_polygon: polygon };
+    }
+    case 9: {
+      const count: Json = {};
+      for (const b of ['gt', 'gte', 'lt', 'lte']) if (rng.chance(0.4)) count[b] = rng.int(0, 3);
+      if (Object.keys(count).length === 0) count.gte = rng.int(0, 2);
+      return { key: rng.pick(ANY_KEYS), values_count: count };
+    }
+    case 10:
+      return { key: rng.pick(ANY_KEYS), is_empty: rng.chance(0.5) };
+    case 11:
+      return { key: rng.pick(ANY_KEYS), is_null: rng.chance(0.5) };
+    case 12:
+      return { key: 'flt', range: bounds(rng, () => rng.fraction(-12, 12)) };
+    default:
+      return {
+        key: rng.pick(['kw', 'nested[].k']),
+        match: { any: [rng.pick(KEYWORDS), rng.pick(KEYWORDS)] },
+      };
+  }
+}
+
+function condition(rng: Prng, depth: number, ids: (number | string)[], uuids: string[]): Json {
+  const r = rng.next();
+  if (r < 0.6) return fieldCondition(rng, uuids);
+  if (r < 0.67) return { is_empty: { key: rng.pick(ANY_KEYS) } };
+  if (r < 0.74) return { is_null: { key: rng.pick(ANY_KEYS) } };
+  if (r < 0.8) {
+    return { has_id: Array.from({ length: rng.int(1, 4) }, () => rng.pick(ids)) };
+  }
+  if (r < 0.83) return { has_vector: '' };
+  if (r < 0.9) {
+    const inner = () =>
+      rng.chance(0.5)
+        ? { key: 'k', match: { value: rng.pick(KEYWORDS) } }
+        : { key: 'n', range: bounds(rng, () => rng.int(-5, 10)) };
+    const filter: Json = { must: [inner()] };
+    if (rng.chance(0.4)) filter.must_not = [inner()];
+    return { nested: { key: 'nested', filter } };
+  }
+  if (depth > 0) return randomFilter(rng, depth - 1, ids, uuids);
+  return fieldCondition(rng, uuids);
+}
+
+/** A random filter; `ids` are point ids (existing or not) for has_id. */
+export function randomFilter(
+  rng: Prng,
+  depth: number,
+  ids: (number | string)[],
+  uuids: string[],
+): Json {
+  const filter: Json = {};
+  const list = () => Array.from({ length: rng.int(1, 3) }, () => condition(rng, depth, ids, uuids));
+  if (rng.chance(0.7)) filter.must = list();
+  if (rng.chance(0.3)) filter.should = list();
+  if (rng.chance(0.3)) filter.must_not = list();
+  if (rng.chance(0.15)) {
+    const conditions = list();
+    filter.min_should = { conditions, min_count: rng.int(0, conditions.length) };
+  }
+  if (Object.keys(filter).length === 0) filter.must = list();
+  return filter;
+}

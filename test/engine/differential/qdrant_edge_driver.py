@@ -1,0 +1,347 @@
+"""Runs requests against qdrant-edge (Qdrant's Rust core, in-process) for the engine's
+differential tests and benchmark.
+
+Speaks JSON lines on stdin/stdout: each request is one object with a "cmd", each answer
+one object, {"ok": result} or {"error": message}. Requests carry Qdrant REST shapes
+(filters, payloads, ids as the REST API has them); this driver translates them into
+qdrant_edge objects and the answers back into REST shapes, so the TypeScript side can
+compare them with the engine's HTTP answers field by field.
+"""
+
+import json
+import shutil
+import sys
+import tempfile
+import time
+import uuid
+
+import qdrant_edge as q
+
+SHARDS = {}
+ROOT = tempfile.mkdtemp(prefix="qdrant-edge-diff-")
+
+DISTANCES = {
+    "Cosine": q.Distance.Cosine,
+    "Euclid": q.Distance.Euclid,
+    "Dot": q.Distance.Dot,
+    "Manhattan": q.Distance.Manhattan,
+}
+
+SCHEMA_TYPES = {
+    "keyword": q.PayloadSchemaType.Keyword,
+    "integer": q.PayloadSchemaType.Integer,
+    "float": q.PayloadSchemaType.Float,
+    "geo": q.PayloadSchemaType.Geo,
+    "text": q.PayloadSchemaType.Text,
+    "bool": q.PayloadSchemaType.Bool,
+    "datetime": q.PayloadSchemaType.Datetime,
+    "uuid": q.PayloadSchemaType.Uuid,
+}
+
+TOKENIZERS = {
+    "word": q.TokenizerType.Word,
+    "whitespace": q.TokenizerType.Whitespace,
+    "prefix": q.TokenizerType.Prefix,
+    "multilingual": q.TokenizerType.Multilingual,
+}
+
+
+def out_id(point_id):
+    return str(point_id) if isinstance(point_id, uuid.UUID) else point_id
+
+
+def geo(p):
+    return q.GeoPoint(lon=p["lon"], lat=p["lat"])
+
+
+def to_match(m):
+    if "value" in m:
+        return q.MatchValue(m["value"])
+    if "text" in m:
+        return q.MatchText(m["text"])
+    if "text_any" in m:
+        return q.MatchTextAny(m["text_any"])
+    if "phrase" in m:
+        return q.MatchPhrase(m["phrase"])
+    if "any" in m:
+        return q.MatchAny(m["any"])
+    if "except" in m:
+        return q.MatchExcept(m["except"])
+    raise ValueError(f"unknown match {m}")
+
+
+def to_range(r):
+    bounds = {k: r[k] for k in ("gt", "gte", "lt", "lte") if r.get(k) is not None}
+    if any(isinstance(v, str) for v in bounds.values()):
+        return q.RangeDateTime(**bounds)
+    return q.RangeFloat(**bounds)
+
+
+def to_field_condition(c):
+    kwargs = {}
+    if c.get("match") is not None:
+        kwargs["match"] = to_match(c["match"])
+    if c.get("range") is not None:
+        kwargs["range"] = to_range(c["range"])
+    if c.get("geo_bounding_box") is not None:
+        box = c["geo_bounding_box"]
+        kwargs["geo_bounding_box"] = q.GeoBoundingBox(geo(box["top_left"]), geo(box["bottom_right"]))
+    if c.get("geo_radius") is not None:
+        kwargs["geo_radius"] = q.GeoRadius(geo(c["geo_radius"]["center"]), c["geo_radius"]["radius"])
+    if c.get("geo_polygon") is not None:
+        poly = c["geo_polygon"]
+        interiors = [[geo(p) for p in ring["points"]] for ring in poly.get("interiors") or []]
+        kwargs["geo_polygon"] = q.GeoPolygon(
+            [geo(p) for p in poly["exterior"]["points"]], interiors or None
+        )
+    if c.get("values_count") is not None:
+        kwargs["values_count"] = q.ValuesCount(**c["values_count"])
+    if c.get("is_empty") is not None:
+        kwargs["is_empty"] = c["is_empty"]
+    if c.get("is_null") is not None:
+        kwargs["is_null"] = c["is_null"]
+    return q.FieldCondition(c["key"], **kwargs)
+
+
+def to_condition(c):
+    if "key" in c:
+        return to_field_condition(c)
+    if "is_empty" in c:
+        return q.IsEmptyCondition(c["is_empty"]["key"])
+    if "is_null" in c:
+        return q.IsNullCondition(c["is_null"]["key"])
+    if "has_id" in c:
+        return q.HasIdCondition(set(c["has_id"]))
+    if "has_vector" in c:
+        return q.HasVectorCondition(c["has_vector"])
+    if "nested" in c:
+        return q.NestedCondition(c["nested"]["key"], to_filter(c["nested"]["filter"]))
+    return to_filter(c)
+
+
+def to_filter(f):
+    if f is None:
+        return None
+    kwargs = {}
+    for key in ("must", "should", "must_not"):
+        if f.get(key) is not None:
+            kwargs[key] = [to_condition(c) for c in f[key]]
+    if f.get("min_should") is not None:
+        ms = f["min_should"]
+        kwargs["min_should"] = q.MinShould([to_condition(c) for c in ms["conditions"]], ms["min_count"])
+    return q.Filter(**kwargs)
+
+
+def to_with_payload(value):
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, list):
+        return q.PayloadSelector.Include(value)
+    if "include" in value:
+        return q.PayloadSelector.Include(value["include"])
+    return q.PayloadSelector.Exclude(value["exclude"])
+
+
+def to_order_by(value):
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return q.OrderBy(value)
+    direction = {"asc": q.Direction.Asc, "desc": q.Direction.Desc}.get(value.get("direction"))
+    return q.OrderBy(value["key"], direction, value.get("start_from"))
+
+
+def to_schema(schema):
+    if isinstance(schema, str):
+        return SCHEMA_TYPES[schema]
+    kind = schema["type"]
+    params = {k: v for k, v in schema.items() if k != "type"}
+    if kind == "text":
+        if "tokenizer" in params:
+            params["tokenizer"] = TOKENIZERS[params["tokenizer"]]
+        return q.TextIndexParams(**params)
+    if kind == "integer":
+        return q.IntegerIndexParams(**params)
+    if kind == "keyword":
+        return q.KeywordIndexParams(**params)
+    if kind == "float":
+        return q.FloatIndexParams(**params)
+    if kind == "datetime":
+        return q.DatetimeIndexParams(**params)
+    return SCHEMA_TYPES[kind]
+
+
+def record_out(r, with_order=False):
+    out = {"id": out_id(r.id), "payload": r.payload, "vector": r.vector}
+    if with_order and r.order_value is not None:
+        out["order_value"] = r.order_value
+    return out
+
+
+def scored_out(p):
+    out = {"id": out_id(p.id), "score": p.score, "payload": p.payload, "vector": p.vector}
+    if p.order_value is not None:
+        out["order_value"] = p.order_value
+    return out
+
+
+def selector_op(req, by_ids, by_filter, *args):
+    if req.get("points") is not None:
+        return by_ids(req["points"], *args)
+    return by_filter(to_filter(req["filter"]), *args)
+
+
+def handle(req):
+    cmd = req["cmd"]
+    if cmd == "ping":
+        return "pong"
+    if cmd == "create":
+        path = tempfile.mkdtemp(dir=ROOT)
+        config = q.EdgeConfig(
+            vectors=q.EdgeVectorParams(size=req["size"], distance=DISTANCES[req["distance"]])
+        )
+        SHARDS[req["name"]] = (q.EdgeShard.create(path, config), path)
+        return True
+    if cmd == "drop":
+        shard, path = SHARDS.pop(req["name"])
+        shard.close()
+        shutil.rmtree(path, ignore_errors=True)
+        return True
+    shard = SHARDS[req["name"]][0]
+    if cmd == "upsert":
+        points = [q.Point(p["id"], p["vector"], p.get("payload")) for p in req["points"]]
+        for i in range(0, len(points), 1000):
+            shard.update(q.UpdateOperation.upsert_points(points[i : i + 1000]))
+        return True
+    if cmd == "optimize":
+        started = time.perf_counter()
+        shard.optimize()
+        return {"seconds": time.perf_counter() - started, "indexed": shard.info().indexed_vectors_count}
+    if cmd == "delete":
+        shard.update(
+            selector_op(req, q.UpdateOperation.delete_points, q.UpdateOperation.delete_points_by_filter)
+        )
+        return True
+    if cmd == "set_payload":
+        op = selector_op(
+            req, q.UpdateOperation.set_payload, q.UpdateOperation.set_payload_by_filter, req["payload"], req.get("key")
+        )
+        shard.update(op)
+        return True
+    if cmd == "overwrite_payload":
+        op = selector_op(
+            req, q.UpdateOperation.overwrite_payload, q.UpdateOperation.overwrite_payload_by_filter, req["payload"]
+        )
+        shard.update(op)
+        return True
+    if cmd == "delete_payload":
+        op = selector_op(
+            req, q.UpdateOperation.delete_payload, q.UpdateOperation.delete_payload_by_filter, req["keys"]
+        )
+        shard.update(op)
+        return True
+    if cmd == "clear_payload":
+        shard.update(
+            selector_op(req, q.UpdateOperation.clear_payload, q.UpdateOperation.clear_payload_by_filter)
+        )
+        return True
+    if cmd == "update_vectors":
+        vectors = [q.PointVectors(p["id"], p["vector"]) for p in req["points"]]
+        shard.update(q.UpdateOperation.update_vectors(vectors))
+        return True
+    if cmd == "create_index":
+        shard.update(q.UpdateOperation.create_field_index(req["field"], to_schema(req["schema"])))
+        return True
+    if cmd == "delete_index":
+        shard.update(q.UpdateOperation.delete_field_index(req["field"]))
+        return True
+    if cmd == "search":
+        params = q.SearchParams(exact=req.get("exact", False), hnsw_ef=req.get("hnsw_ef"))
+        result = shard.search(
+            q.SearchRequest(
+                query=q.Query.Nearest(req["vector"]),
+                limit=req["limit"],
+                offset=req.get("offset"),
+                filter=to_filter(req.get("filter")),
+                params=params,
+                with_vector=req.get("with_vector", False),
+                with_payload=to_with_payload(req.get("with_payload", False)),
+                score_threshold=req.get("score_threshold"),
+            )
+        )
+        return [scored_out(p) for p in result]
+    if cmd == "search_many":
+        # Timed loop for the benchmark: only ids come back.
+        params = q.SearchParams(exact=req.get("exact", False), hnsw_ef=req.get("hnsw_ef"))
+        latencies, ids = [], []
+        for vector in req["vectors"]:
+            started = time.perf_counter()
+            result = shard.search(
+                q.SearchRequest(query=q.Query.Nearest(vector), limit=req["limit"], params=params)
+            )
+            latencies.append(time.perf_counter() - started)
+            ids.append([out_id(p.id) for p in result])
+        return {"latencies": latencies, "ids": ids}
+    if cmd == "query":
+        query = req.get("query")
+        if isinstance(query, list):
+            query = q.Query.Nearest(query)
+        elif isinstance(query, dict) and "order_by" in query:
+            query = to_order_by(query["order_by"])
+        result = shard.query(
+            q.QueryRequest(
+                limit=req.get("limit", 10),
+                offset=req.get("offset"),
+                query=query,
+                filter=to_filter(req.get("filter")),
+                with_vector=req.get("with_vector", False),
+                with_payload=to_with_payload(req.get("with_payload", False)),
+                score_threshold=req.get("score_threshold"),
+            )
+        )
+        return {"points": [scored_out(p) for p in result]}
+    if cmd == "scroll":
+        records, next_offset = shard.scroll(
+            q.ScrollRequest(
+                offset=req.get("offset"),
+                limit=req.get("limit", 10),
+                filter=to_filter(req.get("filter")),
+                with_payload=to_with_payload(req.get("with_payload", True)),
+                with_vector=req.get("with_vector", False),
+                order_by=to_order_by(req.get("order_by")),
+            )
+        )
+        with_order = req.get("order_by") is not None
+        return {
+            "points": [record_out(r, with_order) for r in records],
+            "next_page_offset": out_id(next_offset) if next_offset is not None else None,
+        }
+    if cmd == "count":
+        return {"count": shard.count(q.CountRequest(exact=True, filter=to_filter(req.get("filter"))))}
+    if cmd == "retrieve":
+        records = shard.retrieve(
+            req["ids"], to_with_payload(req.get("with_payload", True)), req.get("with_vector", False)
+        )
+        return [record_out(r) for r in records]
+    raise ValueError(f"unknown command {cmd}")
+
+
+def main():
+    try:
+        for line in sys.stdin:
+            if not line.strip():
+                continue
+            try:
+                answer = {"ok": handle(json.loads(line))}
+            except Exception as error:  # every failure goes back to the caller as data
+                answer = {"error": f"{type(error).__name__}: {error}"}
+            sys.stdout.write(json.dumps(answer) + "\n")
+            sys.stdout.flush()
+    finally:
+        for shard, _ in SHARDS.values():
+            shard.close()
+        shutil.rmtree(ROOT, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

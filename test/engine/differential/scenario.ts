@@ -1,0 +1,287 @@
+/**
+ * One differential scenario: a random collection built the same way in the engine (over
+ * HTTP) and in qdrant-edge, then a seeded sequence of reads and writes run against both,
+ * each answer compared. Every comparison counts as one case. A failure names the
+ * scenario seed and step, which replay it exactly.
+ */
+import { call } from '../support/engine-process.js';
+import { compareExact, compareRanked, compareValue } from './compare.js';
+import type { PointOut } from './compare.js';
+import type { EdgeDriver } from './edge-driver.js';
+import { KEYWORDS, randomPayload, randomUuid, randomVector } from './generate-data.js';
+import { randomFilter } from './generate-filter.js';
+import { Prng } from './prng.js';
+
+type Json = Record<string, unknown>;
+type Id = number | string;
+
+const DISTANCES = ['Cosine', 'Euclid', 'Dot', 'Manhattan'] as const;
+
+const INDEXABLE: [string, () => unknown][] = [
+  ['kw', () => 'keyword'],
+  ['int', () => 'integer'],
+  ['flt', () => 'float'],
+  ['dt', () => 'datetime'],
+  ['geo', () => 'geo'],
+  ['u', () => 'uuid'],
+  ['obj.a.b', () => 'integer'],
+  ['nested[].k', () => 'keyword'],
+  ['txt', () => 'text'],
+];
+
+const TEXT_SCHEMAS = [
+  'text',
+  { type: 'text', tokenizer: 'whitespace' },
+  { type: 'text', tokenizer: 'prefix', min_token_len: 2, max_token_len: 6 },
+  { type: 'text', lowercase: false },
+  { type: 'text', tokenizer: 'word', min_token_len: 3 },
+];
+
+const RANGE_TYPES = new Set(['integer', 'float', 'datetime']);
+
+/** Runs one scenario of `steps` steps; resolves with the number of comparisons made. */
+export async function runScenario(
+  seed: number,
+  steps: number,
+  url: string,
+  driver: EdgeDriver,
+): Promise<number> {
+  const rng = new Prng(seed);
+  const name = `diff_${seed}`;
+  const dim = rng.int(2, 8);
+  const distance = rng.pick(DISTANCES);
+  const uuids = Array.from({ length: 12 }, () => randomUuid(rng));
+  const idPool: Id[] = [...Array.from({ length: 60 }, (_, i) => i * 3), ...uuids];
+  const indexes = new Map<string, unknown>();
+  let checks = 0;
+  let step = 0;
+  // The last requests, so a failed state check shows the write that caused it.
+  const history: string[] = [];
+
+  const where = (what: string) => `scenario ${seed} step ${step} (${what})`;
+  const engine = async (method: string, path: string, body?: unknown) =>
+    call(url, method, `/collections/${name}${path}`, body);
+
+  const both = async (
+    what: string,
+    method: string,
+    path: string,
+    body: Json,
+    edgeRequest: Json,
+  ): Promise<{ engine: unknown; edge: unknown } | undefined> => {
+    history.push(`${what} ${JSON.stringify(body)}`);
+    if (history.length > 3) history.shift();
+    const e = await engine(method, path, body);
+    const q = await driver.send({ ...edgeRequest, name });
+    const engineOk = e.status === 200;
+    const edgeOk = 'ok' in q;
+    if (engineOk !== edgeOk) {
+      throw new Error(
+        `${where(what)}: engine ${engineOk ? 'succeeded' : `failed (${e.status} ${JSON.stringify(e.body.status)})`}, ` +
+          `qdrant-edge ${edgeOk ? 'succeeded' : `failed (${(q as { error: string }).error})`}\n  request: ${JSON.stringify(body)}`,
+      );
+    }
+    checks++;
+    return engineOk ? { engine: e.body.result, edge: (q as { ok: unknown }).ok } : undefined;
+  };
+
+  const guarded = async (what: string, request: Json, check: () => Promise<void>) => {
+    try {
+      await check();
+    } catch (error) {
+      const message = (error as Error).message;
+      throw new Error(
+        message.startsWith('scenario')
+          ? message
+          : `${where(what)}: ${message}\n  request: ${JSON.stringify(request)}\n  recent: ${history.join('\n          ')}`,
+      );
+    }
+  };
+
+  const created = await call(url, 'PUT', `/collections/${name}`, { vectors: { size: dim, distance } });
+  if (created.status !== 200) throw new Error(`create failed: ${JSON.stringify(created.body)}`);
+  await driver.ok({ cmd: 'create', name, size: dim, distance });
+
+  const randomPoint = (id: Id) => {
+    const payload = randomPayload(rng, uuids);
+    return { id, vector: randomVector(rng, dim), ...(payload ? { payload } : {}) };
+  };
+  const upsert = async (points: Json[]) => {
+    await both('upsert', 'PUT', '/points?wait=true', { points }, { cmd: 'upsert', points });
+  };
+  const ids = (n: number) => {
+    const chosen = new Set<Id>();
+    while (chosen.size < n) chosen.add(rng.pick(idPool));
+    return [...chosen];
+  };
+  const filter = () => randomFilter(rng, 1, idPool, uuids);
+  const withPayload = (): unknown =>
+    rng.pick<unknown>([true, false, ['kw', 'obj.a'], { exclude: ['nested', 'txt'] }, ['nested[].k']]);
+  const rangeKeys = () => [...indexes].filter(([, s]) => RANGE_TYPES.has(String(s))).map(([k]) => k);
+
+  const fullState = async () => {
+    const body = { limit: 10_000, with_payload: true, with_vector: true };
+    const r = await both('state', 'POST', '/points/scroll', body, { cmd: 'scroll', ...body });
+    await guarded('state', body, async () => {
+      const e = r!.engine as { points: PointOut[] };
+      const q = r!.edge as { points: PointOut[] };
+      compareExact(e.points, q.points, 'full state');
+    });
+  };
+
+  await upsert(Array.from({ length: rng.int(20, 120) }, () => randomPoint(rng.pick(idPool))).filter(
+    (p, i, all) => all.findIndex((o) => o.id === p.id) === i,
+  ));
+  if (rng.chance(0.6)) {
+    for (const [field, schema] of INDEXABLE) {
+      if (!rng.chance(0.5)) continue;
+      const s = field === 'txt' ? rng.pick(TEXT_SCHEMAS) : schema();
+      await createIndex(field, s);
+    }
+  }
+  await fullState();
+
+  async function createIndex(field: string, schema: unknown) {
+    const body = { field_name: field, field_schema: schema };
+    await both('index', 'PUT', '/index?wait=true', body, { cmd: 'create_index', field, schema });
+    indexes.set(field, typeof schema === 'string' ? schema : (schema as Json).type);
+  }
+
+  for (step = 0; step < steps; step++) {
+    const r = rng.next();
+    if (r < 0.25) {
+      const body: Json = { vector: randomVector(rng, dim), limit: rng.int(1, 15) };
+      if (rng.chance(0.2)) body.offset = rng.int(1, 3);
+      if (rng.chance(0.6)) body.filter = filter();
+      if (rng.chance(0.15)) {
+        const scale = distance === 'Cosine' ? 1 : distance === 'Dot' ? dim / 3 : dim / 2;
+        body.score_threshold = rng.fraction(-scale, scale);
+      }
+      body.with_payload = withPayload();
+      body.with_vector = rng.chance(0.2);
+      const res = await both('search', 'POST', '/points/search', body, { cmd: 'search', ...body });
+      if (res) {
+        await guarded('search', body, async () =>
+          compareRanked(res.engine as PointOut[], res.edge as PointOut[], 'search'),
+        );
+      }
+    } else if (r < 0.37) {
+      const body: Json = { limit: rng.int(1, 12), with_payload: withPayload() };
+      if (rng.chance(0.2)) body.offset = rng.int(1, 3);
+      if (rng.chance(0.5)) body.filter = filter();
+      const keys = rangeKeys();
+      const kind = rng.int(0, 2);
+      if (kind === 0) body.query = randomVector(rng, dim);
+      else if (kind === 1 && keys.length > 0) {
+        body.query = { order_by: { key: rng.pick(keys), direction: rng.pick(['asc', 'desc']) } };
+      }
+      const res = await both('query', 'POST', '/points/query', body, { cmd: 'query', ...body });
+      if (res) {
+        await guarded('query', body, async () => {
+          const e = (res.engine as { points: PointOut[] }).points;
+          const q = (res.edge as { points: PointOut[] }).points;
+          if (kind === 0) compareRanked(e, q, 'query');
+          else if (body.query) compareRanked(e, q, 'query order_by', 'order_value');
+          else compareExact(e, q, 'query without vector');
+        });
+      }
+    } else if (r < 0.52) {
+      const body: Json = { limit: rng.int(1, 20), with_payload: withPayload(), with_vector: rng.chance(0.2) };
+      if (rng.chance(0.5)) body.filter = filter();
+      const keys = rangeKeys();
+      const ordered = keys.length > 0 && rng.chance(0.25);
+      if (ordered) {
+        const order: Json = { key: rng.pick(keys), direction: rng.pick(['asc', 'desc']) };
+        if (rng.chance(0.3) && order.key !== 'dt') order.start_from = rng.int(-3, 6);
+        body.order_by = order;
+      } else if (rng.chance(0.4)) body.offset = rng.pick(idPool);
+      const res = await both('scroll', 'POST', '/points/scroll', body, { cmd: 'scroll', ...body });
+      if (res) {
+        await guarded('scroll', body, async () => {
+          const e = res.engine as { points: PointOut[]; next_page_offset: unknown };
+          const q = res.edge as { points: PointOut[]; next_page_offset: unknown };
+          if (ordered) compareRanked(e.points, q.points, 'scroll order_by', 'order_value');
+          else compareExact(e.points, q.points, 'scroll');
+          compareValue(e.next_page_offset, q.next_page_offset, 'next_page_offset');
+        });
+      }
+    } else if (r < 0.67) {
+      const body: Json = rng.chance(0.85) ? { filter: filter(), exact: true } : { exact: true };
+      const res = await both('count', 'POST', '/points/count', body, { cmd: 'count', ...body });
+      if (res) await guarded('count', body, async () => compareValue(res.engine, res.edge, 'count'));
+    } else if (r < 0.72) {
+      const body = { ids: ids(rng.int(1, 5)), with_payload: withPayload(), with_vector: rng.chance(0.3) };
+      const res = await both('retrieve', 'POST', '/points', body, { cmd: 'retrieve', ...body });
+      if (res) {
+        await guarded('retrieve', body, async () =>
+          compareExact(res.engine as PointOut[], res.edge as PointOut[], 'retrieve'),
+        );
+      }
+    } else {
+      await randomWrite();
+      await fullState();
+    }
+  }
+
+  async function randomWrite() {
+    const selector = (): Json =>
+      rng.chance(0.75) ? { points: ids(rng.int(1, 4)) } : { filter: filter() };
+    const smallPayload = (): Json => {
+      const payload: Json = {};
+      for (const key of ['kw', 'int', 'extra', 'obj', 'nested']) {
+        if (!rng.chance(0.35)) continue;
+        payload[key] = rng.pick<unknown>([
+          rng.pick(KEYWORDS),
+          rng.int(-5, 10),
+          null,
+          { b: rng.int(0, 3) },
+          [{ k: rng.pick(KEYWORDS) }],
+          rng.fraction(-2, 2),
+        ]);
+      }
+      return payload;
+    };
+    switch (rng.int(0, 8)) {
+      case 0:
+      case 1:
+        return upsert(ids(rng.int(1, 5)).map(randomPoint));
+      case 2: {
+        const body = selector();
+        return void (await both('delete', 'POST', '/points/delete?wait=true', body, { cmd: 'delete', ...body }));
+      }
+      case 3: {
+        const body: Json = { ...selector(), payload: smallPayload() };
+        if (rng.chance(0.35)) body.key = rng.pick(['obj', 'obj.a', 'nested[]', 'nested[0]', 'extra.deep', 'kw']);
+        return void (await both('set_payload', 'POST', '/points/payload?wait=true', body, { cmd: 'set_payload', ...body }));
+      }
+      case 4: {
+        const body = { ...selector(), payload: smallPayload() };
+        return void (await both('overwrite', 'PUT', '/points/payload?wait=true', body, { cmd: 'overwrite_payload', ...body }));
+      }
+      case 5: {
+        const keys = Array.from({ length: rng.int(1, 3) }, () =>
+          rng.pick(['kw', 'obj.a.b', 'obj.a', 'nested[].k', 'nested[0]', 'nested[]', 'missing', 'int', 'txt']),
+        );
+        const body = { ...selector(), keys };
+        return void (await both('delete_payload', 'POST', '/points/payload/delete?wait=true', body, { cmd: 'delete_payload', ...body }));
+      }
+      case 6: {
+        const body = selector();
+        return void (await both('clear', 'POST', '/points/payload/clear?wait=true', body, { cmd: 'clear_payload', ...body }));
+      }
+      case 7: {
+        const points = ids(rng.int(1, 3)).map((id) => ({ id, vector: randomVector(rng, dim) }));
+        return void (await both('update_vectors', 'PUT', '/points/vectors?wait=true', { points }, { cmd: 'update_vectors', points }));
+      }
+      default: {
+        const [field, schema] = rng.pick(INDEXABLE);
+        if (indexes.has(field)) return;
+        return createIndex(field, field === 'txt' ? rng.pick(TEXT_SCHEMAS) : schema());
+      }
+    }
+  }
+
+  await call(url, 'DELETE', `/collections/${name}`);
+  await driver.ok({ cmd: 'drop', name });
+  return checks;
+}
