@@ -21,8 +21,9 @@ beforeAll(async () => {
   server = await startControlPlaneServer();
   owner = await createCaller(server);
   await call(server, 'POST', '/api/v1/agents', { key: owner.key, body: { name: 'builder-agent' } });
-  deployment = (await deployFiles(server, owner.key, 'builder-agent', { 'main.py': PYTHON_SERVICE }))
-    .body;
+  deployment = (
+    await deployFiles(server, owner.key, 'builder-agent', { 'main.py': PYTHON_SERVICE })
+  ).body;
 });
 
 afterAll(async () => {

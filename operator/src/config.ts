@@ -1,0 +1,76 @@
+/**
+ * The operator's configuration, read once from environment variables, with
+ * defaults for the single-machine platform. Image names are what the Helm
+ * chart publishes; the registry receives dockerfile builds.
+ */
+import { envInt, envOptional, envString } from '../../common/env.js';
+
+/** Configuration of the operator process. */
+export interface OperatorConfig {
+  kubeconfig: string | undefined;
+  /** Namespace of the leader-election Lease. */
+  leaseNamespace: string;
+  leaseName: string;
+  /** Builds running at once; more wait `queued` with a queue_position. */
+  buildConcurrency: number;
+  /** A build taking longer fails. */
+  buildTimeoutSeconds: number;
+  /** Where pods reach the API server (archives, artifacts, runs): an in-cluster URL. */
+  internalApiUrl: string;
+  /** Shared with the API server; signs the capability tokens of the /internal/ routes. */
+  internalSecret: string;
+  /** What agents get as SVC_API_URL, SVC_VECTORS_URL and SVC_SPAWN_URL's base. */
+  publicApiUrl: string;
+  vectorsUrl: string;
+  agentDomain: string;
+  /** `http` or `https`, for agent URLs. */
+  agentScheme: string;
+  images: {
+    builder: string;
+    runnerPython: string;
+    runnerNode: string;
+    runnerBun: string;
+    imageBuilder: string;
+    trigger: string;
+  };
+  /** Registry that receives images built from Dockerfiles. */
+  imageRegistry: string;
+  logLevel: string;
+}
+
+/** Reads the configuration from `env`. */
+export function loadOperatorConfig(env = process.env): OperatorConfig {
+  const version = envString('SVC_IMAGE_TAG', '0.1.0', env);
+  const repo = envString('SVC_IMAGE_REPOSITORY', 'ghcr.io/svc-platform', env);
+  return {
+    kubeconfig: envOptional('KUBECONFIG', env),
+    leaseNamespace: envString('SVC_OPERATOR_NAMESPACE', 'default', env),
+    leaseName: envString('SVC_OPERATOR_LEASE', 'svc-operator', env),
+    buildConcurrency: envInt('SVC_BUILD_CONCURRENCY', 2, { min: 1, max: 100 }, env),
+    buildTimeoutSeconds: envInt('SVC_BUILD_TIMEOUT_SECONDS', 900, { min: 30 }, env),
+    internalApiUrl: envString(
+      'SVC_INTERNAL_API_URL',
+      'http://svc-apiserver.svc-system.svc:8000',
+      env,
+    ),
+    internalSecret: envString('SVC_INTERNAL_SECRET', 'dev-only-internal-secret', env),
+    publicApiUrl: envString('SVC_API_URL', 'http://127.0.0.1:8000', env),
+    vectorsUrl: envString('SVC_VECTORS_URL', 'http://127.0.0.1:8001', env),
+    agentDomain: envString('SVC_AGENT_DOMAIN', 'agents.localhost', env),
+    agentScheme: envString('SVC_AGENT_SCHEME', 'http', env),
+    images: {
+      builder: envString('SVC_BUILDER_IMAGE', `${repo}/builder:${version}`, env),
+      runnerPython: envString('SVC_RUNNER_PYTHON_IMAGE', `${repo}/runner-python:${version}`, env),
+      runnerNode: envString('SVC_RUNNER_NODE_IMAGE', `${repo}/runner-node:${version}`, env),
+      runnerBun: envString('SVC_RUNNER_BUN_IMAGE', `${repo}/runner-bun:${version}`, env),
+      imageBuilder: envString(
+        'SVC_IMAGE_BUILDER_IMAGE',
+        'gcr.io/kaniko-project/executor:v1.23.2',
+        env,
+      ),
+      trigger: envString('SVC_TRIGGER_IMAGE', 'curlimages/curl:8.10.1', env),
+    },
+    imageRegistry: envString('SVC_IMAGE_REGISTRY', 'registry.svc-system.svc:5000', env),
+    logLevel: envString('SVC_LOG_LEVEL', 'info', env),
+  };
+}

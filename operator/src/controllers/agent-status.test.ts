@@ -1,0 +1,151 @@
+import { describe, expect, it } from '@jest/globals';
+import type { Agent, AgentDeployment } from '../../../crds/src/index.js';
+import { agentStatusFor, agentUrl, cronFields, versionsOf } from './agent-status.js';
+
+function agent(spec: Partial<Agent['spec']> = {}): Agent {
+  return {
+    apiVersion: 'svc.dev/v1alpha1',
+    kind: 'Agent',
+    metadata: { name: 'a1', namespace: 'ns' },
+    spec: {
+      name: 'hello',
+      userId: 'u',
+      agentType: 'service',
+      tier: 'free',
+      runtime: 'python3.11',
+      memoryMb: 256,
+      idleTimeoutMinutes: 5,
+      keepAlive: false,
+      spawnEnabled: false,
+      allowedWorkers: [],
+      regions: ['local'],
+      desiredState: 'running',
+      updatedAt: '2026-01-01T00:00:00Z',
+      addressLabel: 'hello-abc123',
+      ...spec,
+    },
+  };
+}
+
+function deployment(
+  version: number,
+  state: string | undefined,
+  ephemeral = false,
+): AgentDeployment {
+  return {
+    apiVersion: 'svc.dev/v1alpha1',
+    kind: 'AgentDeployment',
+    metadata: { name: `d${version}` },
+    spec: {
+      agentId: 'a1',
+      version,
+      ephemeral,
+      config: { runtime: 'python3.11', agentType: 'service', memoryMb: 256, regions: ['local'] },
+    },
+    ...(state ? { status: { state: state as never } } : {}),
+  };
+}
+
+describe('versionsOf', () => {
+  it('finds the active, the rolling and the latest version, ignoring runs', () => {
+    const v = versionsOf([
+      deployment(1, 'superseded'),
+      deployment(2, 'active'),
+      deployment(3, 'deploying'),
+      deployment(9, 'active', true),
+    ]);
+    expect([v.active?.spec.version, v.rolling?.spec.version, v.latest?.spec.version]).toEqual([
+      2, 3, 3,
+    ]);
+  });
+});
+
+describe('agentStatusFor', () => {
+  const s = (deployments: AgentDeployment[], spec: Partial<Agent['spec']> = {}, lost = false) =>
+    agentStatusFor(agent(spec), versionsOf(deployments), lost);
+
+  it('follows the deployments', () => {
+    expect(s([])).toBe('pending');
+    expect(s([deployment(1, undefined)])).toBe('building');
+    expect(s([deployment(1, 'building')])).toBe('building');
+    expect(s([deployment(1, 'deploying')])).toBe('deploying');
+    expect(s([deployment(1, 'failed')])).toBe('failed');
+    expect(s([deployment(1, 'active')])).toBe('running');
+    expect(s([deployment(1, 'active'), deployment(2, 'deploying')])).toBe('deploying');
+    // A failed newer version leaves the active one serving.
+    expect(s([deployment(1, 'active'), deployment(2, 'failed')])).toBe('running');
+  });
+
+  it('follows the desired state and a lost workload', () => {
+    expect(s([deployment(1, 'active')], { desiredState: 'paused' })).toBe('paused');
+    expect(s([deployment(1, 'active')], { desiredState: 'archived' })).toBe('archived');
+    expect(s([deployment(1, 'active')], {}, true)).toBe('failed');
+  });
+});
+
+describe('agentUrl', () => {
+  it('is set only for a deployed service with an address', () => {
+    expect(agentUrl(agent(), true, 'https', 'agents.example')).toBe(
+      'https://hello-abc123.agents.example',
+    );
+    expect(agentUrl(agent(), false, 'https', 'agents.example')).toBeNull();
+    expect(agentUrl(agent({ agentType: 'job' }), true, 'https', 'agents.example')).toBeNull();
+  });
+});
+
+describe('cronFields', () => {
+  const now = new Date('2026-01-01T10:03:00Z');
+
+  it('has no next run without a schedule or while paused', () => {
+    expect(cronFields(agent(), undefined, now)).toEqual({
+      cronNextRunAt: null,
+      cronObservedSchedule: null,
+    });
+    expect(
+      cronFields(agent({ schedule: '*/10 * * * *', schedulePaused: true }), undefined, now)
+        .cronNextRunAt,
+    ).toBeNull();
+  });
+
+  it('computes the next run from now for a new expression', () => {
+    expect(cronFields(agent({ schedule: '*/10 * * * *' }), undefined, now)).toEqual({
+      cronNextRunAt: '2026-01-01T10:10:00.000Z',
+      cronObservedSchedule: '*/10 * * * *',
+    });
+    const previous = {
+      cronNextRunAt: '2026-01-01T11:00:00.000Z',
+      cronObservedSchedule: '0 * * * *',
+    };
+    expect(cronFields(agent({ schedule: '*/10 * * * *' }), previous, now).cronNextRunAt).toBe(
+      '2026-01-01T10:10:00.000Z',
+    );
+  });
+
+  it('does not move the next run for the same expression', () => {
+    const previous = {
+      cronNextRunAt: '2026-01-01T11:00:00.000Z',
+      cronObservedSchedule: '0 * * * *',
+    };
+    expect(cronFields(agent({ schedule: '0 * * * *' }), previous, now).cronNextRunAt).toBe(
+      '2026-01-01T11:00:00.000Z',
+    );
+  });
+
+  it('counts from the resume after a pause, never backfilling', () => {
+    const spec = { schedule: '*/10 * * * *', scheduleResumedAt: '2026-01-01T10:01:00Z' };
+    const pausedBefore = { cronNextRunAt: null, cronObservedSchedule: '*/10 * * * *' };
+    expect(cronFields(agent(spec), pausedBefore, now).cronNextRunAt).toBe(
+      '2026-01-01T10:10:00.000Z',
+    );
+  });
+
+  it('moves on once the stored run has passed', () => {
+    const previous = {
+      cronNextRunAt: '2026-01-01T10:00:00.000Z',
+      cronObservedSchedule: '*/10 * * * *',
+    };
+    expect(cronFields(agent({ schedule: '*/10 * * * *' }), previous, now).cronNextRunAt).toBe(
+      '2026-01-01T10:10:00.000Z',
+    );
+  });
+});

@@ -1,0 +1,182 @@
+/**
+ * Reconciles an Agent into what runs it: for a `service`, the workload that
+ * serves its newest built version (scaled to zero when stopped, or idle past
+ * `idle_timeout_minutes` unless `keep_alive`); for a schedule, the CronJob
+ * (suspended while paused); nothing at all once archived. Then writes the
+ * status the contract reports. A workload that disappears on its own is not
+ * recreated: the agent becomes `failed` with `app_lost_on_provider` until a
+ * redeploy, which restores it with the same code, secrets and address.
+ */
+import { ANNOTATIONS, type Agent, type AgentStatusBlock } from '../../../crds/src/index.js';
+import type { Logger } from '../../../common/logger.js';
+import { isTrue, setCondition } from '../conditions.js';
+import type { OperatorConfig } from '../config.js';
+import type { ServingStatus, WorkloadDriver } from '../drivers/driver.js';
+import type { Resources } from '../resources.js';
+import type { ReconcileResult } from '../runtime/index.js';
+import { agentStatusFor, agentUrl, cronFields, versionsOf, type Versions } from './agent-status.js';
+import type { ClusterView } from './views.js';
+
+const LOST_MESSAGE =
+  'The compute plane has no app for this agent. Its code, secrets and address are kept; redeploy to restore it.';
+
+/** The Agent reconciler. */
+export class AgentController {
+  constructor(
+    private readonly deps: {
+      resources: Resources;
+      driver: WorkloadDriver;
+      view: ClusterView;
+      cfg: Pick<OperatorConfig, 'agentDomain' | 'agentScheme'>;
+      enqueueDeployment: (namespace: string, name: string) => void;
+      log: Logger;
+      now?: () => Date;
+    },
+  ) {}
+
+  /** Reconciles `namespace/name`. */
+  async reconcile(namespace: string, name: string): Promise<ReconcileResult> {
+    const agent = await this.deps.resources.get('Agent', namespace, name);
+    if (!agent || agent.metadata.deletionTimestamp) return;
+    const now = this.deps.now?.() ?? new Date();
+    const deployments = this.deps.view.deploymentsOf(namespace, name);
+    const versions = versionsOf(deployments);
+    const { driver } = this.deps;
+    const desired = agent.spec.desiredState;
+    let conditions = agent.status?.conditions;
+    let lost = false;
+    let requeueAfter: number | undefined;
+
+    const serving = versions.rolling ?? versions.active;
+    if (desired === 'archived') {
+      await driver.removeService(agent);
+      await driver.removeSchedule(agent);
+      conditions = setCondition(
+        conditions,
+        {
+          type: 'WorkloadAvailable',
+          status: 'False',
+          reason: 'Archived',
+          message: 'The agent is archived.',
+          observedGeneration: agent.metadata.generation,
+        },
+        now,
+      );
+    } else if (serving) {
+      if (agent.spec.agentType === 'service') {
+        const current = await driver.serviceStatus(agent);
+        lost = this.isLost(agent, versions, current);
+        if (!lost) {
+          const idle = this.idleFor(agent, versions, now);
+          const replicas = desired === 'paused' || idle.idle ? 0 : 1;
+          if (replicas === 1 && idle.remainingMs !== null) requeueAfter = idle.remainingMs;
+          await driver.applyService(agent, serving, replicas);
+          const after = await driver.serviceStatus(agent);
+          const available =
+            after.exists && after.ready && after.deploymentId === serving.metadata.name;
+          conditions = setCondition(
+            conditions,
+            {
+              type: 'WorkloadAvailable',
+              status: available ? 'True' : 'False',
+              reason: available ? (replicas === 0 ? 'ScaledToZero' : 'Available') : 'RollingOut',
+              message: available
+                ? `Serving version ${serving.spec.version}.`
+                : `Rolling out version ${serving.spec.version}.`,
+              observedGeneration: agent.metadata.generation,
+            },
+            now,
+          );
+          // The deployment being rolled out moves on when its workload is ready.
+          if (versions.rolling)
+            this.deps.enqueueDeployment(namespace, versions.rolling.metadata.name ?? '');
+        }
+      }
+      if (!lost && agent.spec.schedule) {
+        await driver.applySchedule(
+          agent,
+          serving,
+          desired === 'paused' || Boolean(agent.spec.schedulePaused),
+        );
+      } else {
+        await driver.removeSchedule(agent);
+      }
+    }
+
+    const status = agentStatusFor(agent, versions, lost);
+    const deployed = Boolean(versions.active) && desired !== 'archived' && !lost;
+    const cron = cronFields(agent, agent.status, now);
+    if (cron.cronNextRunAt) {
+      const untilNext = new Date(cron.cronNextRunAt).getTime() - now.getTime() + 1000;
+      requeueAfter = Math.min(requeueAfter ?? untilNext, untilNext);
+    }
+    conditions = setCondition(
+      conditions,
+      {
+        type: 'Ready',
+        status: status === 'running' ? 'True' : 'False',
+        reason: status,
+        message: lost ? LOST_MESSAGE : `The agent is ${status}.`,
+        observedGeneration: agent.metadata.generation,
+      },
+      now,
+    );
+    const next: AgentStatusBlock = {
+      ...agent.status,
+      ...cron,
+      observedGeneration: agent.metadata.generation,
+      conditions,
+      status,
+      deployed,
+      url: agentUrl(agent, deployed, this.deps.cfg.agentScheme, this.deps.cfg.agentDomain),
+      activeVersion: versions.active?.spec.version ?? null,
+      activeDeploymentId: versions.active?.metadata.name ?? null,
+      failureMessage: lost ? LOST_MESSAGE : null,
+      regionsTotal: agent.spec.regions.length,
+      regionsReady: deployed ? agent.spec.regions.length : 0,
+    };
+    if (lost) next.failureCode = 'app_lost_on_provider';
+    else delete next.failureCode;
+    if (JSON.stringify(next) !== JSON.stringify(agent.status)) {
+      await this.deps.resources.writeStatus('Agent', agent, next);
+    }
+    return requeueAfter === undefined ? undefined : { requeueAfter: Math.max(requeueAfter, 1000) };
+  }
+
+  /**
+   * The workload of the active version vanished by itself: it was available
+   * before, nothing newer is rolling out, and the agent was not archived.
+   */
+  private isLost(agent: Agent, versions: Versions, current: ServingStatus): boolean {
+    if (versions.rolling || current.exists || !versions.active) return false;
+    const wasServing =
+      isTrue(agent.status?.conditions, 'WorkloadAvailable') &&
+      agent.status?.activeDeploymentId === versions.active.metadata.name;
+    const stillLost =
+      agent.status?.failureCode === 'app_lost_on_provider' &&
+      agent.status.activeVersion === versions.active.spec.version;
+    return wasServing || stillLost;
+  }
+
+  /** Whether a service has been idle past its timeout, and if not, for how much longer it may be. */
+  private idleFor(
+    agent: Agent,
+    versions: Versions,
+    now: Date,
+  ): { idle: boolean; remainingMs: number | null } {
+    if (agent.spec.keepAlive || agent.spec.idleTimeoutMinutes <= 0)
+      return { idle: false, remainingMs: null };
+    const marks = [
+      agent.metadata.annotations?.[ANNOTATIONS.lastActivity],
+      versions.active?.status?.deployedAt ?? undefined,
+      versions.rolling ? now.toISOString() : undefined,
+    ]
+      .filter((v): v is string => Boolean(v))
+      .map((v) => new Date(v).getTime());
+    const last = marks.length > 0 ? Math.max(...marks) : now.getTime();
+    const remaining = last + agent.spec.idleTimeoutMinutes * 60_000 - now.getTime();
+    return remaining <= 0
+      ? { idle: true, remainingMs: null }
+      : { idle: false, remainingMs: remaining };
+  }
+}

@@ -1,0 +1,31 @@
+/** Reconciles a Workspace: its `agentCount` is the number of agents that declare it. */
+import type { Resources } from '../resources.js';
+import type { ReconcileResult } from '../runtime/index.js';
+import type { ClusterView } from './views.js';
+
+/** The Workspace reconciler. */
+export class WorkspaceController {
+  constructor(private readonly deps: { resources: Resources; view: ClusterView }) {}
+
+  /** Reconciles `namespace/name`. */
+  async reconcile(namespace: string, name: string): Promise<ReconcileResult> {
+    const workspace = await this.deps.resources.get('Workspace', namespace, name);
+    if (!workspace || workspace.metadata.deletionTimestamp) return;
+    const agentCount = this.deps.view
+      .agentsIn(namespace)
+      .filter(
+        (a) => !a.metadata.deletionTimestamp && a.spec.workspaceName === workspace.spec.name,
+      ).length;
+    if (
+      workspace.status?.agentCount === agentCount &&
+      workspace.status.observedGeneration === workspace.metadata.generation
+    )
+      return;
+    await this.deps.resources.writeStatus('Workspace', workspace, {
+      ...workspace.status,
+      agentCount,
+      observedGeneration: workspace.metadata.generation,
+    });
+    return;
+  }
+}

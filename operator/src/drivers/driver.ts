@@ -1,0 +1,53 @@
+/**
+ * What the reconcilers ask of the place agents run. Two implementations:
+ * `kubernetes` (Deployments, Services, Jobs, CronJobs) and `local` (child
+ * processes, for the single-machine platform). Every method is idempotent:
+ * calling it again with the same arguments changes nothing.
+ */
+import type { Agent, AgentDeployment } from '../../../crds/src/index.js';
+
+/** Progress of a build or a run. */
+export interface TaskStatus {
+  phase: 'missing' | 'pending' | 'running' | 'succeeded' | 'failed';
+  /** Why it failed, in the builder's or interpreter's own words when available. */
+  message?: string;
+  startedAt?: string;
+  finishedAt?: string;
+  imageSizeMb?: number;
+}
+
+/** What serves a `service` agent now. */
+export interface ServingStatus {
+  exists: boolean;
+  /** The deployment the workload runs. */
+  deploymentId: string | null;
+  desiredReplicas: number;
+  /** The workload runs `deploymentId` and is available (or scaled to zero on purpose). */
+  ready: boolean;
+  /** The rollout gave up (for instance, never became healthy), with the reason. */
+  failed: string | null;
+}
+
+/** A place where agents are built and run. */
+export interface WorkloadDriver {
+  /** Starts the deployment's build. */
+  startBuild(agent: Agent, deployment: AgentDeployment): Promise<void>;
+  /** The build's progress. */
+  buildStatus(deployment: AgentDeployment): Promise<TaskStatus>;
+  /** Stops the build, if any. */
+  cancelBuild(deployment: AgentDeployment): Promise<void>;
+  /** Serves `deployment` of a service agent with `replicas` instances (0: stopped or idle). */
+  applyService(agent: Agent, deployment: AgentDeployment, replicas: number): Promise<void>;
+  /** What serves the agent now. */
+  serviceStatus(agent: Agent): Promise<ServingStatus>;
+  /** Removes what serves the agent (archive). */
+  removeService(agent: Agent): Promise<void>;
+  /** Fires the agent's schedule, suspended or not. */
+  applySchedule(agent: Agent, serving: AgentDeployment, suspend: boolean): Promise<void>;
+  /** Removes the schedule. */
+  removeSchedule(agent: Agent): Promise<void>;
+  /** Starts a run (an ephemeral deployment) of the serving version. */
+  startRun(agent: Agent, run: AgentDeployment, serving: AgentDeployment): Promise<void>;
+  /** The run's progress. */
+  runStatus(run: AgentDeployment): Promise<TaskStatus>;
+}

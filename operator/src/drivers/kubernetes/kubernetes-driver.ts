@@ -1,0 +1,205 @@
+/**
+ * The `kubernetes` workload driver: builds are Jobs, services are
+ * Deployments behind Services, runs are Jobs, schedules are CronJobs. Objects
+ * are written with server-side apply under the field manager `svc-operator`,
+ * so applying the same desired object twice is a no-op.
+ */
+import {
+  AppsV1Api,
+  BatchV1Api,
+  CoreV1Api,
+  KubernetesObjectApi,
+  PatchStrategy,
+  type KubeConfig,
+  type KubernetesObject,
+  type V1Job,
+} from '@kubernetes/client-node';
+import {
+  ANNOTATIONS,
+  LABELS,
+  OBJECT_NAMES,
+  type Agent,
+  type AgentDeployment,
+} from '../../../../crds/src/index.js';
+import type { OperatorConfig } from '../../config.js';
+import type { ServingStatus, TaskStatus, WorkloadDriver } from '../driver.js';
+import { agentService, buildJob, runJob, scheduleCronJob, serviceDeployment } from './workloads.js';
+
+const FIELD_MANAGER = 'svc-operator';
+
+function notFound(err: unknown): boolean {
+  return (err as { code?: number }).code === 404;
+}
+
+/** Reads a Job's progress; the message of a failure comes from its Failed condition. */
+export function jobStatus(job: V1Job | null): TaskStatus {
+  if (!job) return { phase: 'missing' };
+  const conditions = job.status?.conditions ?? [];
+  const failed = conditions.find((c) => c.type === 'Failed' && c.status === 'True');
+  const complete = conditions.find((c) => c.type === 'Complete' && c.status === 'True');
+  const startedAt = job.status?.startTime
+    ? new Date(job.status.startTime).toISOString()
+    : undefined;
+  const finishedAt = job.status?.completionTime
+    ? new Date(job.status.completionTime).toISOString()
+    : undefined;
+  if (failed) {
+    return {
+      phase: 'failed',
+      message: failed.message || failed.reason || 'the job failed',
+      startedAt,
+      finishedAt:
+        finishedAt ??
+        (failed.lastTransitionTime ? new Date(failed.lastTransitionTime).toISOString() : undefined),
+    };
+  }
+  if (complete || (job.status?.succeeded ?? 0) > 0)
+    return { phase: 'succeeded', startedAt, finishedAt };
+  if ((job.status?.active ?? 0) > 0) return { phase: 'running', startedAt };
+  return { phase: 'pending' };
+}
+
+/** The driver for a real cluster. */
+export class KubernetesDriver implements WorkloadDriver {
+  private readonly objects: KubernetesObjectApi;
+  private readonly apps: AppsV1Api;
+  private readonly batch: BatchV1Api;
+  private readonly core: CoreV1Api;
+
+  constructor(
+    kc: KubeConfig,
+    private readonly cfg: OperatorConfig,
+  ) {
+    this.objects = KubernetesObjectApi.makeApiClient(kc);
+    this.apps = kc.makeApiClient(AppsV1Api);
+    this.batch = kc.makeApiClient(BatchV1Api);
+    this.core = kc.makeApiClient(CoreV1Api);
+  }
+
+  private async apply(object: KubernetesObject): Promise<void> {
+    await this.objects.patch(
+      object,
+      undefined,
+      undefined,
+      FIELD_MANAGER,
+      true,
+      PatchStrategy.ServerSideApply,
+    );
+  }
+
+  private async readJob(namespace: string, name: string): Promise<V1Job | null> {
+    try {
+      return await this.batch.readNamespacedJob({ namespace, name });
+    } catch (err) {
+      if (notFound(err)) return null;
+      throw err;
+    }
+  }
+
+  private async deleteIgnoringMissing(remove: () => Promise<unknown>): Promise<void> {
+    try {
+      await remove();
+    } catch (err) {
+      if (!notFound(err)) throw err;
+    }
+  }
+
+  async startBuild(_agent: Agent, deployment: AgentDeployment): Promise<void> {
+    await this.apply(buildJob(deployment, this.cfg));
+  }
+
+  async buildStatus(deployment: AgentDeployment): Promise<TaskStatus> {
+    const name = OBJECT_NAMES.buildJob(deployment.metadata.name ?? '');
+    return jobStatus(await this.readJob(deployment.metadata.namespace ?? '', name));
+  }
+
+  async cancelBuild(deployment: AgentDeployment): Promise<void> {
+    const name = OBJECT_NAMES.buildJob(deployment.metadata.name ?? '');
+    await this.deleteIgnoringMissing(() =>
+      this.batch.deleteNamespacedJob({
+        namespace: deployment.metadata.namespace ?? '',
+        name,
+        propagationPolicy: 'Background',
+      }),
+    );
+  }
+
+  async applyService(agent: Agent, deployment: AgentDeployment, replicas: number): Promise<void> {
+    await this.apply(serviceDeployment(agent, deployment, this.cfg, replicas));
+    await this.apply(agentService(agent));
+  }
+
+  async serviceStatus(agent: Agent): Promise<ServingStatus> {
+    const name = OBJECT_NAMES.workload(agent.metadata.name ?? '');
+    let workload;
+    try {
+      workload = await this.apps.readNamespacedDeployment({
+        namespace: agent.metadata.namespace ?? '',
+        name,
+      });
+    } catch (err) {
+      if (notFound(err))
+        return {
+          exists: false,
+          deploymentId: null,
+          desiredReplicas: 0,
+          ready: false,
+          failed: null,
+        };
+      throw err;
+    }
+    const desired = workload.spec?.replicas ?? 1;
+    const status = workload.status ?? {};
+    const rolledOut =
+      (status.observedGeneration ?? 0) >= (workload.metadata?.generation ?? 0) &&
+      (status.updatedReplicas ?? 0) >= desired &&
+      (status.replicas ?? 0) <= desired;
+    const progressing = status.conditions?.find((c) => c.type === 'Progressing');
+    const failed =
+      progressing?.status === 'False'
+        ? (progressing.message ?? progressing.reason ?? 'rollout failed')
+        : null;
+    return {
+      exists: true,
+      deploymentId: workload.metadata?.annotations?.[ANNOTATIONS.deploymentId] ?? null,
+      desiredReplicas: desired,
+      ready:
+        desired === 0
+          ? rolledOut || (status.replicas ?? 0) === 0
+          : rolledOut && (status.availableReplicas ?? 0) >= 1,
+      failed,
+    };
+  }
+
+  async removeService(agent: Agent): Promise<void> {
+    const namespace = agent.metadata.namespace ?? '';
+    const name = OBJECT_NAMES.workload(agent.metadata.name ?? '');
+    await this.deleteIgnoringMissing(() =>
+      this.apps.deleteNamespacedDeployment({ namespace, name }),
+    );
+    await this.deleteIgnoringMissing(() => this.core.deleteNamespacedService({ namespace, name }));
+  }
+
+  async applySchedule(agent: Agent, serving: AgentDeployment, suspend: boolean): Promise<void> {
+    await this.apply(scheduleCronJob(agent, serving, this.cfg, suspend));
+  }
+
+  async removeSchedule(agent: Agent): Promise<void> {
+    const name = OBJECT_NAMES.cronJob(agent.metadata.name ?? '');
+    await this.deleteIgnoringMissing(() =>
+      this.batch.deleteNamespacedCronJob({ namespace: agent.metadata.namespace ?? '', name }),
+    );
+  }
+
+  async startRun(agent: Agent, run: AgentDeployment, serving: AgentDeployment): Promise<void> {
+    await this.apply(runJob(agent, run, serving, this.cfg));
+  }
+
+  async runStatus(run: AgentDeployment): Promise<TaskStatus> {
+    const name = OBJECT_NAMES.runJob(run.metadata.name ?? '');
+    return jobStatus(await this.readJob(run.metadata.namespace ?? '', name));
+  }
+}
+
+/** The label selector of what the operator manages. */
+export const MANAGED_SELECTOR = `${LABELS.managedBy}=svc-operator`;

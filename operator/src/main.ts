@@ -1,0 +1,48 @@
+/**
+ * Entry point of the operator: reads its configuration, and reconciles only
+ * while it holds the leader Lease, so two replicas never act at once. Stops
+ * cleanly on SIGTERM or SIGINT, releasing the Lease.
+ */
+import { KubeConfig } from '@kubernetes/client-node';
+import { createLogger } from '../../common/logger.js';
+import { loadOperatorConfig } from './config.js';
+import { KubernetesDriver } from './drivers/kubernetes/kubernetes-driver.js';
+import { OperatorManager } from './manager.js';
+import { LeaderElector } from './runtime/index.js';
+
+const cfg = loadOperatorConfig();
+const log = createLogger('operator', cfg.logLevel);
+const kc = new KubeConfig();
+if (cfg.kubeconfig) kc.loadFromFile(cfg.kubeconfig);
+else kc.loadFromDefault();
+
+let manager: OperatorManager | undefined;
+const elector = new LeaderElector({
+  kubeConfig: kc,
+  namespace: cfg.leaseNamespace,
+  name: cfg.leaseName,
+  logger: log,
+  onStartedLeading: () => {
+    manager = new OperatorManager({ kc, cfg, driver: new KubernetesDriver(kc, cfg), log });
+    manager.start().then(
+      () => log.info('reconciling'),
+      (err: unknown) => log.error('operator failed to start', { err }),
+    );
+  },
+  onStoppedLeading: () => {
+    const stopping = manager;
+    manager = undefined;
+    void stopping?.stop();
+  },
+});
+elector.start();
+console.log(JSON.stringify({ ready: 'operator', identity: elector.identity }));
+
+async function shutdown(signal: string): Promise<void> {
+  log.info('shutting down', { signal });
+  await manager?.stop();
+  await elector.stop();
+  process.exit(0);
+}
+process.once('SIGTERM', () => void shutdown('SIGTERM'));
+process.once('SIGINT', () => void shutdown('SIGINT'));

@@ -1,0 +1,298 @@
+/** The work queue's guarantees, with real timers and short delays; no cluster needed. */
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createLogger } from '../../../common/logger.js';
+import {
+  backoffDelay,
+  WorkQueue,
+  type ReconcileResult,
+  type WorkQueueOptions,
+} from './work-queue.js';
+
+const queues: WorkQueue[] = [];
+
+/** A queue with a silent logger, stopped after each test. */
+function newQueue(options: WorkQueueOptions = {}): WorkQueue {
+  const queue = new WorkQueue({ logger: createLogger('test', 'silent'), ...options });
+  queues.push(queue);
+  return queue;
+}
+
+afterEach(async () => {
+  await Promise.all(queues.splice(0).map((queue) => queue.stop()));
+});
+
+/** A promise with its resolve function, to hold handlers mid-run. */
+function gate(): { promise: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const promise = new Promise<void>((resolve) => (open = resolve));
+  return { promise, open };
+}
+
+/** Polls until `check` holds, failing after `ms`. */
+async function until(check: () => boolean, ms = 2000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await sleep(2);
+  }
+}
+
+describe('backoffDelay', () => {
+  const options = { baseDelayMs: 200, maxDelayMs: 60_000, jitter: 0.1 };
+
+  it('doubles from the base delay per failure and stops at the cap', () => {
+    const exact = (n: number) => backoffDelay(n, options, () => 0.5);
+    expect([1, 2, 3, 4, 5].map(exact)).toEqual([200, 400, 800, 1600, 3200]);
+    expect(exact(9)).toBe(51_200);
+    expect(exact(10)).toBe(60_000);
+    expect(exact(10_000)).toBe(60_000);
+  });
+
+  it('spreads delays by the jitter fraction without exceeding the cap', () => {
+    expect(backoffDelay(3, options, () => 0)).toBe(720);
+    expect(backoffDelay(3, options, () => 0.999999)).toBe(880);
+    expect(backoffDelay(20, options, () => 0.999999)).toBe(60_000);
+    expect(backoffDelay(20, options, () => 0)).toBe(54_000);
+  });
+});
+
+describe('WorkQueue', () => {
+  it('processes each added key once and then is idle', async () => {
+    const queue = newQueue();
+    const seen: string[] = [];
+    queue.add('ns/a');
+    queue.add('ns/b');
+    queue.start(async (key) => {
+      seen.push(key);
+    });
+    await queue.idle();
+    expect(seen).toEqual(['ns/a', 'ns/b']);
+    expect(queue.length).toBe(0);
+  });
+
+  it('ignores adds of a key that is already queued', async () => {
+    const queue = newQueue();
+    const seen: string[] = [];
+    for (let i = 0; i < 5; i++) queue.add('ns/a');
+    queue.add('ns/b');
+    expect(queue.length).toBe(2);
+    queue.start(async (key) => {
+      seen.push(key);
+    });
+    await queue.idle();
+    expect(seen).toEqual(['ns/a', 'ns/b']);
+  });
+
+  it('never runs one key on two workers, and re-runs a key added mid-run exactly once', async () => {
+    const queue = newQueue();
+    const hold = gate();
+    let running = 0;
+    let maxRunning = 0;
+    let runs = 0;
+    queue.start(
+      async () => {
+        runs += 1;
+        running += 1;
+        maxRunning = Math.max(maxRunning, running);
+        if (runs === 1) await hold.promise;
+        running -= 1;
+      },
+      { concurrency: 4 },
+    );
+    queue.add('ns/a');
+    await until(() => runs === 1);
+    for (let i = 0; i < 10; i++) queue.add('ns/a');
+    // Still one run: the adds only marked the key dirty.
+    await sleep(20);
+    expect(runs).toBe(1);
+    hold.open();
+    await queue.idle();
+    expect(runs).toBe(2);
+    expect(maxRunning).toBe(1);
+  });
+
+  it('runs different keys concurrently up to the concurrency limit', async () => {
+    const queue = newQueue();
+    const hold = gate();
+    const started: string[] = [];
+    let running = 0;
+    let maxRunning = 0;
+    queue.start(
+      async (key) => {
+        started.push(key);
+        running += 1;
+        maxRunning = Math.max(maxRunning, running);
+        await hold.promise;
+        running -= 1;
+      },
+      { concurrency: 3 },
+    );
+    for (const key of ['a', 'b', 'c', 'd', 'e', 'f']) queue.add(`ns/${key}`);
+    await until(() => started.length === 3);
+    await sleep(20);
+    expect(started).toEqual(['ns/a', 'ns/b', 'ns/c']);
+    expect(queue.length).toBe(3);
+    hold.open();
+    await queue.idle();
+    expect(started).toHaveLength(6);
+    expect(maxRunning).toBe(3);
+  });
+
+  it('retries a failing key with growing delays, then forgets the failures on success', async () => {
+    const queue = newQueue({ backoff: { baseDelayMs: 20, jitter: 0 } });
+    const times: number[] = [];
+    const retriesSeen: number[] = [];
+    queue.start(async (key) => {
+      times.push(performance.now());
+      retriesSeen.push(queue.retries(key));
+      if (times.length <= 4) throw new Error('not yet');
+    });
+    queue.add('ns/a');
+    await queue.idle();
+    expect(times).toHaveLength(5);
+    expect(retriesSeen).toEqual([0, 1, 2, 3, 4]);
+    const gaps = times.slice(1).map((t, i) => t - (times[i] as number));
+    // Timers never fire early (allow 2 ms of clock rounding), so each gap is at least the
+    // doubled delay; the upper bound is loose for loaded machines.
+    [20, 40, 80, 160].forEach((expected, i) => {
+      expect(gaps[i]).toBeGreaterThanOrEqual(expected - 2);
+      expect(gaps[i]).toBeLessThan(expected + 250);
+    });
+    expect(queue.retries('ns/a')).toBe(0);
+  });
+
+  it('starts the backoff over after a success', async () => {
+    const queue = newQueue({ backoff: { baseDelayMs: 30, jitter: 0 } });
+    const outcomes = ['fail', 'fail', 'ok', 'fail', 'ok'];
+    const retriesSeen: number[] = [];
+    const times: number[] = [];
+    queue.start(async (key) => {
+      retriesSeen.push(queue.retries(key));
+      times.push(performance.now());
+      if (outcomes[times.length - 1] === 'fail') throw new Error('boom');
+    });
+    queue.add('ns/a');
+    await until(() => times.length === 3);
+    await queue.idle();
+    queue.add('ns/a');
+    await until(() => times.length === 5);
+    await queue.idle();
+    // The delay is a function of the failure count (see backoffDelay), which the success
+    // reset: the failure after it waited the base delay again, not 120 ms.
+    expect(retriesSeen).toEqual([0, 1, 2, 0, 1]);
+    expect((times[4] as number) - (times[3] as number)).toBeGreaterThanOrEqual(28);
+    expect(queue.retries('ns/a')).toBe(0);
+  });
+
+  it('counts a handler that throws synchronously as a failure', async () => {
+    const queue = newQueue({ backoff: { baseDelayMs: 5, jitter: 0 } });
+    let runs = 0;
+    queue.start(((): Promise<ReconcileResult> => {
+      runs += 1;
+      if (runs === 1) throw new Error('sync throw');
+      return Promise.resolve();
+    }) as (key: string) => Promise<ReconcileResult>);
+    queue.add('ns/a');
+    await queue.idle();
+    expect(runs).toBe(2);
+  });
+
+  it('re-runs a dirty key at once even when its run failed', async () => {
+    const queue = newQueue({ backoff: { baseDelayMs: 10_000, jitter: 0 } });
+    const hold = gate();
+    let runs = 0;
+    queue.start(async () => {
+      runs += 1;
+      if (runs === 1) {
+        await hold.promise;
+        throw new Error('failed on the old state');
+      }
+    });
+    queue.add('ns/a');
+    await until(() => runs === 1);
+    queue.add('ns/a');
+    hold.open();
+    // No 10 s backoff: the change that arrived mid-run is looked at now.
+    await until(() => runs === 2, 1000);
+    await queue.idle();
+    expect(queue.retries('ns/a')).toBe(0);
+  });
+
+  it('runs a key again after requeueAfter', async () => {
+    const queue = newQueue();
+    const times: number[] = [];
+    queue.start(async () => {
+      times.push(performance.now());
+      return times.length === 1 ? { requeueAfter: 50 } : {};
+    });
+    queue.add('ns/a');
+    await queue.idle();
+    expect(times).toHaveLength(2);
+    expect((times[1] as number) - (times[0] as number)).toBeGreaterThanOrEqual(48);
+  });
+
+  it('lets a later add run a requeued key sooner, without an extra run at the requeue time', async () => {
+    const queue = newQueue();
+    let runs = 0;
+    queue.start(async () => {
+      runs += 1;
+      return runs === 1 ? { requeueAfter: 60_000 } : {};
+    });
+    queue.add('ns/a');
+    await until(() => runs === 1);
+    await sleep(5);
+    queue.add('ns/a');
+    // idle() would wait a minute if the delayed run were still pending.
+    await queue.idle();
+    expect(runs).toBe(2);
+  });
+
+  it('keeps the earlier of two delayed runs of one key', async () => {
+    const queue = newQueue();
+    const times: number[] = [];
+    const startedAt = performance.now();
+    queue.start(async () => {
+      times.push(performance.now() - startedAt);
+    });
+    queue.addAfter('ns/a', 60_000);
+    queue.addAfter('ns/a', 30);
+    queue.addAfter('ns/a', 5_000);
+    await queue.idle();
+    expect(times).toHaveLength(1);
+    expect(times[0]).toBeGreaterThanOrEqual(28);
+    expect(times[0]).toBeLessThan(1000);
+  });
+
+  it('waits for in-flight handlers on stop and ignores everything after', async () => {
+    const queue = newQueue({ backoff: { baseDelayMs: 5, jitter: 0 } });
+    const hold = gate();
+    const seen: string[] = [];
+    let finished = false;
+    queue.start(async (key) => {
+      seen.push(key);
+      if (key === 'ns/slow') {
+        await hold.promise;
+        finished = true;
+        throw new Error('would be retried');
+      }
+    });
+    queue.add('ns/slow');
+    await until(() => seen.length === 1);
+    queue.add('ns/queued');
+    queue.addAfter('ns/delayed', 10);
+    const stopped = queue.stop();
+    let stopResolved = false;
+    void stopped.then(() => (stopResolved = true));
+    await sleep(20);
+    expect(stopResolved).toBe(false);
+    hold.open();
+    await stopped;
+    expect(finished).toBe(true);
+    queue.add('ns/late');
+    await sleep(30);
+    expect(seen).toEqual(['ns/slow']);
+    expect(queue.length).toBe(0);
+    await queue.idle();
+  });
+});

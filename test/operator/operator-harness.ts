@@ -1,0 +1,170 @@
+/**
+ * Runs the real operator (manager, reconcilers, Kubernetes driver) in the
+ * test process against the harness's kube-apiserver and controller manager,
+ * and plays the kubelet: pods never run here (there is no node), so tests
+ * move them along by writing their status, as envtest users do.
+ */
+import {
+  AppsV1Api,
+  BatchV1Api,
+  CoreV1Api,
+  type KubeConfig,
+  type V1Pod,
+} from '@kubernetes/client-node';
+import { createLogger } from '../../common/logger.js';
+import { loadOperatorConfig, type OperatorConfig } from '../../operator/src/config.js';
+import { KubernetesDriver } from '../../operator/src/drivers/kubernetes/kubernetes-driver.js';
+import { OperatorManager } from '../../operator/src/manager.js';
+
+/** A running operator. */
+export interface RunningOperator {
+  manager: OperatorManager;
+  cfg: OperatorConfig;
+  stop(): Promise<void>;
+}
+
+/** Starts the operator with test settings. */
+export async function startOperator(
+  kc: KubeConfig,
+  overrides: Partial<OperatorConfig> = {},
+): Promise<RunningOperator> {
+  const cfg: OperatorConfig = {
+    ...loadOperatorConfig({}),
+    internalApiUrl: 'http://svc-apiserver.test:8000',
+    agentDomain: 'agents.test',
+    ...overrides,
+  };
+  const manager = new OperatorManager({
+    kc,
+    cfg,
+    driver: new KubernetesDriver(kc, cfg),
+    log: createLogger('operator', 'silent'),
+    concurrency: 4,
+  });
+  await manager.start();
+  return { manager, cfg, stop: () => manager.stop() };
+}
+
+/** Polls `read` until `accept` holds; returns the accepted value. */
+export async function eventually<T>(
+  read: () => Promise<T>,
+  accept: (value: T) => boolean,
+  what: string,
+  timeoutMs = 30_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: T | undefined;
+  for (;;) {
+    try {
+      last = await read();
+      if (accept(last)) return last;
+    } catch (err) {
+      if ((err as { code?: number }).code !== 404) throw err;
+    }
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out waiting for ${what}; last seen: ${JSON.stringify(last)?.slice(0, 800)}`,
+      );
+    await new Promise((r) => setTimeout(r, 150));
+  }
+}
+
+/** The pods matching `selector` in `namespace`, once at least one exists. */
+export async function podsOf(
+  kc: KubeConfig,
+  namespace: string,
+  selector: string,
+): Promise<V1Pod[]> {
+  const core = kc.makeApiClient(CoreV1Api);
+  return eventually(
+    async () => (await core.listNamespacedPod({ namespace, labelSelector: selector })).items,
+    (pods) => pods.length > 0,
+    `pods ${selector}`,
+  );
+}
+
+async function writePodStatus(kc: KubeConfig, pod: V1Pod, status: V1Pod['status']): Promise<void> {
+  const core = kc.makeApiClient(CoreV1Api);
+  const fresh = await core.readNamespacedPod({
+    namespace: pod.metadata?.namespace ?? '',
+    name: pod.metadata?.name ?? '',
+  });
+  await core.replaceNamespacedPodStatus({
+    namespace: pod.metadata?.namespace ?? '',
+    name: pod.metadata?.name ?? '',
+    body: { ...fresh, status },
+  });
+}
+
+/** Makes the pods of `selector` finish, as a kubelet would report it. */
+export async function finishPods(
+  kc: KubeConfig,
+  namespace: string,
+  selector: string,
+  outcome: { succeeded: boolean; message?: string },
+): Promise<void> {
+  const now = new Date();
+  for (const pod of await podsOf(kc, namespace, selector)) {
+    const containers = pod.spec?.containers ?? [];
+    await writePodStatus(kc, pod, {
+      phase: outcome.succeeded ? 'Succeeded' : 'Failed',
+      startTime: now,
+      conditions: [{ type: 'Ready', status: 'False', reason: 'PodCompleted' }],
+      containerStatuses: containers.map((c) => ({
+        name: c.name,
+        image: c.image ?? '',
+        imageID: '',
+        ready: false,
+        restartCount: 0,
+        state: {
+          terminated: {
+            exitCode: outcome.succeeded ? 0 : 1,
+            reason: outcome.succeeded ? 'Completed' : 'Error',
+            message: outcome.message,
+            startedAt: now,
+            finishedAt: now,
+          },
+        },
+      })),
+    });
+  }
+}
+
+/** Makes the pods of `selector` running and ready, as a kubelet would report it. */
+export async function readyPods(
+  kc: KubeConfig,
+  namespace: string,
+  selector: string,
+): Promise<void> {
+  const now = new Date();
+  for (const pod of await podsOf(kc, namespace, selector)) {
+    await writePodStatus(kc, pod, {
+      phase: 'Running',
+      startTime: now,
+      podIP: '10.1.0.10',
+      conditions: [
+        { type: 'Initialized', status: 'True', lastTransitionTime: now },
+        { type: 'ContainersReady', status: 'True', lastTransitionTime: now },
+        { type: 'Ready', status: 'True', lastTransitionTime: now },
+      ],
+      containerStatuses: (pod.spec?.containers ?? []).map((c) => ({
+        name: c.name,
+        image: c.image ?? '',
+        imageID: '',
+        ready: true,
+        started: true,
+        restartCount: 0,
+        state: { running: { startedAt: now } },
+      })),
+    });
+  }
+}
+
+/** Typed clients for assertions. */
+export function clients(kc: KubeConfig) {
+  return {
+    apps: kc.makeApiClient(AppsV1Api),
+    batch: kc.makeApiClient(BatchV1Api),
+    core: kc.makeApiClient(CoreV1Api),
+  };
+}
