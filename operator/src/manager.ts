@@ -46,6 +46,8 @@ export interface ManagerOptions {
   log: Logger;
   concurrency?: number;
   now?: () => Date;
+  /** Only namespaces this accepts are reconciled (tests run operators side by side). Default: all. */
+  namespaces?: (namespace: string) => boolean;
 }
 
 /** The reconcilers, their informers and their queue. */
@@ -94,12 +96,13 @@ export class OperatorManager {
 
     const view = this.view();
     const resources = new Resources(kc);
+    const accept = opts.namespaces ?? (() => true);
     const enqueue = {
       agent: (namespace: string, agentId: string) =>
         this.queue.add(`Agent:${namespace}/${agentId}`),
       queuedDeployments: () => {
         for (const d of this.deployments.list()) {
-          if (stateOf(d) === 'queued' && !d.spec.ephemeral)
+          if (stateOf(d) === 'queued' && !d.spec.ephemeral && accept(d.metadata.namespace ?? ''))
             this.queue.add(keyOf('AgentDeployment', d));
         }
       },
@@ -138,8 +141,9 @@ export class OperatorManager {
   }
 
   private view(): ClusterView {
+    const accept = this.opts.namespaces ?? (() => true);
     return {
-      deployments: () => [...this.deployments.list()],
+      deployments: () => this.deployments.list().filter((d) => accept(d.metadata.namespace ?? '')),
       deploymentsOf: (namespace, agentId) =>
         this.deployments
           .list()
@@ -151,7 +155,14 @@ export class OperatorManager {
   }
 
   private wire(): void {
-    const q = this.queue;
+    const accept = this.opts.namespaces ?? (() => true);
+    const queue = this.queue;
+    const q = {
+      add: (key: string) => {
+        const namespace = key.slice(key.indexOf(':') + 1).split('/')[0] ?? '';
+        if (accept(namespace)) queue.add(key);
+      },
+    };
     const onAll = <T extends KubernetesObject>(
       informer: ResilientInformer<T>,
       cb: (obj: T) => void,

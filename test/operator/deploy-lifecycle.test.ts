@@ -34,8 +34,8 @@ let counter = 0;
 
 beforeAll(async () => {
   server = await startControlPlaneServer();
-  operator = await startOperator(server.kc);
   owner = await createCaller(server, { tier: 'starter' });
+  operator = await startOperator(server.kc, (ns) => ns === owner.namespace);
 });
 
 afterAll(async () => {

@@ -23,9 +23,10 @@ export interface RunningOperator {
   stop(): Promise<void>;
 }
 
-/** Starts the operator with test settings. */
+/** Starts the operator with test settings, reconciling only the namespaces `namespaces` accepts. */
 export async function startOperator(
   kc: KubeConfig,
+  namespaces: (namespace: string) => boolean,
   overrides: Partial<OperatorConfig> = {},
 ): Promise<RunningOperator> {
   const cfg: OperatorConfig = {
@@ -40,6 +41,7 @@ export async function startOperator(
     driver: new KubernetesDriver(kc, cfg),
     log: createLogger('operator', 'silent'),
     concurrency: 4,
+    namespaces,
   });
   await manager.start();
   return { manager, cfg, stop: () => manager.stop() };
