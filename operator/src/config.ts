@@ -11,6 +11,9 @@ export interface OperatorConfig {
   /** Namespace of the leader-election Lease. */
   leaseNamespace: string;
   leaseName: string;
+  leaseDurationSeconds: number;
+  /** Only these namespaces are reconciled; empty means all. */
+  namespaces: string[];
   /** Builds running at once; more wait `queued` with a queue_position. */
   buildConcurrency: number;
   /** A build taking longer fails. */
@@ -46,6 +49,11 @@ export function loadOperatorConfig(env = process.env): OperatorConfig {
     kubeconfig: envOptional('KUBECONFIG', env),
     leaseNamespace: envString('SVC_OPERATOR_NAMESPACE', 'default', env),
     leaseName: envString('SVC_OPERATOR_LEASE', 'svc-operator', env),
+    leaseDurationSeconds: envInt('SVC_OPERATOR_LEASE_SECONDS', 15, { min: 2, max: 300 }, env),
+    namespaces: envString('SVC_OPERATOR_NAMESPACES', '', env)
+      .split(',')
+      .map((n) => n.trim())
+      .filter(Boolean),
     buildConcurrency: envInt('SVC_BUILD_CONCURRENCY', 2, { min: 1, max: 100 }, env),
     buildTimeoutSeconds: envInt('SVC_BUILD_TIMEOUT_SECONDS', 900, { min: 30 }, env),
     internalApiUrl: envString(

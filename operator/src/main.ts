@@ -21,9 +21,17 @@ const elector = new LeaderElector({
   kubeConfig: kc,
   namespace: cfg.leaseNamespace,
   name: cfg.leaseName,
+  leaseDurationSeconds: cfg.leaseDurationSeconds,
   logger: log,
   onStartedLeading: () => {
-    manager = new OperatorManager({ kc, cfg, driver: new KubernetesDriver(kc, cfg), log });
+    const only = new Set(cfg.namespaces);
+    manager = new OperatorManager({
+      kc,
+      cfg,
+      driver: new KubernetesDriver(kc, cfg),
+      log,
+      namespaces: only.size > 0 ? (namespace) => only.has(namespace) : undefined,
+    });
     manager.start().then(
       () => log.info('reconciling'),
       (err: unknown) => log.error('operator failed to start', { err }),

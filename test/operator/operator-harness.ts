@@ -28,6 +28,7 @@ export async function startOperator(
   kc: KubeConfig,
   namespaces: (namespace: string) => boolean,
   overrides: Partial<OperatorConfig> = {},
+  now?: () => Date,
 ): Promise<RunningOperator> {
   const cfg: OperatorConfig = {
     ...loadOperatorConfig({}),
@@ -42,6 +43,7 @@ export async function startOperator(
     log: createLogger('operator', 'silent'),
     concurrency: 4,
     namespaces,
+    now,
   });
   await manager.start();
   return { manager, cfg, stop: () => manager.stop() };
