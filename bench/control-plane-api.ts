@@ -14,9 +14,9 @@ import { MongoClient } from 'mongodb';
 import { AccountService } from '../apiserver/src/accounts/account-service.js';
 import { collections, ensureIndexes } from '../apiserver/src/store/database.js';
 import { startControlPlane } from '../hack/control-plane/index.js';
-import { freePort } from '../hack/lib/ports.js';
+import { freePort } from '../common/ports.js';
 import { httpOk } from '../hack/lib/probe.js';
-import { ProcessGroup } from '../hack/lib/processes.js';
+import { ProcessGroup } from '../common/processes.js';
 import { repoRoot } from '../hack/lib/paths.js';
 
 const [creates = 300, reads = 3000, concurrency = 16] = process.argv.slice(2).map(Number);

@@ -21,7 +21,7 @@ import {
 } from '../crds/src/index.js';
 import { startControlPlane } from '../hack/control-plane/index.js';
 import { repoRoot } from '../hack/lib/paths.js';
-import { ProcessGroup } from '../hack/lib/processes.js';
+import { ProcessGroup } from '../common/processes.js';
 
 const total = Number(process.argv[2] ?? 1000);
 const dir = await mkdtemp(join(tmpdir(), 'svc-bench-operator-'));

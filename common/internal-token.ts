@@ -7,8 +7,12 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-/** What a token may do. */
-export type InternalPurpose = 'archive:read' | 'artifact:write' | 'artifact:read';
+/**
+ * What a token may do. The id a token is over is a deployment id, except for
+ * `logs:write` (the operator appending an agent's log lines), which is over the
+ * agent id.
+ */
+export type InternalPurpose = 'archive:read' | 'artifact:write' | 'artifact:read' | 'logs:write';
 
 /** The token for `purpose` on `deploymentId`. */
 export function internalToken(

@@ -12,6 +12,8 @@ import { AgentService } from './agents/agent-service.js';
 import { NameReservations } from './agents/name-reservations.js';
 import type { ApiServerConfig } from './config.js';
 import { createControlPlaneApp, type ControlPlaneDeps } from './control-plane/app.js';
+import { LogStore } from './logs/log-store.js';
+import { RunService } from './runs/run-service.js';
 import { kubernetesProbe, mongoProbe } from './probes.js';
 import { MongoWindowStore } from './rate-limit/mongo-window-store.js';
 import { ArchiveStore } from './deploy/archive-store.js';
@@ -74,6 +76,13 @@ export function controlPlaneDeps(
     deploy,
     deployments,
     internal,
+    logs: new LogStore(c.logs),
+    runs: new RunService({
+      agents,
+      deployments: deploy.deployments,
+      agentRepository,
+      payloads: c.runPayloads,
+    }),
     now,
   };
 }

@@ -10,6 +10,8 @@ export interface ApiServerConfig {
   host: string;
   /** Port of the control-plane front door (`/api/v1`). */
   controlPlanePort: number;
+  /** Port of the agent edge (`<name>-<6>.<agent_domain>`). */
+  edgePort: number;
   /** MongoDB connection string (FerretDB on one machine). */
   mongoUri: string;
   /** Kubeconfig path; unset means in-cluster or `~/.kube/config`. */
@@ -32,6 +34,7 @@ export function loadConfig(env = process.env): ApiServerConfig {
   return {
     host: envString('SVC_API_HOST', '127.0.0.1', env),
     controlPlanePort: envInt('SVC_API_PORT', 8000, { min: 0, max: 65535 }, env),
+    edgePort: envInt('SVC_EDGE_PORT', 8002, { min: 0, max: 65535 }, env),
     mongoUri: envString('MONGODB_URI', 'mongodb://127.0.0.1:27017/svc', env),
     kubeconfig: envOptional('KUBECONFIG', env),
     agentDomain: envString('SVC_AGENT_DOMAIN', 'agents.localhost', env),

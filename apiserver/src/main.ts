@@ -1,8 +1,9 @@
 /**
  * Entry point of the API server: reads the configuration, connects to MongoDB
  * and Kubernetes, serves the control plane, purges expired rate-limit buckets
- * (there are no TTL indexes on FerretDB), and shuts down cleanly on SIGTERM or
- * SIGINT. Prints one JSON line `{"ready":"apiserver",...}` once listening.
+ * and logs older than the 7-day retention (there are no TTL indexes on
+ * FerretDB), serves the agent edge on its own port, and shuts down cleanly on SIGTERM or SIGINT. Prints one JSON
+ * line `{"ready":"apiserver",...}` once listening.
  */
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
@@ -11,6 +12,9 @@ import { MongoClient } from 'mongodb';
 import { createLogger } from '../../common/logger.js';
 import { buildControlPlane } from './assemble.js';
 import { loadConfig } from './config.js';
+import { LOG_RETENTION_MS } from './logs/log-store.js';
+import { AgentIndex } from './edge/agent-index.js';
+import { createEdgeServer } from './edge/edge-server.js';
 
 const config = loadConfig();
 const log = createLogger('apiserver', config.logLevel);
@@ -28,8 +32,28 @@ const server = app.listen(config.controlPlanePort, config.host);
 await once(server, 'listening');
 const { port } = server.address() as AddressInfo;
 log.info('control plane listening', { url: `http://${config.host}:${port}` });
+
+// The agent edge: its own port, routing agent addresses by Host header.
+const agentIndex = new AgentIndex(kc, log.child({ front: 'edge' }));
+await agentIndex.start();
+const edge = createEdgeServer({
+  domain: config.agentDomain,
+  index: agentIndex,
+  log: log.child({ front: 'edge' }),
+});
+edge.listen(config.edgePort, config.host);
+await once(edge, 'listening');
+const edgePort = (edge.address() as AddressInfo).port;
+log.info('edge listening', {
+  url: `http://${config.host}:${edgePort}`,
+  domain: config.agentDomain,
+});
 console.log(
-  JSON.stringify({ ready: 'apiserver', controlPlaneUrl: `http://${config.host}:${port}` }),
+  JSON.stringify({
+    ready: 'apiserver',
+    controlPlaneUrl: `http://${config.host}:${port}`,
+    edgeUrl: `http://${config.host}:${edgePort}`,
+  }),
 );
 
 const purge = setInterval(() => {
@@ -39,10 +63,22 @@ const purge = setInterval(() => {
 }, 60_000);
 purge.unref();
 
+const purgeLogs = () => {
+  deps.logs
+    .purgeOlderThan(new Date(Date.now() - LOG_RETENTION_MS))
+    .catch((err: unknown) => log.warn('log purge failed', { err }));
+};
+purgeLogs();
+const logPurge = setInterval(purgeLogs, 60 * 60_000);
+logPurge.unref();
+
 async function shutdown(signal: string): Promise<void> {
   log.info('shutting down', { signal });
   clearInterval(purge);
+  clearInterval(logPurge);
   server.close();
+  edge.close();
+  await agentIndex.stop();
   await mongo.close().catch(() => undefined);
   process.exit(0);
 }

@@ -96,6 +96,9 @@ export const AgentStatusBlock = Type.Object({
   status: Type.Optional(stringEnum(AGENT_STATUSES)),
   deployed: Type.Optional(Type.Boolean()),
   url: Type.Optional(nullable(Type.String())),
+  endpoint: Type.Optional(
+    nullable(Type.String({ description: 'host:port the edge routes to, while the agent serves.' })),
+  ),
   activeVersion: Type.Optional(nullable(Type.Integer({ minimum: 1 }))),
   activeDeploymentId: Type.Optional(nullable(Type.String())),
   servesWebsocket: Type.Optional(nullable(Type.Boolean())),

@@ -5,9 +5,9 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { freePort } from '../lib/ports.js';
+import { freePort } from '../../common/ports.js';
 import { httpOk, tcpOpen } from '../lib/probe.js';
-import type { ProcessGroup } from '../lib/processes.js';
+import type { ProcessGroup } from '../../common/processes.js';
 import { toolPath } from '../lib/tools.js';
 import type { Pki } from './pki.js';
 

@@ -7,7 +7,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { ProcessGroup } from '../lib/processes.js';
+import { ProcessGroup } from '../../common/processes.js';
 import {
   startControllerManager,
   startEtcd,

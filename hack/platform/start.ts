@@ -15,7 +15,7 @@ import {
 } from '../control-plane/pidfile.js';
 import { devDir, repoRoot } from '../lib/paths.js';
 import { httpOk } from '../lib/probe.js';
-import { ProcessGroup } from '../lib/processes.js';
+import { ProcessGroup } from '../../common/processes.js';
 import { readEnvFileValue, writeEnvFile } from './env-file.js';
 import { bootstrapKey } from './bootstrap.js';
 

@@ -8,6 +8,10 @@ import { envInt, envOptional, envString } from '../../common/env.js';
 /** Configuration of the operator process. */
 export interface OperatorConfig {
   kubeconfig: string | undefined;
+  /** `kubernetes` (a cluster) or `local` (child processes on this machine). */
+  driver: 'kubernetes' | 'local';
+  /** Where the local driver keeps builds, process logs and its records. */
+  localDir: string;
   /** Namespace of the leader-election Lease. */
   leaseNamespace: string;
   leaseName: string;
@@ -47,6 +51,8 @@ export function loadOperatorConfig(env = process.env): OperatorConfig {
   const repo = envString('SVC_IMAGE_REPOSITORY', 'ghcr.io/svc-platform', env);
   return {
     kubeconfig: envOptional('KUBECONFIG', env),
+    driver: envString('SVC_DRIVER', 'kubernetes', env) === 'local' ? 'local' : 'kubernetes',
+    localDir: envString('SVC_LOCAL_DIR', '.dev/local', env),
     leaseNamespace: envString('SVC_OPERATOR_NAMESPACE', 'default', env),
     leaseName: envString('SVC_OPERATOR_LEASE', 'svc-operator', env),
     leaseDurationSeconds: envInt('SVC_OPERATOR_LEASE_SECONDS', 15, { min: 2, max: 300 }, env),

@@ -6,7 +6,10 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { createLogger } from '../../common/logger.js';
 import { loadOperatorConfig } from './config.js';
+import { resolve } from 'node:path';
+import type { WorkloadDriver } from './drivers/driver.js';
 import { KubernetesDriver } from './drivers/kubernetes/kubernetes-driver.js';
+import { LocalDriver } from './drivers/local/local-driver.js';
 import { OperatorManager } from './manager.js';
 import { LeaderElector } from './runtime/index.js';
 
@@ -15,6 +18,11 @@ const log = createLogger('operator', cfg.logLevel);
 const kc = new KubeConfig();
 if (cfg.kubeconfig) kc.loadFromFile(cfg.kubeconfig);
 else kc.loadFromDefault();
+
+// The local driver's processes belong to this operator process: they live and die with it.
+const localDriver =
+  cfg.driver === 'local' ? await new LocalDriver(kc, cfg, resolve(cfg.localDir), log).init() : null;
+const driver: WorkloadDriver = localDriver ?? new KubernetesDriver(kc, cfg);
 
 let manager: OperatorManager | undefined;
 const elector = new LeaderElector({
@@ -28,7 +36,7 @@ const elector = new LeaderElector({
     manager = new OperatorManager({
       kc,
       cfg,
-      driver: new KubernetesDriver(kc, cfg),
+      driver,
       log,
       namespaces: only.size > 0 ? (namespace) => only.has(namespace) : undefined,
     });
@@ -50,6 +58,7 @@ async function shutdown(signal: string): Promise<void> {
   log.info('shutting down', { signal });
   await manager?.stop();
   await elector.stop();
+  await localDriver?.close();
   process.exit(0);
 }
 process.once('SIGTERM', () => void shutdown('SIGTERM'));

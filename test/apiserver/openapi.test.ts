@@ -52,6 +52,8 @@ describe('GET /openapi.json', () => {
       deploy: {} as never,
       deployments: {} as never,
       internal: {} as never,
+      runs: {} as never,
+      logs: {} as never,
     })
       .map((r) => `${r.method.toUpperCase()} ${r.path.replace(/:([a-z_]+)/g, '{$1}')}`)
       .sort();

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoordinationV1Api } from '@kubernetes/client-node';
 import { LABELS } from '../../crds/src/index.js';
-import { ProcessGroup, type ManagedProcess } from '../../hack/lib/processes.js';
+import { ProcessGroup, type ManagedProcess } from '../../common/processes.js';
 import { repoRoot } from '../../hack/lib/paths.js';
 import { PYTHON_SERVICE } from '../factories/archives.js';
 import { createNamespace, harness } from '../harness/env.js';

@@ -5,6 +5,7 @@ import type { Logger } from '../../../common/logger.js';
 import type { AccountService } from '../accounts/account-service.js';
 import type { Plan } from '../accounts/plans.js';
 import type { AgentService } from '../agents/agent-service.js';
+import type { LogStore } from '../logs/log-store.js';
 import { requestContext } from '../middleware/request-context.js';
 import type { MongoWindowStore } from '../rate-limit/mongo-window-store.js';
 import { controlPlaneErrors } from './error-envelope.js';
@@ -13,6 +14,9 @@ import { controlPlaneOpenApi } from './openapi.js';
 import { agentRoutes } from './routes/agents/index.js';
 import { deploymentRoutes } from './routes/deployments/index.js';
 import { internalRoutes, type InternalDeps } from './routes/internal/index.js';
+import { logRoutes } from './routes/logs/index.js';
+import { runRoutes } from './routes/runs/index.js';
+import type { RunService } from '../runs/run-service.js';
 import type { DeployService } from '../deploy/deploy-service.js';
 import type { DeploymentService } from '../deploy/deployment-service.js';
 import { healthRoutes, type DependencyProbe } from './routes/health/index.js';
@@ -29,19 +33,30 @@ export interface ControlPlaneDeps {
   deploy: DeployService;
   deployments: DeploymentService;
   internal: InternalDeps;
+  logs: LogStore;
+  runs: RunService;
   /** Clock of the rate limiter (tests move it). */
   now?: () => number;
 }
 
 /** Every route of the control plane, including the document route. */
 export function controlPlaneRoutes(
-  deps: Pick<ControlPlaneDeps, 'probes' | 'agents' | 'deploy' | 'deployments' | 'internal'>,
+  deps: Pick<
+    ControlPlaneDeps,
+    'probes' | 'agents' | 'deploy' | 'deployments' | 'internal' | 'logs' | 'runs'
+  >,
 ): AnyRoute[] {
   const routes: AnyRoute[] = [
     ...healthRoutes(deps.probes),
     ...agentRoutes(deps.agents),
     ...deploymentRoutes(deps.deploy, deps.deployments),
+    ...runRoutes(deps.agents, deps.runs),
     ...internalRoutes(deps.internal),
+    ...logRoutes({
+      agents: deps.agents,
+      logs: deps.logs,
+      internalSecret: deps.internal.secret,
+    }),
   ];
   let document: unknown;
   routes.push(

@@ -10,6 +10,16 @@ import {
   AgentUpdate,
 } from './routes/agents/schema.js';
 import { DeploymentList, DeploymentRecord, RunPayload } from './routes/deployments/schema.js';
+import {
+  RunAccepted,
+  RunList,
+  RunRecord,
+  RunRequest,
+  ScheduleState,
+  SpawnRequest,
+  SpawnResponse,
+} from './routes/runs/schema.js';
+import { LogEntryRecord, LogIngest, LogPage } from './routes/logs/schema.js';
 
 /** Builds the document of `routes`. */
 export function controlPlaneOpenApi(routes: readonly AnyRoute[]) {
@@ -31,6 +41,16 @@ export function controlPlaneOpenApi(routes: readonly AnyRoute[]) {
       Deployment: DeploymentRecord,
       DeploymentList,
       RunPayload,
+      RunRequest,
+      RunAccepted,
+      Run: RunRecord,
+      RunList,
+      ScheduleState,
+      SpawnRequest,
+      SpawnResponse,
+      LogEntry: LogEntryRecord,
+      LogPage,
+      LogIngest,
     },
   );
 }

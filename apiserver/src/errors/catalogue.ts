@@ -200,3 +200,23 @@ export class InternalTokenInvalid extends entry(
   403,
   'The /internal/ route needs the capability token for this deployment and purpose.',
 ) {}
+
+// Runs, schedules, spawns.
+/** 429: the agent already has as many runs in flight as the plan allows; carries field, allowed, tier. */
+export class RunsInFlightExceeded extends entry(
+  'PLAN_LIMIT_EXCEEDED',
+  429,
+  'The agent has as many runs in flight as the plan allows; carries field (runs_in_flight), allowed and tier.',
+) {}
+/** 409: pause or resume of an agent without a schedule. */
+export class ScheduleNotSet extends entry(
+  'SCHEDULE_NOT_SET',
+  409,
+  'The agent has no schedule; deploy one with schedule in svc.yaml.',
+) {}
+/** 403: the parent may not spawn this child (spawn_enabled off, or not in allowed_workers). */
+export class SpawnNotAllowed extends entry(
+  'SPAWN_NOT_ALLOWED',
+  403,
+  'The agent may not spawn this child: spawn_enabled is off, or the child is not in allowed_workers; carries reason.',
+) {}

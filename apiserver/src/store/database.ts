@@ -5,6 +5,7 @@
  */
 import type { Collection, Db } from 'mongodb';
 import type { AccountDoc, ApiKeyDoc, Environment } from '../accounts/model.js';
+import { LogStore, type LogDoc } from '../logs/log-store.js';
 import { MongoWindowStore, type RateBucket } from '../rate-limit/mongo-window-store.js';
 
 /** Reserves an agent name within a tenant; the unique `_id` makes concurrent creates safe. */
@@ -47,6 +48,7 @@ export interface Collections {
   rateBuckets: Collection<RateBucket>;
   deploymentVersions: Collection<DeploymentVersionDoc>;
   runPayloads: Collection<RunPayloadDoc>;
+  logs: Collection<LogDoc>;
 }
 
 /** Opens the collections of `db`. */
@@ -58,6 +60,7 @@ export function collections(db: Db): Collections {
     rateBuckets: db.collection<RateBucket>('rate_buckets'),
     deploymentVersions: db.collection<DeploymentVersionDoc>('deployment_versions'),
     runPayloads: db.collection<RunPayloadDoc>('run_payloads'),
+    logs: db.collection<LogDoc>('logs'),
   };
 }
 
@@ -69,6 +72,7 @@ export async function ensureIndexes(c: Collections): Promise<void> {
     c.nameReservations.createIndex({ agentId: 1 }),
     c.deploymentVersions.createIndex({ agentId: 1, version: -1 }),
     MongoWindowStore.ensureIndexes(c.rateBuckets),
+    LogStore.ensureIndexes(c.logs),
   ]);
 }
 

@@ -45,6 +45,7 @@ export class AgentController {
     const desired = agent.spec.desiredState;
     let conditions = agent.status?.conditions;
     let lost = false;
+    let endpoint: string | null = null;
     let requeueAfter: number | undefined;
 
     const serving = versions.rolling ?? versions.active;
@@ -74,6 +75,7 @@ export class AgentController {
           const after = await driver.serviceStatus(agent);
           const available =
             after.exists && after.ready && after.deploymentId === serving.metadata.name;
+          endpoint = available && replicas > 0 ? (after.endpoint ?? null) : null;
           conditions = setCondition(
             conditions,
             {
@@ -129,6 +131,7 @@ export class AgentController {
       status,
       deployed,
       url: agentUrl(agent, deployed, this.deps.cfg.agentScheme, this.deps.cfg.agentDomain),
+      endpoint,
       activeVersion: versions.active?.spec.version ?? null,
       activeDeploymentId: versions.active?.metadata.name ?? null,
       failureMessage: lost ? LOST_MESSAGE : null,

@@ -26,6 +26,8 @@ export interface ServingStatus {
   ready: boolean;
   /** The rollout gave up (for instance, never became healthy), with the reason. */
   failed: string | null;
+  /** Where the edge sends the agent's traffic (`host:port`), once it serves. */
+  endpoint?: string | null;
 }
 
 /** A place where agents are built and run. */

@@ -168,6 +168,7 @@ export class KubernetesDriver implements WorkloadDriver {
           ? rolledOut || (status.replicas ?? 0) === 0
           : rolledOut && (status.availableReplicas ?? 0) >= 1,
       failed,
+      endpoint: `${name}.${agent.metadata.namespace}.svc:80`,
     };
   }
 

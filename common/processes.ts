@@ -32,6 +32,19 @@ export interface StartOptions {
   cwd?: string;
   /** Called with each stdout line (the log file gets it too). */
   onStdoutLine?: (line: string) => void;
+  /** Called with each stderr line (the log file gets it too). */
+  onStderrLine?: (line: string) => void;
+}
+
+/** Calls `onLine` with each complete line of a stream's chunks. */
+function lineSplitter(onLine: (line: string) => void): (chunk: Buffer) => void {
+  let pending = '';
+  return (chunk) => {
+    pending += chunk.toString('utf8');
+    const lines = pending.split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines) onLine(line);
+  };
 }
 
 /** Child processes started together and stopped together. */
@@ -63,16 +76,16 @@ export class ProcessGroup {
       // Its own process group, so stopping it reaches any process it forked too.
       detached: true,
     });
-    let pending = '';
+    const stdoutLines = opts.onStdoutLine ? lineSplitter(opts.onStdoutLine) : undefined;
+    const stderrLines = opts.onStderrLine ? lineSplitter(opts.onStderrLine) : undefined;
     child.stdout.on('data', (chunk: Buffer) => {
       log.write(chunk);
-      if (!opts.onStdoutLine) return;
-      pending += chunk.toString('utf8');
-      const lines = pending.split('\n');
-      pending = lines.pop() ?? '';
-      for (const line of lines) opts.onStdoutLine(line);
+      stdoutLines?.(chunk);
     });
-    child.stderr.pipe(log, { end: false });
+    child.stderr.on('data', (chunk: Buffer) => {
+      log.write(chunk);
+      stderrLines?.(chunk);
+    });
     const exited = new Promise<number | string>((resolve, reject) => {
       child.on('error', reject);
       child.on('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'));
@@ -108,6 +121,18 @@ export class ProcessGroup {
       await new Promise((r) => setTimeout(r, intervalMs));
     }
     throw new Error(`${proc.name} was not ready after ${timeoutMs} ms\n${tail(proc.logFile)}`);
+  }
+
+  /** Stops one child: SIGTERM to its process group, SIGKILL after `graceMs`. */
+  async stop(proc: ManagedProcess, graceMs = 10_000): Promise<void> {
+    if (proc.child.exitCode === null && proc.child.signalCode === null) {
+      signalGroup(proc, 'SIGTERM');
+      const timer = setTimeout(() => signalGroup(proc, 'SIGKILL'), graceMs);
+      await proc.exited.catch(() => undefined);
+      clearTimeout(timer);
+    }
+    const index = this.children.indexOf(proc);
+    if (index >= 0) this.children.splice(index, 1);
   }
 
   /** Sends SIGTERM to every child (last started first) and SIGKILL to any still alive after `graceMs`. */

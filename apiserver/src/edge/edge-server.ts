@@ -1,0 +1,196 @@
+/**
+ * The agent edge: routes `<name>-<6 chars>.<agent_domain>` by Host header to
+ * the agent serving it, waking an agent scaled to zero and holding the
+ * request until it answers. Every response carries `svc-request-id`; the
+ * edge's own errors are `{error:{code,message}}`: 404 AGENT_NOT_FOUND (not an
+ * agent address; nothing contacted), 404 AGENT_NOT_REACHABLE (nothing running
+ * identifies as that agent), 502/504 AGENT_UPSTREAM_FAILURE. WebSocket
+ * upgrades pass through.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  createServer,
+  request,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import { connect, type Socket } from 'node:net';
+import type { Agent } from '../../../crds/src/index.js';
+import type { Logger } from '../../../common/logger.js';
+import { addressLabelOf } from './address.js';
+import type { AgentIndex } from './agent-index.js';
+
+/** Options of the edge. */
+export interface EdgeOptions {
+  domain: string;
+  index: AgentIndex;
+  log: Logger;
+  /** How long a request waits for an agent to wake (default 30 s). */
+  wakeTimeoutMs?: number;
+  /** How long the agent has to start answering (default 60 s). */
+  upstreamTimeoutMs?: number;
+}
+
+/** An edge error. */
+class EdgeError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'upgrade',
+  'te',
+  'trailer',
+]);
+
+/** Builds the edge's HTTP server (not yet listening). */
+export function createEdgeServer(opts: EdgeOptions): Server {
+  const { index, domain, log } = opts;
+
+  /** The agent for a request and the address to send it to, waking it when needed. */
+  async function route(
+    req: IncomingMessage,
+  ): Promise<{ agent: Agent; host: string; port: number }> {
+    const label = addressLabelOf(req.headers.host, domain);
+    if (!label)
+      throw new EdgeError(404, 'AGENT_NOT_FOUND', 'This hostname is not an agent address.');
+    let agent = index.find(label);
+    const reachable = (a: Agent | undefined) =>
+      a && a.status?.deployed && a.spec.desiredState === 'running' && !a.metadata.deletionTimestamp;
+    if (!reachable(agent))
+      throw new EdgeError(404, 'AGENT_NOT_REACHABLE', 'No running agent answers at this address.');
+    if (!agent?.status?.endpoint) {
+      await index.markActivity(agent as Agent, true);
+      const deadline = Date.now() + (opts.wakeTimeoutMs ?? 30_000);
+      while (!agent?.status?.endpoint) {
+        if (Date.now() > deadline)
+          throw new EdgeError(
+            504,
+            'AGENT_UPSTREAM_FAILURE',
+            'The agent did not answer in time; retry.',
+          );
+        await new Promise((r) => setTimeout(r, 100));
+        agent = index.find(label);
+        if (!reachable(agent))
+          throw new EdgeError(
+            404,
+            'AGENT_NOT_REACHABLE',
+            'No running agent answers at this address.',
+          );
+      }
+    } else {
+      void index.markActivity(agent);
+    }
+    const [host = '127.0.0.1', port = '80'] = agent.status.endpoint.split(':');
+    return { agent, host, port: Number(port) };
+  }
+
+  function forwardedHeaders(
+    req: IncomingMessage,
+    requestId: string,
+  ): Record<string, string | string[]> {
+    const headers: Record<string, string | string[]> = {};
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
+    }
+    headers['x-forwarded-host'] = req.headers.host ?? '';
+    headers['x-forwarded-for'] = req.socket.remoteAddress ?? '';
+    headers['svc-request-id'] = requestId;
+    return headers;
+  }
+
+  function fail(res: ServerResponse, err: unknown): void {
+    const e =
+      err instanceof EdgeError
+        ? err
+        : new EdgeError(502, 'AGENT_UPSTREAM_FAILURE', 'The agent could not be reached; retry.');
+    if (!(err instanceof EdgeError)) log.warn('edge upstream failure', { err: String(err) });
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    res.writeHead(e.status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ error: { code: e.code, message: e.message } }));
+  }
+
+  const server = createServer((req, res) => {
+    const requestId = randomUUID();
+    res.setHeader('svc-request-id', requestId);
+    route(req).then(
+      ({ host, port }) => {
+        const upstream = request({
+          host,
+          port,
+          method: req.method,
+          path: req.url,
+          headers: forwardedHeaders(req, requestId),
+        });
+        upstream.setTimeout(opts.upstreamTimeoutMs ?? 60_000, () =>
+          upstream.destroy(
+            new EdgeError(
+              504,
+              'AGENT_UPSTREAM_FAILURE',
+              'The agent did not answer in time; retry.',
+            ),
+          ),
+        );
+        upstream.on('response', (answer) => {
+          const headers: Record<string, string | string[]> = {};
+          for (const [name, value] of Object.entries(answer.headers)) {
+            if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
+          }
+          res.writeHead(answer.statusCode ?? 502, { ...headers, 'svc-request-id': requestId });
+          answer.pipe(res);
+        });
+        upstream.on('error', (err) => fail(res, err));
+        req.pipe(upstream);
+      },
+      (err: unknown) => fail(res, err),
+    );
+  });
+
+  server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    const requestId = randomUUID();
+    const refuse = (err: unknown) => {
+      const e =
+        err instanceof EdgeError
+          ? err
+          : new EdgeError(502, 'AGENT_UPSTREAM_FAILURE', 'The agent could not be reached; retry.');
+      const body = JSON.stringify({ error: { code: e.code, message: e.message } });
+      socket.end(
+        `HTTP/1.1 ${e.status} ${e.status === 404 ? 'Not Found' : 'Bad Gateway'}\r\ncontent-type: application/json\r\nsvc-request-id: ${requestId}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      );
+    };
+    route(req).then(({ agent, host, port }) => {
+      const upstream = connect(port, host, () => {
+        const lines = [`${req.method} ${req.url} HTTP/1.1`];
+        for (let i = 0; i < req.rawHeaders.length; i += 2)
+          lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
+        lines.push(`svc-request-id: ${requestId}`, '', '');
+        upstream.write(lines.join('\r\n'));
+        if (head.length > 0) upstream.write(head);
+        upstream.once('data', (first: Buffer) => {
+          if (first.subarray(0, 12).toString('latin1') === 'HTTP/1.1 101')
+            void index.markServesWebsocket(agent);
+        });
+        upstream.pipe(socket);
+        socket.pipe(upstream);
+      });
+      upstream.on('error', (err) =>
+        socket.writable && !upstream.bytesRead ? refuse(err) : socket.destroy(),
+      );
+      socket.on('error', () => upstream.destroy());
+    }, refuse);
+  });
+  return server;
+}

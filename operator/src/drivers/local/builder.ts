@@ -1,0 +1,143 @@
+/**
+ * Builds a deployment on this machine into its own directory: fetches the
+ * code archive from the API server (the same capability-token route a
+ * cluster build Job uses), unpacks it safely, and installs the dependencies
+ * of `requirements.txt` (pip, into `.svc/deps`) or `package.json` (npm, into
+ * `node_modules`). Returns the failure in the tool's own words.
+ */
+import { spawn } from 'node:child_process';
+import { createWriteStream, existsSync } from 'node:fs';
+import { mkdir, readFile, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { Readable } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
+import { extract } from 'tar-stream';
+import type { AgentDeployment } from '../../../../crds/src/index.js';
+import { internalToken } from '../../../../common/internal-token.js';
+import { RUNNERS, runtimeAvailable } from './runner-command.js';
+
+/** Where a build's output goes while it runs. */
+export type BuildOutput = (line: string) => void;
+
+/** Strips `./` and refuses paths that leave the directory. */
+function safePath(root: string, name: string): string | null {
+  const parts = name.split('/').filter((p) => p !== '' && p !== '.');
+  if (parts.length === 0 || parts.includes('..')) return null;
+  return join(root, ...parts);
+}
+
+/** Unpacks a tar.gz stream into `dir` (regular files and directories only). */
+export async function unpack(source: Readable, dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  const tar = extract();
+  tar.on('entry', (header, stream, next) => {
+    const target = safePath(dir, header.name);
+    if (!target || (header.type !== 'file' && header.type !== 'directory')) {
+      stream.on('end', next);
+      stream.resume();
+      return;
+    }
+    if (header.type === 'directory') {
+      mkdir(target, { recursive: true }).then(() => {
+        stream.on('end', next);
+        stream.resume();
+      }, next);
+      return;
+    }
+    mkdir(dirname(target), { recursive: true })
+      .then(() =>
+        pipeline(stream, createWriteStream(target, { mode: (header.mode ?? 0o644) & 0o755 })),
+      )
+      .then(() => next(), next);
+  });
+  await pipeline(source, createGunzip(), tar);
+}
+
+/** Runs a tool, streaming its output lines; rejects with its last lines when it fails. */
+function runTool(
+  command: string,
+  args: string[],
+  cwd: string,
+  output: BuildOutput,
+  signal: AbortSignal,
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], signal });
+    const tail: string[] = [];
+    const onData = (chunk: Buffer) => {
+      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) {
+        output(line);
+        tail.push(line);
+        if (tail.length > 20) tail.shift();
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('error', reject);
+    child.on('exit', (code) =>
+      code === 0
+        ? resolve()
+        : reject(
+            new Error(
+              `${command.split('/').pop()} ${args[0] ?? ''} failed (exit ${code}): ${tail.slice(-5).join(' | ')}`,
+            ),
+          ),
+    );
+  });
+}
+
+/** Fetches, unpacks and installs a deployment into `appDir`. */
+export async function buildDeployment(
+  deployment: AgentDeployment,
+  appDir: string,
+  opts: { apiUrl: string; secret: string; output: BuildOutput; signal: AbortSignal },
+): Promise<void> {
+  const runtime = deployment.spec.config.runtime;
+  const available = runtimeAvailable(runtime);
+  if (!available.ok) throw new Error(available.reason);
+  const id = deployment.metadata.name ?? '';
+  await rm(appDir, { recursive: true, force: true });
+  const url = `${opts.apiUrl}/internal/deployments/${id}/archive?token=${internalToken(opts.secret, 'archive:read', id)}`;
+  const res = await fetch(url, { signal: opts.signal });
+  if (!res.ok || !res.body) throw new Error(`Fetching the code archive failed (${res.status}).`);
+  await unpack(Readable.fromWeb(res.body as WebReadableStream), appDir);
+  opts.output(`unpacked the code of version ${deployment.spec.version}`);
+
+  if (runtime.startsWith('python') && existsSync(join(appDir, 'requirements.txt'))) {
+    opts.output('installing requirements.txt');
+    await runTool(
+      RUNNERS.python,
+      [
+        '-m',
+        'pip',
+        'install',
+        '--no-input',
+        '--disable-pip-version-check',
+        '--target',
+        join(appDir, '.svc', 'deps'),
+        '-r',
+        'requirements.txt',
+      ],
+      appDir,
+      opts.output,
+      opts.signal,
+    );
+  }
+  if (!runtime.startsWith('python') && existsSync(join(appDir, 'package.json'))) {
+    const manifest = JSON.parse(await readFile(join(appDir, 'package.json'), 'utf8')) as {
+      dependencies?: object;
+    };
+    if (manifest.dependencies && Object.keys(manifest.dependencies).length > 0) {
+      opts.output('installing package.json dependencies');
+      await runTool(
+        'npm',
+        ['install', '--omit=dev', '--no-audit', '--no-fund', '--no-package-lock'],
+        appDir,
+        opts.output,
+        opts.signal,
+      );
+    }
+  }
+}

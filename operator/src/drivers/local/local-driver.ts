@@ -1,0 +1,429 @@
+/**
+ * The `local` workload driver of the single-machine platform: builds in a
+ * directory per deployment, services as supervised child processes on free
+ * loopback ports, runs as one process each, schedules as cron-parser timers.
+ * What agents print and what happens to them is shipped to the API server's
+ * logs. Secrets come from the same Kubernetes Secrets a cluster pod would
+ * mount, so the reconcilers cannot tell the two drivers apart.
+ */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { OBJECT_NAMES, type Agent, type AgentDeployment } from '../../../../crds/src/index.js';
+import { nextRun } from '../../../../common/cron.js';
+import type { Logger } from '../../../../common/logger.js';
+import { ProcessGroup } from '../../../../common/processes.js';
+import { freePort } from '../../../../common/ports.js';
+import type { OperatorConfig } from '../../config.js';
+import type { ServingStatus, TaskStatus, WorkloadDriver } from '../driver.js';
+import { agentEnv } from '../kubernetes/pod-template.js';
+import { buildDeployment } from './builder.js';
+import { LogShipper, type LogOwner } from './log-shipper.js';
+import { runnerCommand } from './runner-command.js';
+import { readRecord, removeRecord, writeRecord } from './state-files.js';
+import { SupervisedService } from './supervised-service.js';
+
+interface TaskRecord extends TaskStatus {
+  deploymentId: string;
+}
+
+interface ServiceRecord {
+  deploymentId: string;
+  replicas: number;
+}
+
+const now = () => new Date().toISOString();
+
+/** The driver for one machine. */
+export class LocalDriver implements WorkloadDriver {
+  private readonly group: ProcessGroup;
+  private readonly core: CoreV1Api;
+  private readonly shipper: LogShipper;
+  private readonly builds = new Map<string, AbortController>();
+  private readonly services = new Map<
+    string,
+    { deploymentId: string; service: SupervisedService }
+  >();
+  private readonly runs = new Set<string>();
+  private readonly schedules = new Map<string, { key: string; timer: NodeJS.Timeout }>();
+
+  constructor(
+    kc: KubeConfig,
+    private readonly cfg: OperatorConfig,
+    private readonly dir: string,
+    private readonly log: Logger,
+  ) {
+    this.group = new ProcessGroup(join(dir, 'logs'));
+    this.core = kc.makeApiClient(CoreV1Api);
+    this.shipper = new LogShipper(cfg.internalApiUrl, cfg.internalSecret, log);
+  }
+
+  private buildDir(deploymentId: string): string {
+    return join(this.dir, 'builds', deploymentId);
+  }
+
+  private owner(agent: Agent): LogOwner {
+    const environment = (agent.metadata.namespace ?? '').split('-')[1] ?? 'live';
+    return { agentId: agent.metadata.name ?? '', accountId: agent.spec.userId, environment };
+  }
+
+  private event(
+    agent: Agent,
+    deploymentId: string | null,
+    message: string,
+    level = 'SYSTEM',
+  ): void {
+    this.shipper.push(this.owner(agent), {
+      deployment_id: deploymentId,
+      stream: 'system',
+      message,
+      level,
+    });
+  }
+
+  // Builds.
+
+  async startBuild(agent: Agent, deployment: AgentDeployment): Promise<void> {
+    const id = deployment.metadata.name ?? '';
+    if (this.builds.has(id)) return;
+    const record = join(this.buildDir(id), 'build.json');
+    const existing = await readRecord<TaskRecord>(record);
+    if (existing && existing.phase !== 'running') return;
+    const controller = new AbortController();
+    this.builds.set(id, controller);
+    await writeRecord(record, {
+      deploymentId: id,
+      phase: 'running',
+      startedAt: now(),
+    } satisfies TaskRecord);
+    this.event(agent, id, `build of version ${deployment.spec.version} started`);
+    void buildDeployment(deployment, join(this.buildDir(id), 'app'), {
+      apiUrl: this.cfg.internalApiUrl,
+      secret: this.cfg.internalSecret,
+      signal: controller.signal,
+      output: (line) => this.event(agent, id, `build: ${line}`, 'INFO'),
+    })
+      .then(
+        async () => {
+          await writeRecord(record, {
+            deploymentId: id,
+            phase: 'succeeded',
+            startedAt: existing?.startedAt,
+            finishedAt: now(),
+          });
+          this.event(agent, id, `build of version ${deployment.spec.version} succeeded`);
+        },
+        async (err: unknown) => {
+          const message = controller.signal.aborted ? 'cancelled' : (err as Error).message;
+          await writeRecord(record, {
+            deploymentId: id,
+            phase: 'failed',
+            message,
+            finishedAt: now(),
+          });
+          this.event(
+            agent,
+            id,
+            `build of version ${deployment.spec.version} failed: ${message}`,
+            'ERROR',
+          );
+        },
+      )
+      .finally(() => this.builds.delete(id));
+  }
+
+  async buildStatus(deployment: AgentDeployment): Promise<TaskStatus> {
+    const id = deployment.metadata.name ?? '';
+    const record = await readRecord<TaskRecord>(join(this.buildDir(id), 'build.json'));
+    if (!record) return { phase: 'missing' };
+    // A build recorded as running that this process is not running was cut short by a restart.
+    if (record.phase === 'running' && !this.builds.has(id)) return { phase: 'missing' };
+    return record;
+  }
+
+  async cancelBuild(deployment: AgentDeployment): Promise<void> {
+    this.builds.get(deployment.metadata.name ?? '')?.abort();
+  }
+
+  // Services.
+
+  private async environment(
+    agent: Agent,
+    deployment: AgentDeployment,
+    extra: Record<string, string>,
+  ): Promise<Record<string, string>> {
+    const env: Record<string, string> = {};
+    for (const variable of agentEnv(agent, deployment, this.cfg, { mode: 'service', ...extra })) {
+      if (variable.value !== undefined) env[variable.name] = variable.value;
+    }
+    const secret = async (name: string) => {
+      try {
+        const data =
+          (
+            await this.core.readNamespacedSecret({
+              namespace: agent.metadata.namespace ?? '',
+              name,
+            })
+          ).data ?? {};
+        return Object.fromEntries(
+          Object.entries(data).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]),
+        );
+      } catch (err) {
+        if ((err as { code?: number }).code === 404) return {};
+        throw err;
+      }
+    };
+    // The agent's own secrets first: the platform's variables win over a secret of the same name.
+    return {
+      ...(await secret(OBJECT_NAMES.agentSecrets(agent.metadata.name ?? ''))),
+      ...env,
+      ...(await secret(OBJECT_NAMES.deploymentKeySecret(deployment.metadata.name ?? ''))),
+    };
+  }
+
+  async applyService(agent: Agent, deployment: AgentDeployment, replicas: number): Promise<void> {
+    const agentId = agent.metadata.name ?? '';
+    const deploymentId = deployment.metadata.name ?? '';
+    await writeRecord(join(this.dir, 'services', `${agentId}.json`), {
+      deploymentId,
+      replicas,
+    } satisfies ServiceRecord);
+    const running = this.services.get(agentId);
+    if (running && (running.deploymentId !== deploymentId || replicas === 0)) {
+      this.services.delete(agentId);
+      await running.service.stop();
+      this.event(
+        agent,
+        running.deploymentId,
+        replicas === 0 ? 'service stopped (scaled to zero)' : 'service stopped for a new version',
+      );
+    }
+    if (replicas === 0 || this.services.has(agentId)) return;
+    const appDir = join(this.buildDir(deploymentId), 'app');
+    const entrypoint = deployment.spec.config.entrypoint ?? 'main.py';
+    const port = await freePort();
+    const owner = this.owner(agent);
+    const service = new SupervisedService(this.group, {
+      name: `agent-${agentId}`,
+      command: runnerCommand(deployment.spec.config.runtime, 'serve', appDir, entrypoint, port),
+      cwd: appDir,
+      env: await this.environment(agent, deployment, {}),
+      port,
+      errorFile: join(this.buildDir(deploymentId), 'runner-error.txt'),
+      onStdout: (message) =>
+        this.shipper.push(owner, { deployment_id: deploymentId, stream: 'stdout', message }),
+      onStderr: (message) =>
+        this.shipper.push(owner, { deployment_id: deploymentId, stream: 'stderr', message }),
+      onEvent: (message, level) =>
+        this.event(agent, deploymentId, message, level === 'INFO' ? 'SYSTEM' : level),
+    });
+    this.services.set(agentId, { deploymentId, service });
+    service.start();
+  }
+
+  async serviceStatus(agent: Agent): Promise<ServingStatus> {
+    const agentId = agent.metadata.name ?? '';
+    const record = await readRecord<ServiceRecord>(join(this.dir, 'services', `${agentId}.json`));
+    if (!record)
+      return { exists: false, deploymentId: null, desiredReplicas: 0, ready: false, failed: null };
+    const running = this.services.get(agentId);
+    const service = running?.deploymentId === record.deploymentId ? running.service : undefined;
+    return {
+      exists: true,
+      deploymentId: record.deploymentId,
+      desiredReplicas: record.replicas,
+      ready: record.replicas === 0 ? !service : service?.state === 'ready',
+      failed: service?.state === 'failed' ? service.failure : null,
+      endpoint: service?.state === 'ready' ? service.endpoint : null,
+    };
+  }
+
+  async removeService(agent: Agent): Promise<void> {
+    const agentId = agent.metadata.name ?? '';
+    const running = this.services.get(agentId);
+    this.services.delete(agentId);
+    await running?.service.stop();
+    await removeRecord(join(this.dir, 'services', `${agentId}.json`));
+  }
+
+  // Schedules.
+
+  async applySchedule(agent: Agent, serving: AgentDeployment, suspend: boolean): Promise<void> {
+    const agentId = agent.metadata.name ?? '';
+    const key = `${agent.spec.schedule}|${suspend}|${serving.metadata.name}`;
+    const current = this.schedules.get(agentId);
+    if (current?.key === key) return;
+    if (current) clearTimeout(current.timer);
+    this.schedules.delete(agentId);
+    if (suspend || !agent.spec.schedule) return;
+    const arm = () => {
+      const at = nextRun(agent.spec.schedule ?? '', new Date());
+      // Timers cap at ~24.8 days; re-arm in steps for anything later.
+      const delay = Math.min(at.getTime() - Date.now(), 2 ** 31 - 1);
+      const timer = setTimeout(
+        () => {
+          if (Date.now() >= at.getTime() - 5) void this.fire(agent, serving);
+          arm();
+        },
+        Math.max(delay, 0),
+      );
+      timer.unref();
+      this.schedules.set(agentId, { key, timer });
+    };
+    arm();
+  }
+
+  /** A firing asks the API for a run, with the agent's own key, exactly as a CronJob does. */
+  private async fire(agent: Agent, serving: AgentDeployment): Promise<void> {
+    const agentId = agent.metadata.name ?? '';
+    try {
+      const env = await this.environment(agent, serving, {});
+      const res = await fetch(`${this.cfg.internalApiUrl}/api/v1/agents/${agentId}/run`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${env.SVC_API_KEY}`,
+          'x-svc-trigger': 'cron',
+          'content-type': 'application/json',
+        },
+        body: '{}',
+      });
+      if (!res.ok)
+        this.event(agent, null, `scheduled run refused: ${res.status} ${await res.text()}`, 'WARN');
+    } catch (err) {
+      this.event(agent, null, `scheduled run failed to start: ${String(err)}`, 'ERROR');
+    }
+  }
+
+  async removeSchedule(agent: Agent): Promise<void> {
+    const agentId = agent.metadata.name ?? '';
+    const current = this.schedules.get(agentId);
+    if (current) clearTimeout(current.timer);
+    this.schedules.delete(agentId);
+  }
+
+  // Runs.
+
+  private runRecord(runId: string): string {
+    return join(this.dir, 'runs', `${runId}.json`);
+  }
+
+  async startRun(agent: Agent, run: AgentDeployment, serving: AgentDeployment): Promise<void> {
+    const runId = run.metadata.name ?? '';
+    if (this.runs.has(runId) || (await readRecord<TaskRecord>(this.runRecord(runId)))) return;
+    this.runs.add(runId);
+    const startedAt = now();
+    await writeRecord(this.runRecord(runId), {
+      deploymentId: runId,
+      phase: 'running',
+      startedAt,
+    } satisfies TaskRecord);
+    const finish = async (phase: 'succeeded' | 'failed', message?: string) => {
+      await writeRecord(this.runRecord(runId), {
+        deploymentId: runId,
+        phase,
+        message,
+        startedAt,
+        finishedAt: now(),
+      });
+      this.runs.delete(runId);
+      this.event(
+        agent,
+        runId,
+        `run ${phase === 'succeeded' ? 'completed' : `failed: ${message ?? ''}`}`,
+        phase === 'succeeded' ? 'SYSTEM' : 'ERROR',
+      );
+    };
+    this.event(agent, runId, `run started (${run.spec.triggerSource ?? 'manual'})`);
+    if (serving.spec.config.agentType === 'service') {
+      void this.runOnService(agent, run, serving).then(
+        () => finish('succeeded'),
+        (err: Error) => finish('failed', err.message),
+      );
+      return;
+    }
+    const appDir = join(this.buildDir(serving.metadata.name ?? ''), 'app');
+    const owner = this.owner(agent);
+    const env = await this.environment(agent, serving, {});
+    Object.assign(
+      env,
+      { SVC_DEPLOYMENT_ID: runId, SVC_MODE: 'run' },
+      run.spec.spawnedByAgentId ? { SVC_SPAWN_ID: runId } : {},
+    );
+    const proc = this.group.start({
+      name: `run-${runId}`,
+      ...(() => {
+        const c = runnerCommand(
+          serving.spec.config.runtime,
+          'run',
+          appDir,
+          serving.spec.config.entrypoint ?? 'main.py',
+        );
+        return { command: c.command, args: c.args, env: { ...process.env, ...env, ...c.env } };
+      })(),
+      cwd: appDir,
+      onStdoutLine: (message) =>
+        this.shipper.push(owner, { deployment_id: runId, stream: 'stdout', message }),
+      onStderrLine: (message) =>
+        this.shipper.push(owner, { deployment_id: runId, stream: 'stderr', message }),
+    });
+    void proc.exited.then(
+      (code) =>
+        finish(code === 0 ? 'succeeded' : 'failed', code === 0 ? undefined : `exited with ${code}`),
+      (err: Error) => finish('failed', err.message),
+    );
+  }
+
+  /** A run of a service agent is one POST /svc/run to its running service, with the run's payload. */
+  private async runOnService(
+    agent: Agent,
+    run: AgentDeployment,
+    serving: AgentDeployment,
+  ): Promise<void> {
+    const status = await this.serviceStatus(agent);
+    if (!status.endpoint) throw new Error('the service is not running');
+    const env = await this.environment(agent, serving, {});
+    const payload = await fetch(
+      `${this.cfg.internalApiUrl}/api/v1/deployments/${run.metadata.name}/payload`,
+      {
+        headers: { authorization: `Bearer ${env.SVC_API_KEY}` },
+      },
+    ).then((r) => (r.ok ? (r.json() as Promise<{ payload: unknown }>) : { payload: null }));
+    const res = await fetch(`http://${status.endpoint}/svc/run`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'svc-run-id': run.metadata.name ?? '' },
+      body: JSON.stringify(payload.payload ?? {}),
+    });
+    if (!res.ok) throw new Error(`POST /svc/run answered ${res.status}`);
+  }
+
+  async runStatus(run: AgentDeployment): Promise<TaskStatus> {
+    const runId = run.metadata.name ?? '';
+    const record = await readRecord<TaskRecord>(this.runRecord(runId));
+    if (!record) return { phase: 'missing' };
+    if (record.phase === 'running' && !this.runs.has(runId)) {
+      // Started by an operator that is gone: at most once, so it is not run again.
+      return {
+        phase: 'failed',
+        message: 'The run was interrupted by an operator restart.',
+        startedAt: record.startedAt,
+        finishedAt: now(),
+      };
+    }
+    return record;
+  }
+
+  /** Stops every process and flushes the logs. */
+  async close(): Promise<void> {
+    for (const { timer } of this.schedules.values()) clearTimeout(timer);
+    await Promise.all([...this.services.values()].map(({ service }) => service.stop()));
+    for (const controller of this.builds.values()) controller.abort();
+    await this.group.stopAll();
+    await this.shipper.close();
+  }
+
+  /** Ensures the state directory exists. */
+  async init(): Promise<this> {
+    await mkdir(this.dir, { recursive: true });
+    return this;
+  }
+}

@@ -1,0 +1,29 @@
+/**
+ * Small JSON records the local driver keeps on disk, so a restarted operator
+ * knows which builds finished, which agents should be serving which version,
+ * and which runs it had started (a run is never started twice).
+ */
+import { mkdir, readFile, rm, writeFile, rename } from 'node:fs/promises';
+import { dirname } from 'node:path';
+
+/** Reads a record; null when absent or unreadable. */
+export async function readRecord<T>(path: string): Promise<T | null> {
+  try {
+    return JSON.parse(await readFile(path, 'utf8')) as T;
+  } catch {
+    return null;
+  }
+}
+
+/** Writes a record atomically (write then rename). */
+export async function writeRecord(path: string, value: unknown): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const temporary = `${path}.${process.pid}.tmp`;
+  await writeFile(temporary, JSON.stringify(value));
+  await rename(temporary, path);
+}
+
+/** Removes a record. */
+export async function removeRecord(path: string): Promise<void> {
+  await rm(path, { force: true });
+}

@@ -1,0 +1,124 @@
+/**
+ * One agent service process on this machine: started by its runner on a free
+ * loopback port, ready once `/health` answers, restarted with exponential
+ * backoff when it crashes. An entry point that does not load (the runner's
+ * exit code 3) is never restarted and never ready; its interpreter message is
+ * kept as the failure.
+ */
+import { readFile } from 'node:fs/promises';
+import type { ManagedProcess, ProcessGroup } from '../../../../common/processes.js';
+import type { Command } from './runner-command.js';
+
+/** Exit code of a runner whose entry point failed to import or lacks `app`. */
+export const IMPORT_FAILED = 3;
+
+/** Where a service stands. */
+export type ServiceState = 'starting' | 'ready' | 'backoff' | 'failed' | 'stopped';
+
+/** Options of a {@link SupervisedService}. */
+export interface ServiceOptions {
+  name: string;
+  command: Command;
+  cwd: string;
+  env: Record<string, string>;
+  port: number;
+  errorFile: string;
+  onStdout: (line: string) => void;
+  onStderr: (line: string) => void;
+  onEvent: (message: string, level: 'INFO' | 'WARN' | 'ERROR') => void;
+  initialBackoffMs?: number;
+  maxBackoffMs?: number;
+}
+
+/** A supervised service process. */
+export class SupervisedService {
+  state: ServiceState = 'starting';
+  failure: string | null = null;
+  private proc: ManagedProcess | null = null;
+  private restarts = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private stopped = false;
+
+  constructor(
+    private readonly group: ProcessGroup,
+    readonly opts: ServiceOptions,
+  ) {}
+
+  /** The address the service listens on. */
+  get endpoint(): string {
+    return `127.0.0.1:${this.opts.port}`;
+  }
+
+  /** Starts the process (once). */
+  start(): void {
+    if (this.stopped) return;
+    this.state = 'starting';
+    const { command, env } = this.opts;
+    this.proc = this.group.start({
+      name: this.opts.name,
+      command: command.command,
+      args: command.args,
+      cwd: this.opts.cwd,
+      env: { ...process.env, ...env, ...command.env, SVC_RUNNER_ERROR_FILE: this.opts.errorFile },
+      onStdoutLine: this.opts.onStdout,
+      onStderrLine: this.opts.onStderr,
+    });
+    const proc = this.proc;
+    void this.waitHealthy(proc);
+    void proc.exited.then((code) => this.onExit(proc, code));
+  }
+
+  private async waitHealthy(proc: ManagedProcess): Promise<void> {
+    while (this.proc === proc && this.state === 'starting') {
+      try {
+        const res = await fetch(`http://${this.endpoint}/health`, {
+          signal: AbortSignal.timeout(1000),
+        });
+        if (res.ok) {
+          this.state = 'ready';
+          this.opts.onEvent(`service started on ${this.endpoint}`, 'INFO');
+          // A service that stays up a minute starts its backoff over.
+          setTimeout(() => {
+            if (this.proc === proc && this.state === 'ready') this.restarts = 0;
+          }, 60_000).unref();
+          return;
+        }
+      } catch {
+        // not listening yet
+      }
+      await new Promise((r) => setTimeout(r, 150));
+    }
+  }
+
+  private async onExit(proc: ManagedProcess, code: number | string): Promise<void> {
+    if (this.proc !== proc || this.stopped) return;
+    if (code === IMPORT_FAILED) {
+      const message = (await readFile(this.opts.errorFile, 'utf8').catch(() => '')).trim();
+      this.failure = message || 'The entry point failed to load.';
+      this.state = 'failed';
+      this.opts.onEvent(`service failed to start: ${this.failure}`, 'ERROR');
+      return;
+    }
+    const delay = Math.min(
+      (this.opts.initialBackoffMs ?? 1000) * 2 ** this.restarts,
+      this.opts.maxBackoffMs ?? 30_000,
+    );
+    this.restarts++;
+    this.state = 'backoff';
+    this.opts.onEvent(
+      `service exited (${code}); restarting in ${Math.round(delay / 1000)} s`,
+      'WARN',
+    );
+    this.timer = setTimeout(() => this.start(), delay);
+  }
+
+  /** Stops the process and any pending restart. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    const proc = this.proc;
+    this.proc = null;
+    this.state = 'stopped';
+    if (proc) await this.group.stop(proc, 10_000);
+  }
+}

@@ -1,0 +1,217 @@
+/** The agent edge against the real kube-apiserver: routing by Host, waking, errors, WebSockets. */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { connect } from 'node:net';
+import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { ANNOTATIONS, API_GROUP, API_VERSION, PLURALS, type Agent } from '../../crds/src/index.js';
+import { createLogger } from '../../common/logger.js';
+import { AgentIndex } from '../../apiserver/src/edge/agent-index.js';
+import { createEdgeServer } from '../../apiserver/src/edge/edge-server.js';
+import { agentResource } from '../factories/custom-resources.js';
+import { createNamespace, kubeConfig } from '../harness/env.js';
+import { freePort } from '../../common/ports.js';
+
+const kc = kubeConfig();
+const api = kc.makeApiClient(CustomObjectsApi);
+let namespace: string;
+let index: AgentIndex;
+let edge: Server;
+let edgePort: number;
+let upstream: Server;
+let upstreamPort: number;
+const DOMAIN = 'agents.test';
+
+beforeAll(async () => {
+  namespace = await createNamespace(kc, 'edge');
+  index = new AgentIndex(kc, createLogger('edge', 'silent'));
+  await index.start();
+  edge = createEdgeServer({
+    domain: DOMAIN,
+    index,
+    log: createLogger('edge', 'silent'),
+    wakeTimeoutMs: 4000,
+  });
+  await new Promise<void>((resolve) => edge.listen(0, '127.0.0.1', resolve));
+  edgePort = (edge.address() as AddressInfo).port;
+  upstream = createServer((req, res) => {
+    res.setHeader('x-seen-request-id', String(req.headers['svc-request-id'] ?? ''));
+    res.end(`hello from ${req.url}`);
+  });
+  upstream.on('upgrade', (_req, socket) => {
+    socket.write(
+      'HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n',
+    );
+    socket.on('data', (d: Buffer) => socket.write(d));
+  });
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+  upstreamPort = (upstream.address() as AddressInfo).port;
+});
+
+afterAll(async () => {
+  edge.close();
+  upstream.close();
+  await index.stop();
+  await kc.makeApiClient(CoreV1Api).deleteNamespace({ name: namespace });
+});
+
+const coords = () => ({ group: API_GROUP, version: API_VERSION, namespace, plural: PLURALS.Agent });
+
+/** Creates an agent with an address, deployed, with `endpoint` as its serving address. */
+async function agentAt(label: string, endpoint: string | null, deployed = true): Promise<Agent> {
+  const body = agentResource(namespace, { name: label.slice(0, -7), addressLabel: label });
+  const created = (await api.createNamespacedCustomObject({ ...coords(), body })) as Agent;
+  return (await api.replaceNamespacedCustomObjectStatus({
+    ...coords(),
+    name: created.metadata.name ?? '',
+    body: { ...created, status: { status: 'running', deployed, endpoint } },
+  })) as Agent;
+}
+
+async function until(check: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** A request to the edge with a Host header (fetch refuses to set one). */
+function viaEdge(
+  host: string,
+  path = '/',
+): Promise<{
+  status: number;
+  headers: Record<string, string>;
+  text: () => Promise<string>;
+  json: () => Promise<unknown>;
+}> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { host: '127.0.0.1', port: edgePort, path, headers: { host } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const body = Buffer.concat(chunks).toString('utf8');
+          const headers = Object.fromEntries(
+            Object.entries(res.headers).map(([k, v]) => [k, String(v)]),
+          );
+          resolve({
+            status: res.statusCode ?? 0,
+            headers,
+            text: async () => body,
+            json: async () => JSON.parse(body) as unknown,
+          });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('agent edge', () => {
+  it('returns 404 AGENT_NOT_FOUND, with svc-request-id, for a hostname that is not an agent address', async () => {
+    const res = await viaEdge(`not-an-agent.${DOMAIN}`);
+    expect(res.status).toBe(404);
+    expect(res.headers['svc-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await res.json()).toEqual({
+      error: { code: 'AGENT_NOT_FOUND', message: expect.any(String) },
+    });
+  });
+
+  it('returns 404 AGENT_NOT_REACHABLE for a well-formed address nothing answers, or an agent not deployed', async () => {
+    expect(
+      ((await (await viaEdge(`nobody-zzzzzz.${DOMAIN}`)).json()) as { error: { code: string } })
+        .error.code,
+    ).toBe('AGENT_NOT_REACHABLE');
+    await agentAt('undeployed-aaaaaa', `127.0.0.1:${upstreamPort}`, false);
+    await until(() => Boolean(index.find('undeployed-aaaaaa')));
+    const res = await viaEdge(`undeployed-aaaaaa.${DOMAIN}`);
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe(
+      'AGENT_NOT_REACHABLE',
+    );
+  });
+
+  it('proxies to the agent, path and all, and passes the request id along', async () => {
+    await agentAt('hello-bbbbbb', `127.0.0.1:${upstreamPort}`);
+    await until(() => Boolean(index.find('hello-bbbbbb')?.status?.endpoint));
+    const res = await viaEdge(`hello-bbbbbb.${DOMAIN}:${edgePort}`, '/greet?x=1');
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe('hello from /greet?x=1');
+    expect(res.headers['x-seen-request-id']).toBe(res.headers['svc-request-id']);
+  });
+
+  it('returns 502 AGENT_UPSTREAM_FAILURE when the agent does not answer the connection', async () => {
+    const closed = await freePort();
+    await agentAt('down-cccccc', `127.0.0.1:${closed}`);
+    await until(() => Boolean(index.find('down-cccccc')?.status?.endpoint));
+    const res = await viaEdge(`down-cccccc.${DOMAIN}`);
+    expect(res.status).toBe(502);
+    expect(res.headers['svc-request-id']).toBeTruthy();
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe(
+      'AGENT_UPSTREAM_FAILURE',
+    );
+  });
+
+  it('wakes an agent scaled to zero and holds the request until it serves', async () => {
+    const agent = await agentAt('sleepy-dddddd', null);
+    await until(() => Boolean(index.find('sleepy-dddddd')));
+    const pending = viaEdge(`sleepy-dddddd.${DOMAIN}`, '/woken');
+    // The edge marks activity; the operator would then start the agent and publish its endpoint.
+    await until(async () => {
+      const current = (await api.getNamespacedCustomObject({
+        ...coords(),
+        name: agent.metadata.name ?? '',
+      })) as Agent;
+      return Boolean(current.metadata.annotations?.[ANNOTATIONS.lastActivity]);
+    });
+    const current = (await api.getNamespacedCustomObject({
+      ...coords(),
+      name: agent.metadata.name ?? '',
+    })) as Agent;
+    await api.replaceNamespacedCustomObjectStatus({
+      ...coords(),
+      name: agent.metadata.name ?? '',
+      body: { ...current, status: { ...current.status, endpoint: `127.0.0.1:${upstreamPort}` } },
+    });
+    const res = await pending;
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe('hello from /woken');
+  });
+
+  it('returns 504 AGENT_UPSTREAM_FAILURE when a woken agent does not come up in time', async () => {
+    await agentAt('never-eeeeee', null);
+    await until(() => Boolean(index.find('never-eeeeee')));
+    const res = await viaEdge(`never-eeeeee.${DOMAIN}`);
+    expect(res.status).toBe(504);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe(
+      'AGENT_UPSTREAM_FAILURE',
+    );
+  });
+
+  it('passes WebSocket upgrades through and records that the agent serves WebSockets', async () => {
+    const agent = await agentAt('socket-ffffff', `127.0.0.1:${upstreamPort}`);
+    await until(() => Boolean(index.find('socket-ffffff')?.status?.endpoint));
+    const socket = connect(edgePort, '127.0.0.1');
+    const received: Buffer[] = [];
+    socket.on('data', (d: Buffer) => received.push(d));
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    socket.write(
+      `GET /ws HTTP/1.1\r\nHost: socket-ffffff.${DOMAIN}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+    );
+    await until(() => Buffer.concat(received).toString().includes('101 Switching Protocols'));
+    socket.write('ping-frame');
+    await until(() => Buffer.concat(received).toString().endsWith('ping-frame'));
+    socket.destroy();
+    await until(async () => {
+      const current = (await api.getNamespacedCustomObject({
+        ...coords(),
+        name: agent.metadata.name ?? '',
+      })) as Agent;
+      return current.status?.servesWebsocket === true;
+    });
+  });
+});

@@ -1,0 +1,35 @@
+/** Shipping log lines the way the operator does, and waiting until readers see them. */
+import { internalToken } from '../../../common/internal-token.js';
+import { DEFAULT_SETTLE_MS } from '../../../apiserver/src/logs/log-store.js';
+import { call, type ApiResponse, type TestServer } from '../control-plane-server.js';
+
+/** The internal secret of a test server (the configuration default). */
+export const SECRET = 'dev-only-internal-secret';
+
+/** A line as the ingestion route takes it. */
+export interface IngestEntry {
+  deployment_id?: string | null;
+  timestamp?: string;
+  stream: 'stdout' | 'stderr' | 'system';
+  level?: string;
+  message: string;
+}
+
+/** POSTs lines for an agent with its `logs:write` token (or the given one, or none with null). */
+export function ingest(
+  server: Pick<TestServer, 'base'>,
+  agentId: string,
+  accountId: string,
+  entries: IngestEntry[],
+  token: string | null = internalToken(SECRET, 'logs:write', agentId),
+): Promise<ApiResponse<{ detail: { code: string } }>> {
+  const query = token === null ? '' : `?token=${encodeURIComponent(token)}`;
+  return call(server, 'POST', `/internal/agents/${agentId}/logs${query}`, {
+    body: { account_id: accountId, environment: 'live', entries },
+  });
+}
+
+/** Waits until entries stored before the call are readable (the store's settle time). */
+export function settled(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, DEFAULT_SETTLE_MS + 100));
+}
