@@ -4,7 +4,8 @@
 // or older than package-lock.json; `npm install --no-save` rather than `npm ci`,
 // which refuses a lock that lacks optional platform packages the registry does
 // not serve, such as @swc/core's macOS and Windows builds) and the binaries built from the Go
-// module proxy (hack/build-tools.sh skips up-to-date ones). Plain Node with no
+// module proxy (hack/build-tools.sh skips up-to-date ones), and the Python virtual
+// environments (each skipped while its requirements are unchanged). Plain Node with no
 // dependencies, because it runs before node_modules exists.
 import { spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
@@ -39,3 +40,6 @@ if (npmPackagesStale()) {
   console.log(`ensure: npm packages installed in ${seconds} s`);
 }
 run('bash', [join('hack', 'build-tools.sh')]);
+// Python environments: the runners' (uvicorn) and the engine's differential tests' (qdrant-edge-py).
+run(process.execPath, [join('hack', 'runner-venv.mjs')]);
+run(process.execPath, [join('hack', 'python', 'ensure-venv.mjs')]);

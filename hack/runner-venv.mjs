@@ -17,7 +17,11 @@ const requirements = join(root, 'operator', 'runners', 'python', 'requirements.t
 const stamp = join(venv, '.requirements.sha256');
 const python = join(venv, 'bin', 'python');
 
-/** Runs a command with inherited output and stops the script when it fails. */
+/**
+ * Runs a command with inherited output and stops the script when it fails.
+ * @param {string} command
+ * @param {string[]} args
+ */
 function run(command, args) {
   const result = spawnSync(command, args, { cwd: root, stdio: 'inherit' });
   if (result.error) {

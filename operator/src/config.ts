@@ -32,6 +32,8 @@ export interface OperatorConfig {
   agentDomain: string;
   /** `http` or `https`, for agent URLs. */
   agentScheme: string;
+  /** The edge's port in agent URLs, when it is not the scheme's default (one machine). */
+  agentPort: number | undefined;
   images: {
     builder: string;
     runnerPython: string;
@@ -72,6 +74,9 @@ export function loadOperatorConfig(env = process.env): OperatorConfig {
     vectorsUrl: envString('SVC_VECTORS_URL', 'http://127.0.0.1:8001', env),
     agentDomain: envString('SVC_AGENT_DOMAIN', 'agents.localhost', env),
     agentScheme: envString('SVC_AGENT_SCHEME', 'http', env),
+    agentPort: envOptional('SVC_AGENT_PORT', env)
+      ? envInt('SVC_AGENT_PORT', 80, { min: 1, max: 65535 }, env)
+      : undefined,
     images: {
       builder: envString('SVC_BUILDER_IMAGE', `${repo}/builder:${version}`, env),
       runnerPython: envString('SVC_RUNNER_PYTHON_IMAGE', `${repo}/runner-python:${version}`, env),

@@ -47,15 +47,16 @@ export function agentStatusFor(agent: Agent, v: Versions, lost: boolean): AgentS
   return 'pending';
 }
 
-/** The agent's address, when it is a deployed service. */
+/** The agent's address, when it is a deployed service (`port` when the edge is not on the default one). */
 export function agentUrl(
   agent: Agent,
   deployed: boolean,
   scheme: string,
   domain: string,
+  port?: number,
 ): string | null {
   if (!deployed || agent.spec.agentType !== 'service' || !agent.spec.addressLabel) return null;
-  return `${scheme}://${agent.spec.addressLabel}.${domain}`;
+  return `${scheme}://${agent.spec.addressLabel}.${domain}${port ? `:${port}` : ''}`;
 }
 
 /**

@@ -27,7 +27,7 @@ export class AgentController {
       resources: Resources;
       driver: WorkloadDriver;
       view: ClusterView;
-      cfg: Pick<OperatorConfig, 'agentDomain' | 'agentScheme'>;
+      cfg: Pick<OperatorConfig, 'agentDomain' | 'agentScheme' | 'agentPort'>;
       enqueueDeployment: (namespace: string, name: string) => void;
       log: Logger;
       now?: () => Date;
@@ -130,7 +130,13 @@ export class AgentController {
       conditions,
       status,
       deployed,
-      url: agentUrl(agent, deployed, this.deps.cfg.agentScheme, this.deps.cfg.agentDomain),
+      url: agentUrl(
+        agent,
+        deployed,
+        this.deps.cfg.agentScheme,
+        this.deps.cfg.agentDomain,
+        this.deps.cfg.agentPort,
+      ),
       endpoint,
       activeVersion: versions.active?.spec.version ?? null,
       activeDeploymentId: versions.active?.metadata.name ?? null,

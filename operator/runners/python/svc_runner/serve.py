@@ -1,0 +1,108 @@
+"""`serve` mode: imports the entry point, wraps its ASGI `app` and serves it with uvicorn.
+
+uvicorn and the libraries it speaks HTTP and WebSockets with are imported when this module is,
+which `__main__` does before the user's directories go on sys.path: the runner's pinned server
+stack is the one that serves, even when the app's requirements pin another uvicorn, h11 or
+websockets (user code importing those gets the runner's copies, already loaded).
+"""
+
+from __future__ import annotations
+
+import copy
+import signal
+import socket
+import sys
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+import uvicorn.lifespan.on  # noqa: F401  (loaded lazily by uvicorn otherwise; see above)
+import uvicorn.loops.asyncio  # noqa: F401
+import uvicorn.protocols.http.h11_impl  # noqa: F401
+import uvicorn.protocols.websockets.websockets_sansio_impl  # noqa: F401
+from uvicorn.config import LOGGING_CONFIG
+from uvicorn.middleware.asgi2 import ASGI2Middleware
+
+from .errors import EXIT_ENTRYPOINT_FAILED, EntrypointError, report_exception, report_message
+from .health import HealthMiddleware
+from .loader import asgi_interface, find_app, import_entrypoint
+
+#: The runner could not listen (port taken, bad host).
+EXIT_CANNOT_LISTEN = 1
+
+# Below the pod's 30 s termination grace, so in-flight requests finish before SIGKILL.
+GRACEFUL_SHUTDOWN_SECONDS = 20
+
+
+def load_app(app_dir: Path, entrypoint: str) -> Any:
+    """The entry point's `app` as an ASGI3 application; raises what loading raised."""
+    # Module-level code that reads sys.argv must not see the runner's own arguments.
+    sys.argv = [str(app_dir / entrypoint)]
+    app = find_app(import_entrypoint(app_dir, entrypoint), entrypoint)
+    return app if asgi_interface(app, entrypoint) == "asgi3" else ASGI2Middleware(app)
+
+
+def _log_config() -> dict[str, Any]:
+    # stdout belongs to the user's program; the server's own lines all go to stderr.
+    config = copy.deepcopy(LOGGING_CONFIG)
+    config["handlers"]["access"]["stream"] = "ext://sys.stderr"
+    return config
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    # Bound here rather than by uvicorn, which exits with 3 when it cannot bind: 3 is reserved
+    # for "the user's entry point failed", and a taken port is not that.
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def serve(app_dir: Path, entrypoint: str, host: str, port: int) -> int:
+    """Serves the entry point's `app` until SIGTERM/SIGINT; returns the process exit code.
+
+    uvicorn itself exits with 3 (SystemExit) when the app's lifespan startup fails.
+    """
+    try:
+        app = load_app(app_dir, entrypoint)
+    except EntrypointError as exc:
+        report_message(str(exc))
+        return EXIT_ENTRYPOINT_FAILED
+    except (Exception, SystemExit) as exc:
+        # SystemExit too: a module that calls sys.exit() while imported did not load.
+        report_exception(exc)
+        return EXIT_ENTRYPOINT_FAILED
+
+    try:
+        sock = _bind(host, port)
+    except OSError as exc:
+        print(f"svc-runner: cannot listen on {host}:{port}: {exc}", file=sys.stderr, flush=True)
+        return EXIT_CANNOT_LISTEN
+
+    config = uvicorn.Config(
+        HealthMiddleware(app),
+        interface="asgi3",
+        # Explicit choices, so an httptools or uvloop among the app's dependencies changes nothing.
+        http="h11",
+        ws="websockets-sansio",
+        loop="asyncio",
+        lifespan="auto",
+        access_log=False,
+        log_config=_log_config(),
+        use_colors=False,
+        server_header=False,
+        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
+    )
+    # After a graceful shutdown uvicorn re-raises the signal that stopped it to the handler that
+    # was installed before it ran. With these no-ops the runner then returns 0 instead of dying
+    # by the signal, so a stopped service looks like a clean exit.
+    signal.signal(signal.SIGTERM, lambda *_: None)
+    signal.signal(signal.SIGINT, lambda *_: None)
+    print(f"svc-runner: serving {entrypoint} on http://{host}:{port}", file=sys.stderr, flush=True)
+    uvicorn.Server(config).run(sockets=[sock])
+    return 0

@@ -1,0 +1,249 @@
+/**
+ * End to end on one machine, through the HTTP API alone: the operator with
+ * the local driver runs real Python and Node processes. Deploy, wait for
+ * active, call the agent at its address through the edge, run a job with a
+ * payload, read the logs; an entry point that does not import fails the
+ * deployment with the interpreter's own message.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createLogger } from '../../common/logger.js';
+import { AgentIndex } from '../../apiserver/src/edge/agent-index.js';
+import { createEdgeServer } from '../../apiserver/src/edge/edge-server.js';
+import { loadOperatorConfig } from '../../operator/src/config.js';
+import { LocalDriver } from '../../operator/src/drivers/local/local-driver.js';
+import { OperatorManager } from '../../operator/src/manager.js';
+import {
+  call,
+  createCaller,
+  startControlPlaneServer,
+  type Caller,
+  type TestServer,
+} from '../apiserver/control-plane-server.js';
+import { deployFiles, type Deployment } from '../apiserver/deploy/deploy-helpers.js';
+import { eventually } from './operator-harness.js';
+
+const DOMAIN = 'agents.localtest';
+let server: TestServer;
+let owner: Caller;
+let manager: OperatorManager;
+let driver: LocalDriver;
+let index: AgentIndex;
+let edge: Server;
+let edgePort: number;
+const dir = mkdtempSync(join(tmpdir(), 'svc-local-'));
+
+beforeAll(async () => {
+  server = await startControlPlaneServer();
+  owner = await createCaller(server, { tier: 'starter' });
+  const log = createLogger('operator', 'silent');
+  const cfg = {
+    ...loadOperatorConfig({}),
+    internalApiUrl: server.base,
+    publicApiUrl: server.base,
+    agentDomain: DOMAIN,
+  };
+  driver = await new LocalDriver(server.kc, cfg, dir, log).init();
+  manager = new OperatorManager({
+    kc: server.kc,
+    cfg,
+    driver,
+    log,
+    namespaces: (ns) => ns === owner.namespace,
+  });
+  await manager.start();
+  index = new AgentIndex(server.kc, log);
+  await index.start();
+  edge = createEdgeServer({ domain: DOMAIN, index, log });
+  await new Promise<void>((resolve) => edge.listen(0, '127.0.0.1', resolve));
+  edgePort = (edge.address() as AddressInfo).port;
+}, 120_000);
+
+afterAll(async () => {
+  edge.close();
+  await index.stop();
+  await manager.stop();
+  await driver.close();
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+type Agent = { id: string; name: string; url: string | null; status: string };
+const getDeployment = (id: string) =>
+  call<Deployment>(server, 'GET', `/api/v1/deployments/${id}`, { key: owner.key }).then(
+    (r) => r.body,
+  );
+
+function viaEdge(
+  url: string,
+  method = 'GET',
+  body?: string,
+): Promise<{ status: number; text: string }> {
+  const { host, pathname, search } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port: edgePort,
+        method,
+        path: `${pathname}${search}`,
+        headers: { host },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function deployAndWait(
+  name: string,
+  create: Record<string, unknown>,
+  files: Record<string, string>,
+): Promise<{ agent: Agent; deployment: Deployment }> {
+  const created = await call<Agent>(server, 'POST', '/api/v1/agents', {
+    key: owner.key,
+    body: { name, ...create },
+  });
+  expect(created.status).toBe(201);
+  const d = (await deployFiles(server, owner.key, name, files)).body;
+  const final = await eventually(
+    () => getDeployment(d.id),
+    (x) => ['active', 'failed'].includes(x.state),
+    `${name} deployed`,
+    120_000,
+  );
+  const agent = (await call<Agent>(server, 'GET', `/api/v1/agents/${name}`, { key: owner.key }))
+    .body;
+  return { agent, deployment: final };
+}
+
+async function logs(agent: string): Promise<Array<{ stream: string; message: string }>> {
+  return (
+    await call<{ items: Array<{ stream: string; message: string }> }>(
+      server,
+      'GET',
+      `/api/v1/agents/${agent}/logs?limit=1000`,
+      { key: owner.key },
+    )
+  ).body.items;
+}
+
+describe('single machine, end to end', () => {
+  it('deploys a Python ASGI service with a dependency and serves it at its address', async () => {
+    const { agent, deployment } = await deployAndWait(
+      'py-svc',
+      {},
+      {
+        'requirements.txt': 'six==1.16.0\n',
+        'main.py': [
+          'import six',
+          'print("starting with six", six.__version__, flush=True)',
+          'async def app(scope, receive, send):',
+          '    if scope["type"] != "http":',
+          '        return',
+          '    await send({"type": "http.response.start", "status": 200, "headers": [[b"content-type", b"text/plain"]]})',
+          '    await send({"type": "http.response.body", "body": ("py:" + scope["path"]).encode()})',
+          'if __name__ == "__main__":',
+          '    raise SystemExit("never runs")',
+          '',
+        ].join('\n'),
+      },
+    );
+    expect(deployment).toMatchObject({ state: 'active', error_message: null });
+    expect(agent.status).toBe('running');
+    expect(agent.url).toMatch(
+      new RegExp(`^http://py-svc-[a-z0-9]{6}\\.${DOMAIN.replace('.', '\\.')}$`),
+    );
+    const res = await viaEdge(`${agent.url ?? ''}/hello`);
+    expect(res).toEqual({ status: 200, text: 'py:/hello' });
+    await eventually(
+      () => logs('py-svc'),
+      (lines) =>
+        lines.some((l) => l.stream === 'stdout' && l.message.includes('starting with six')),
+      'stdout in logs',
+    );
+    const system = (await logs('py-svc'))
+      .filter((l) => l.stream === 'system')
+      .map((l) => l.message);
+    expect(system.some((m) => m.includes('build of version 1 started'))).toBe(true);
+  });
+
+  it('deploys a Node service and serves it', async () => {
+    const { agent, deployment } = await deployAndWait(
+      'node-svc',
+      { runtime: 'node22' },
+      {
+        'index.js': "module.exports = { app: (req, res) => res.end('node:' + req.url) };\n",
+      },
+    );
+    expect(deployment.state).toBe('active');
+    expect(await viaEdge(`${agent.url ?? ''}/x`)).toEqual({ status: 200, text: 'node:/x' });
+  });
+
+  it('fails a deployment whose entry point does not import, with the interpreter message', async () => {
+    const { deployment, agent } = await deployAndWait(
+      'py-broken',
+      {},
+      {
+        'main.py': 'import nope_not_a_module\napp = None\n',
+      },
+    );
+    expect(deployment.state).toBe('failed');
+    expect(deployment.error_message).toMatch(
+      /ModuleNotFoundError: No module named 'nope_not_a_module'/,
+    );
+    expect(agent.status).toBe('failed');
+  });
+
+  it('runs a Python job with its payload and records the run', async () => {
+    const { deployment } = await deployAndWait(
+      'py-job',
+      { agent_type: 'job' },
+      {
+        'main.py': [
+          'import json, os, urllib.request',
+          'req = urllib.request.Request(os.environ["SVC_API_URL"] + "/api/v1/deployments/" + os.environ["SVC_DEPLOYMENT_ID"] + "/payload", headers={"Authorization": "Bearer " + os.environ["SVC_API_KEY"]})',
+          'payload = json.load(urllib.request.urlopen(req))["payload"]',
+          'print("job got", payload["city"], "as", os.environ["SVC_AGENT_NAME"], flush=True)',
+          '',
+        ].join('\n'),
+      },
+    );
+    expect(deployment.state).toBe('active');
+    const accepted = await call<{ deployment_id: string }>(
+      server,
+      'POST',
+      '/api/v1/agents/py-job/run',
+      { key: owner.key, body: { payload: { city: 'Bergen' } } },
+    );
+    expect(accepted.status).toBe(202);
+    const run = await eventually(
+      () => getDeployment(accepted.body.deployment_id),
+      (x) => ['completed', 'failed'].includes(x.state),
+      'run finished',
+      60_000,
+    );
+    expect(run).toMatchObject({ state: 'completed', error_message: null });
+    const runs = await call<{
+      items: Array<{ state: string; duration_seconds: number | null; trigger_source: string }>;
+    }>(server, 'GET', '/api/v1/agents/py-job/runs', { key: owner.key });
+    expect(runs.body.items[0]).toMatchObject({ state: 'completed', trigger_source: 'manual' });
+    expect(runs.body.items[0]?.duration_seconds).not.toBeNull();
+    await eventually(
+      () => logs('py-job'),
+      (lines) => lines.some((l) => l.message === 'job got Bergen as py-job'),
+      'job output in logs',
+    );
+  });
+});
