@@ -1,32 +1,23 @@
 /**
- * `npm start`: the single-machine platform in the foreground. Starts the local
- * control plane (etcd, kube-apiserver, kube-controller-manager, FerretDB) with
- * its state kept in `.dev/`, then the API server (control plane and agent
- * edge) and the operator with the local driver (agents as child processes),
- * writes `.dev/env`, and stops everything on Ctrl-C. A failure while starting stops what had started.
+ * `npm start`: the single-machine platform in the foreground (see
+ * platform.ts), with its state kept in `.dev/`; writes `.dev/env` and stops
+ * everything on Ctrl-C. Processes left by a killed earlier run are stopped
+ * first.
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { envInt } from '../../common/env.js';
-import { startControlPlane, type ControlPlane } from '../control-plane/index.js';
 import {
   clearRecordedProcesses,
   recordProcesses,
   stopRecordedProcesses,
 } from '../control-plane/pidfile.js';
-import { devDir, repoRoot } from '../lib/paths.js';
-import { httpOk } from '../lib/probe.js';
-import { ProcessGroup } from '../../common/processes.js';
-import { readEnvFileValue, writeEnvFile } from './env-file.js';
+import { devDir } from '../lib/paths.js';
 import { bootstrapKey } from './bootstrap.js';
+import { readEnvFileValue, writeEnvFile } from './env-file.js';
+import { startPlatform, type Platform } from './platform.js';
 
 const pidFile = join(devDir, 'platform.pids');
-
-function withDatabase(uri: string, database: string): string {
-  const url = new URL(uri);
-  url.pathname = `/${database}`;
-  return url.toString();
-}
 
 async function main(): Promise<void> {
   const started = Date.now();
@@ -36,11 +27,9 @@ async function main(): Promise<void> {
   const edgePort = envInt('SVC_EDGE_PORT', 8002, { min: 1, max: 65535 });
   const agentDomain = process.env.SVC_AGENT_DOMAIN || 'agents.localhost';
 
-  let controlPlane: ControlPlane | undefined;
-  const services = new ProcessGroup(join(devDir, 'logs'));
+  let platform: Platform | undefined;
   const stop = async () => {
-    await services.stopAll();
-    await controlPlane?.stop();
+    await platform?.stop();
     await clearRecordedProcesses(pidFile);
   };
   let stopping = false;
@@ -54,58 +43,24 @@ async function main(): Promise<void> {
   }
 
   try {
-    controlPlane = await startControlPlane({
-      dir: join(devDir, 'control-plane'),
+    platform = await startPlatform({
+      dir: devDir,
       kubeconfigPath: join(devDir, 'kubeconfig'),
+      apiPort,
+      edgePort,
+      agentDomain,
       log: (line) => console.log(line),
     });
-    const mongoUri = withDatabase(controlPlane.mongoUri, 'svc');
-    const apiUrl = `http://127.0.0.1:${apiPort}`;
-    const apiserver = services.start({
-      name: 'apiserver',
-      command: process.execPath,
-      // One process (no tsx CLI wrapper), so the parent-death signal reaches the server itself.
-      args: ['--import', 'tsx', join(repoRoot, 'apiserver', 'src', 'main.ts')],
-      cwd: repoRoot,
-      env: {
-        ...process.env,
-        SVC_API_PORT: String(apiPort),
-        SVC_EDGE_PORT: String(edgePort),
-        SVC_AGENT_DOMAIN: agentDomain,
-        MONGODB_URI: mongoUri,
-        KUBECONFIG: controlPlane.kubeconfigPath,
-      },
-    });
-    await services.waitReady(apiserver, () => httpOk(`${apiUrl}/readiness`), 60_000);
-    // The operator with the local driver: agents run as child processes of it.
-    let operatorReady = false;
-    const operator = services.start({
-      name: 'operator',
-      command: process.execPath,
-      args: ['--import', 'tsx', join(repoRoot, 'operator', 'src', 'main.ts')],
-      cwd: repoRoot,
-      env: {
-        ...process.env,
-        KUBECONFIG: controlPlane.kubeconfigPath,
-        SVC_DRIVER: 'local',
-        SVC_LOCAL_DIR: join(devDir, 'local'),
-        SVC_INTERNAL_API_URL: apiUrl,
-        SVC_API_URL: apiUrl,
-        SVC_AGENT_DOMAIN: agentDomain,
-        SVC_AGENT_PORT: String(edgePort),
-        SVC_OPERATOR_LEASE_SECONDS: '5',
-      },
-      onStdoutLine: (line) => {
-        if (line.startsWith('{"ready":"operator"')) operatorReady = true;
-      },
-    });
-    await services.waitReady(operator, async () => operatorReady, 60_000);
+    const { apiUrl, edgeUrl, mongoUri, controlPlane } = platform;
     const envPath = join(devDir, 'env');
     const bootstrap = await bootstrapKey(mongoUri, await readEnvFileValue(envPath, 'SVC_API_KEY'));
-    await recordProcesses(pidFile, [...controlPlane.processes.processes, ...services.processes]);
+    await recordProcesses(pidFile, [
+      ...controlPlane.processes.processes,
+      ...platform.services.processes,
+    ]);
     await writeEnvFile(envPath, {
       SVC_API_URL: apiUrl,
-      SVC_EDGE_URL: `http://127.0.0.1:${edgePort}`,
+      SVC_EDGE_URL: edgeUrl,
       SVC_AGENT_DOMAIN: agentDomain,
       SVC_API_KEY: bootstrap.key,
       KUBECONFIG: controlPlane.kubeconfigPath,

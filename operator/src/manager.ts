@@ -138,6 +138,10 @@ export class OperatorManager {
       Workspace: (ns, name) => workspaceController.reconcile(ns, name),
     };
     this.wire();
+    opts.driver.notify?.({
+      agent: (namespace, name) => this.queue.add(`Agent:${namespace}/${name}`),
+      deployment: (namespace, name) => this.queue.add(`AgentDeployment:${namespace}/${name}`),
+    });
   }
 
   private view(): ClusterView {

@@ -30,8 +30,16 @@ export interface ServingStatus {
   endpoint?: string | null;
 }
 
+/** Where a driver reports changes no Kubernetes watch would show (processes on this machine). */
+export interface DriverNotifier {
+  agent(namespace: string, name: string): void;
+  deployment(namespace: string, name: string): void;
+}
+
 /** A place where agents are built and run. */
 export interface WorkloadDriver {
+  /** Subscribes the reconcilers to changes the driver sees first (optional: a cluster has watches). */
+  notify?(notifier: DriverNotifier): void;
   /** Starts the deployment's build. */
   startBuild(agent: Agent, deployment: AgentDeployment): Promise<void>;
   /** The build's progress. */

@@ -15,7 +15,7 @@ import type { Logger } from '../../../../common/logger.js';
 import { ProcessGroup } from '../../../../common/processes.js';
 import { freePort } from '../../../../common/ports.js';
 import type { OperatorConfig } from '../../config.js';
-import type { ServingStatus, TaskStatus, WorkloadDriver } from '../driver.js';
+import type { DriverNotifier, ServingStatus, TaskStatus, WorkloadDriver } from '../driver.js';
 import { agentEnv } from '../kubernetes/pod-template.js';
 import { buildDeployment } from './builder.js';
 import { LogShipper, type LogOwner } from './log-shipper.js';
@@ -46,6 +46,7 @@ export class LocalDriver implements WorkloadDriver {
   >();
   private readonly runs = new Set<string>();
   private readonly schedules = new Map<string, { key: string; timer: NodeJS.Timeout }>();
+  private notifier: DriverNotifier | null = null;
 
   constructor(
     kc: KubeConfig,
@@ -56,6 +57,10 @@ export class LocalDriver implements WorkloadDriver {
     this.group = new ProcessGroup(join(dir, 'logs'));
     this.core = kc.makeApiClient(CoreV1Api);
     this.shipper = new LogShipper(cfg.internalApiUrl, cfg.internalSecret, log);
+  }
+
+  notify(notifier: DriverNotifier): void {
+    this.notifier = notifier;
   }
 
   private buildDir(deploymentId: string): string {
@@ -112,6 +117,7 @@ export class LocalDriver implements WorkloadDriver {
             finishedAt: now(),
           });
           this.event(agent, id, `build of version ${deployment.spec.version} succeeded`);
+          this.notifier?.deployment(deployment.metadata.namespace ?? '', id);
         },
         async (err: unknown) => {
           const message = controller.signal.aborted ? 'cancelled' : (err as Error).message;
@@ -127,6 +133,7 @@ export class LocalDriver implements WorkloadDriver {
             `build of version ${deployment.spec.version} failed: ${message}`,
             'ERROR',
           );
+          this.notifier?.deployment(deployment.metadata.namespace ?? '', id);
         },
       )
       .finally(() => this.builds.delete(id));
@@ -214,8 +221,12 @@ export class LocalDriver implements WorkloadDriver {
         this.shipper.push(owner, { deployment_id: deploymentId, stream: 'stdout', message }),
       onStderr: (message) =>
         this.shipper.push(owner, { deployment_id: deploymentId, stream: 'stderr', message }),
-      onEvent: (message, level) =>
-        this.event(agent, deploymentId, message, level === 'INFO' ? 'SYSTEM' : level),
+      onEvent: (message, level) => {
+        this.event(agent, deploymentId, message, level === 'INFO' ? 'SYSTEM' : level);
+        // Ready, crashed or failed: the agent's status and a rolling deployment move on.
+        this.notifier?.agent(agent.metadata.namespace ?? '', agentId);
+        this.notifier?.deployment(agent.metadata.namespace ?? '', deploymentId);
+      },
     });
     this.services.set(agentId, { deploymentId, service });
     service.start();
@@ -326,6 +337,7 @@ export class LocalDriver implements WorkloadDriver {
         finishedAt: now(),
       });
       this.runs.delete(runId);
+      this.notifier?.deployment(run.metadata.namespace ?? '', runId);
       this.event(
         agent,
         runId,

@@ -106,7 +106,7 @@ export class SupervisedService {
     this.restarts++;
     this.state = 'backoff';
     this.opts.onEvent(
-      `service exited (${code}); restarting in ${Math.round(delay / 1000)} s`,
+      `service exited (${code}); restarting in ${(delay / 1000).toFixed(1)} s`,
       'WARN',
     );
     this.timer = setTimeout(() => this.start(), delay);

@@ -1,0 +1,133 @@
+/**
+ * The single-machine platform, measured as a user meets it: the cold deploy
+ * time of examples/python-service (POST deploy to state active, and to its
+ * first answer through the edge), and the latency of a request that wakes it
+ * after it scaled to zero (idle_timeout_minutes: 1, so this waits about a
+ * minute for the scale-down). Everything real: control plane, API server,
+ * operator with the local driver, uvicorn.
+ *
+ *   npx tsx bench/local-platform.ts
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
+import { MongoClient } from 'mongodb';
+import { API_GROUP, API_VERSION, PLURALS, type Agent } from '../crds/src/index.js';
+import { AccountService } from '../apiserver/src/accounts/account-service.js';
+import { collections } from '../apiserver/src/store/database.js';
+import { freePort } from '../common/ports.js';
+import { repoRoot } from '../hack/lib/paths.js';
+import { startPlatform } from '../hack/platform/platform.js';
+
+const DOMAIN = 'agents.localhost';
+
+function viaEdge(edgePort: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: '127.0.0.1', port: edgePort, path: '/', headers: { host } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+const dir = await mkdtemp(join(tmpdir(), 'svc-bench-local-'));
+const [apiPort, edgePort] = [await freePort(), await freePort()];
+const platform = await startPlatform({ dir, apiPort, edgePort, agentDomain: DOMAIN });
+try {
+  const mongo = new MongoClient(platform.mongoUri);
+  const accounts = new AccountService(collections(mongo.db()), 'local');
+  const account = await accounts.createAccount({ name: 'bench', tier: 'enterprise' });
+  const { text: key } = await accounts.createKey({ accountId: account._id, environment: 'live' });
+  await mongo.close();
+  const headers = { authorization: `Bearer ${key}` };
+  const api = async <T>(
+    method: string,
+    path: string,
+    body?: string | Buffer,
+    type = 'application/json',
+  ): Promise<T> => {
+    const res = await fetch(`${platform.apiUrl}${path}`, {
+      method,
+      headers: { ...headers, 'content-type': type },
+      body,
+    });
+    return (await res.json()) as T;
+  };
+
+  await api(
+    'POST',
+    '/api/v1/agents',
+    JSON.stringify({ name: 'bench-py', idle_timeout_minutes: 1 }),
+  );
+  const archive = execFileSync('tar', [
+    'czf',
+    '-',
+    '-C',
+    join(repoRoot, 'examples', 'python-service'),
+    '.',
+  ]);
+  const t0 = performance.now();
+  const deployment = await api<{ id: string }>(
+    'POST',
+    '/api/v1/agents/bench-py/deploy',
+    archive,
+    'application/gzip',
+  );
+  let state = '';
+  while (state !== 'active') {
+    state = (
+      await api<{ state: string; error_message: string | null }>(
+        'GET',
+        `/api/v1/deployments/${deployment.id}`,
+      )
+    ).state;
+    if (state === 'failed') throw new Error('deploy failed');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const tActive = performance.now();
+  const agent = await api<{ id: string; url: string }>('GET', '/api/v1/agents/bench-py');
+  const host = new URL(agent.url).host;
+  while ((await viaEdge(edgePort, host)) !== 200) await new Promise((r) => setTimeout(r, 50));
+  const tServed = performance.now();
+  console.log(`local platform bench (examples/python-service)`);
+  console.log(
+    `  cold deploy: active after ${((tActive - t0) / 1000).toFixed(2)} s, first answer through the edge after ${((tServed - t0) / 1000).toFixed(2)} s`,
+  );
+
+  const kc = new KubeConfig();
+  kc.loadFromFile(platform.controlPlane.kubeconfigPath);
+  const custom = kc.makeApiClient(CustomObjectsApi);
+  const namespace = `svc-live-${account._id}`;
+  const waitStart = performance.now();
+  for (;;) {
+    const cr = (await custom.getNamespacedCustomObject({
+      group: API_GROUP,
+      version: API_VERSION,
+      namespace,
+      plural: PLURALS.Agent,
+      name: agent.id,
+    })) as Agent;
+    if (!cr.status?.endpoint) break;
+    if (performance.now() - waitStart > 180_000) throw new Error('never scaled to zero');
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  console.log(
+    `  scaled to zero ${((performance.now() - waitStart) / 1000).toFixed(0)} s after the first answer (idle timeout 1 min)`,
+  );
+  const tWake = performance.now();
+  const status = await viaEdge(edgePort, host);
+  console.log(
+    `  wake from zero through the edge: ${((performance.now() - tWake) / 1000).toFixed(2)} s (HTTP ${status})`,
+  );
+} finally {
+  await platform.stop();
+  await rm(dir, { recursive: true, force: true });
+}

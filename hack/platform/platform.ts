@@ -1,0 +1,111 @@
+/**
+ * The single-machine platform as one function: the local control plane
+ * (etcd, kube-apiserver, kube-controller-manager, FerretDB), the API server
+ * (control plane and agent edge) and the operator with the local driver, each
+ * its own process. Used by `npm start` and by the benchmarks; a failure while
+ * starting stops what had started.
+ */
+import { join } from 'node:path';
+import { startControlPlane, type ControlPlane } from '../control-plane/index.js';
+import { repoRoot } from '../lib/paths.js';
+import { httpOk } from '../lib/probe.js';
+import { ProcessGroup } from '../../common/processes.js';
+
+/** Options of {@link startPlatform}. */
+export interface PlatformOptions {
+  /** Holds control-plane/, local/ and logs/. */
+  dir: string;
+  kubeconfigPath?: string;
+  apiPort: number;
+  edgePort: number;
+  agentDomain: string;
+  /** fsync etcd (default true). */
+  durable?: boolean;
+  log?: (line: string) => void;
+}
+
+/** A running platform. */
+export interface Platform {
+  controlPlane: ControlPlane;
+  services: ProcessGroup;
+  apiUrl: string;
+  edgeUrl: string;
+  mongoUri: string;
+  stop(): Promise<void>;
+}
+
+function withDatabase(uri: string, database: string): string {
+  const url = new URL(uri);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+/** Starts the platform and resolves once every part answers. */
+export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
+  let controlPlane: ControlPlane | undefined;
+  const services = new ProcessGroup(join(opts.dir, 'logs'));
+  const stop = async () => {
+    await services.stopAll();
+    await controlPlane?.stop();
+  };
+  try {
+    controlPlane = await startControlPlane({
+      dir: join(opts.dir, 'control-plane'),
+      kubeconfigPath: opts.kubeconfigPath,
+      durable: opts.durable,
+      log: opts.log,
+    });
+    const mongoUri = withDatabase(controlPlane.mongoUri, 'svc');
+    const apiUrl = `http://127.0.0.1:${opts.apiPort}`;
+    const apiserver = services.start({
+      name: 'apiserver',
+      command: process.execPath,
+      // One process (no tsx CLI wrapper), so the parent-death signal reaches the server itself.
+      args: ['--import', 'tsx', join(repoRoot, 'apiserver', 'src', 'main.ts')],
+      cwd: repoRoot,
+      env: {
+        ...process.env,
+        SVC_API_PORT: String(opts.apiPort),
+        SVC_EDGE_PORT: String(opts.edgePort),
+        SVC_AGENT_DOMAIN: opts.agentDomain,
+        MONGODB_URI: mongoUri,
+        KUBECONFIG: controlPlane.kubeconfigPath,
+      },
+    });
+    await services.waitReady(apiserver, () => httpOk(`${apiUrl}/readiness`), 60_000);
+    // The operator with the local driver: agents run as child processes of it.
+    let operatorReady = false;
+    const operator = services.start({
+      name: 'operator',
+      command: process.execPath,
+      args: ['--import', 'tsx', join(repoRoot, 'operator', 'src', 'main.ts')],
+      cwd: repoRoot,
+      env: {
+        ...process.env,
+        KUBECONFIG: controlPlane.kubeconfigPath,
+        SVC_DRIVER: 'local',
+        SVC_LOCAL_DIR: join(opts.dir, 'local'),
+        SVC_INTERNAL_API_URL: apiUrl,
+        SVC_API_URL: apiUrl,
+        SVC_AGENT_DOMAIN: opts.agentDomain,
+        SVC_AGENT_PORT: String(opts.edgePort),
+        SVC_OPERATOR_LEASE_SECONDS: '5',
+      },
+      onStdoutLine: (line) => {
+        if (line.startsWith('{"ready":"operator"')) operatorReady = true;
+      },
+    });
+    await services.waitReady(operator, async () => operatorReady, 60_000);
+    return {
+      controlPlane,
+      services,
+      apiUrl,
+      edgeUrl: `http://127.0.0.1:${opts.edgePort}`,
+      mongoUri,
+      stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
