@@ -14,7 +14,7 @@ import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { extract } from 'tar-stream';
-import type { AgentDeployment } from '../../../../crds/src/index.js';
+import type { AgentDeployment, Runtime } from '../../../../crds/src/index.js';
 import { internalToken } from '../../../../common/internal-token.js';
 import { RUNNERS, runtimeAvailable } from './runner-command.js';
 
@@ -55,8 +55,9 @@ export async function unpack(source: Readable, dir: string): Promise<void> {
   await pipeline(source, createGunzip(), tar);
 }
 
-/** Runs a tool, streaming its output lines; rejects with its last lines when it fails. */
+/** Runs a tool, streaming its output lines; rejects with `label` and its last lines when it fails. */
 function runTool(
+  label: string,
   command: string,
   args: string[],
   cwd: string,
@@ -79,36 +80,38 @@ function runTool(
     child.on('exit', (code) =>
       code === 0
         ? resolve()
-        : reject(
-            new Error(
-              `${command.split('/').pop()} ${args[0] ?? ''} failed (exit ${code}): ${tail.slice(-5).join(' | ')}`,
-            ),
-          ),
+        : reject(new Error(`${label} failed (exit ${code}): ${tail.slice(-5).join(' | ')}`)),
     );
   });
 }
 
-/** Fetches, unpacks and installs a deployment into `appDir`. */
-export async function buildDeployment(
-  deployment: AgentDeployment,
-  appDir: string,
-  opts: { apiUrl: string; secret: string; output: BuildOutput; signal: AbortSignal },
+/** Downloads a tar.gz from `url` and unpacks it into `dir` (replacing what was there). */
+export async function fetchAndUnpack(
+  url: string,
+  dir: string,
+  signal?: AbortSignal,
 ): Promise<void> {
-  const runtime = deployment.spec.config.runtime;
-  const available = runtimeAvailable(runtime);
-  if (!available.ok) throw new Error(available.reason);
-  const id = deployment.metadata.name ?? '';
-  await rm(appDir, { recursive: true, force: true });
-  const url = `${opts.apiUrl}/internal/deployments/${id}/archive?token=${internalToken(opts.secret, 'archive:read', id)}`;
-  const res = await fetch(url, { signal: opts.signal });
-  if (!res.ok || !res.body) throw new Error(`Fetching the code archive failed (${res.status}).`);
-  await unpack(Readable.fromWeb(res.body as WebReadableStream), appDir);
-  opts.output(`unpacked the code of version ${deployment.spec.version}`);
+  await rm(dir, { recursive: true, force: true });
+  const res = await fetch(url, { signal });
+  if (!res.ok || !res.body)
+    throw new Error(`Fetching ${new URL(url).pathname} failed (${res.status}).`);
+  await unpack(Readable.fromWeb(res.body as WebReadableStream), dir);
+}
 
+/**
+ * Installs a project's dependencies into its own directory: `requirements.txt`
+ * with `python` (pip, into `.svc/deps`), or `package.json` dependencies with npm.
+ */
+export async function installDependencies(
+  runtime: Runtime,
+  appDir: string,
+  opts: { python: string; output: BuildOutput; signal: AbortSignal },
+): Promise<void> {
   if (runtime.startsWith('python') && existsSync(join(appDir, 'requirements.txt'))) {
     opts.output('installing requirements.txt');
     await runTool(
-      RUNNERS.python,
+      'pip install',
+      opts.python,
       [
         '-m',
         'pip',
@@ -132,6 +135,7 @@ export async function buildDeployment(
     if (manifest.dependencies && Object.keys(manifest.dependencies).length > 0) {
       opts.output('installing package.json dependencies');
       await runTool(
+        'npm install',
         'npm',
         ['install', '--omit=dev', '--no-audit', '--no-fund', '--no-package-lock'],
         appDir,
@@ -140,4 +144,24 @@ export async function buildDeployment(
       );
     }
   }
+}
+
+/** Fetches, unpacks and installs a deployment into `appDir` (the local driver's build). */
+export async function buildDeployment(
+  deployment: AgentDeployment,
+  appDir: string,
+  opts: { apiUrl: string; secret: string; output: BuildOutput; signal: AbortSignal },
+): Promise<void> {
+  const runtime = deployment.spec.config.runtime;
+  const available = runtimeAvailable(runtime);
+  if (!available.ok) throw new Error(available.reason);
+  const id = deployment.metadata.name ?? '';
+  const url = `${opts.apiUrl}/internal/deployments/${id}/archive?token=${internalToken(opts.secret, 'archive:read', id)}`;
+  await fetchAndUnpack(url, appDir, opts.signal);
+  opts.output(`unpacked the code of version ${deployment.spec.version}`);
+  await installDependencies(runtime, appDir, {
+    python: RUNNERS.python,
+    output: opts.output,
+    signal: opts.signal,
+  });
 }

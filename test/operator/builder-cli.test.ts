@@ -1,0 +1,88 @@
+/**
+ * The builder the cluster's build Jobs run, against the real API server's
+ * internal routes: unpack the code archive, install its dependencies with
+ * pip, store the artifact, and fetch it back as an agent pod's init container
+ * would.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { internalToken } from '../../common/internal-token.js';
+import { runBuilder } from '../../operator/builder/cli.js';
+import { RUNNERS } from '../../operator/src/drivers/local/runner-command.js';
+import { PYTHON_SERVICE } from '../factories/archives.js';
+import {
+  call,
+  createCaller,
+  startControlPlaneServer,
+  type TestServer,
+} from '../apiserver/control-plane-server.js';
+import { deployFiles } from '../apiserver/deploy/deploy-helpers.js';
+
+const SECRET = 'dev-only-internal-secret';
+let server: TestServer;
+const dir = mkdtempSync(join(tmpdir(), 'svc-builder-'));
+
+beforeAll(async () => {
+  server = await startControlPlaneServer();
+});
+
+afterAll(async () => {
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('builder', () => {
+  it('unpacks, installs with pip, stores the artifact, and fetches it back', async () => {
+    const owner = await createCaller(server);
+    await call(server, 'POST', '/api/v1/agents', {
+      key: owner.key,
+      body: { name: 'built-by-job' },
+    });
+    const d = (
+      await deployFiles(server, owner.key, 'built-by-job', {
+        'main.py': PYTHON_SERVICE,
+        'requirements.txt': 'six==1.16.0\n',
+      })
+    ).body;
+    const url = (
+      what: 'archive' | 'artifact',
+      purpose: 'archive:read' | 'artifact:write' | 'artifact:read',
+    ) =>
+      `${server.base}/internal/deployments/${d.id}/${what}?token=${internalToken(SECRET, purpose, d.id)}`;
+    const workspace = join(dir, 'workspace');
+    const app = join(dir, 'app');
+
+    process.env.SVC_ARCHIVE_URL = url('archive', 'archive:read');
+    await runBuilder(['unpack', '--dest', workspace]);
+    expect(readFileSync(join(workspace, 'main.py'), 'utf8')).toBe(PYTHON_SERVICE);
+
+    process.env.SVC_ARTIFACT_URL = url('artifact', 'artifact:write');
+    process.env.SVC_PYTHON = RUNNERS.python;
+    await runBuilder(['build', '--source', workspace, '--runtime', 'python3.11']);
+
+    process.env.SVC_ARTIFACT_URL = url('artifact', 'artifact:read');
+    await runBuilder(['fetch', '--dest', app]);
+    expect(readFileSync(join(app, 'main.py'), 'utf8')).toBe(PYTHON_SERVICE);
+    expect(existsSync(join(app, '.svc', 'deps', 'six.py'))).toBe(true);
+  }, 120_000);
+
+  it('fails with the tool message when a dependency cannot be installed', async () => {
+    const owner = await createCaller(server);
+    await call(server, 'POST', '/api/v1/agents', { key: owner.key, body: { name: 'bad-deps' } });
+    const d = (
+      await deployFiles(server, owner.key, 'bad-deps', {
+        'main.py': PYTHON_SERVICE,
+        'requirements.txt': 'this-package-does-not-exist-svc==9.9.9\n',
+      })
+    ).body;
+    const workspace = join(dir, 'bad');
+    process.env.SVC_ARCHIVE_URL = `${server.base}/internal/deployments/${d.id}/archive?token=${internalToken(SECRET, 'archive:read', d.id)}`;
+    await runBuilder(['unpack', '--dest', workspace]);
+    process.env.SVC_ARTIFACT_URL = `${server.base}/internal/deployments/${d.id}/artifact?token=${internalToken(SECRET, 'artifact:write', d.id)}`;
+    await expect(
+      runBuilder(['build', '--source', workspace, '--runtime', 'python3.11']),
+    ).rejects.toThrow(/pip install failed.*this-package-does-not-exist-svc/);
+  }, 120_000);
+});
