@@ -2,8 +2,8 @@
  * Comparison of the engine's answers with qdrant-edge's: exact for ids, counts, payloads
  * and page offsets; within float tolerance for scores and vectors (both compute in
  * float32, in a different order). Equal scores may come in either order, so a run of
- * tied scores is compared as a set, and the last run, which may continue past the limit,
- * only by its scores.
+ * tied scores is compared as a set, and the last run (which may continue past the limit)
+ * and after an offset the first run (which may begin before it) only by their scores.
  */
 import { isDeepStrictEqual } from 'node:util';
 
@@ -46,6 +46,7 @@ export function compareRanked(
   edge: PointOut[],
   where: string,
   key: 'score' | 'order_value' = 'score',
+  offset = 0,
 ): void {
   if (engine.length !== edge.length) fail(`${where}: result count differs`, engine, edge);
   const tolerance = key === 'score' ? 1e-4 : 0;
@@ -58,7 +59,7 @@ export function compareRanked(
   let start = 0;
   for (let i = 1; i <= edge.length; i++) {
     if (i < edge.length && close(edge[i]![key]!, edge[start]![key]!, tolerance)) continue;
-    if (i < edge.length) {
+    if (i < edge.length && !(start === 0 && offset > 0)) {
       const ids = (list: PointOut[]) =>
         list
           .slice(start, i)

@@ -27,25 +27,22 @@ afterAll(async () => {
   await Promise.all([engine?.dispose(), driver?.stop()]);
 });
 
-test(
-  `answers like qdrant-edge in ${ONLY ? `scenario ${ONLY}` : `${CASES} random cases`}`,
-  async () => {
-    let checks = 0;
-    let scenarios = 0;
-    const seeds = ONLY ? [Number(ONLY)] : undefined;
-    for (let i = 0; seeds ? i < seeds.length : checks < CASES; i++) {
-      const seed = seeds ? seeds[i]! : FIRST_SEED + i;
-      try {
-        checks += await runScenario(seed, STEPS, engine.url, driver);
-      } catch (error) {
-        throw new Error(
-          `${(error as Error).message}\nreplay: SVC_DIFF_SCENARIO=${seed} (first seed ${FIRST_SEED})`,
-        );
-      }
-      scenarios++;
+test(`answers like qdrant-edge in ${ONLY ? `scenario ${ONLY}` : `${CASES} random cases`}`, async () => {
+  let checks = 0;
+  let scenarios = 0;
+  const seeds = ONLY ? [Number(ONLY)] : undefined;
+  for (let i = 0; seeds ? i < seeds.length : checks < CASES; i++) {
+    const seed = seeds ? seeds[i]! : FIRST_SEED + i;
+    try {
+      checks += await runScenario(seed, STEPS, engine.url, driver);
+    } catch (error) {
+      throw new Error(
+        `${(error as Error).message}\nreplay: SVC_DIFF_SCENARIO=${seed} (first seed ${FIRST_SEED})`,
+        { cause: error },
+      );
     }
-    console.log(`differential: ${checks} cases in ${scenarios} scenarios matched qdrant-edge`);
-    expect(checks).toBeGreaterThanOrEqual(ONLY ? 1 : CASES);
-  },
-  600_000,
-);
+    scenarios++;
+  }
+  console.log(`differential: ${checks} cases in ${scenarios} scenarios matched qdrant-edge`);
+  expect(checks).toBeGreaterThanOrEqual(ONLY ? 1 : CASES);
+}, 600_000);

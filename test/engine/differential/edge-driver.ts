@@ -52,6 +52,11 @@ export class EdgeDriver {
     return driver;
   }
 
+  /** The driver's process id (the benchmark reads its memory). */
+  get pid(): number {
+    return this.child.pid!;
+  }
+
   /** Sends one request and waits for its answer. */
   send(request: Record<string, unknown>): Promise<EdgeAnswer> {
     return new Promise((resolve) => {

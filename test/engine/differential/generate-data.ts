@@ -87,6 +87,9 @@ export function randomPayload(rng: Prng, uuids: string[]): Record<string, unknow
   };
   maybe('kw', () => maybeArray(rng, () => rng.pick(KEYWORDS)));
   maybe('int', () => maybeArray(rng, () => rng.int(-5, 10)));
+  // Single-valued numbers to order by (see scenario.ts).
+  maybe('rank', () => rng.int(-5, 10));
+  maybe('price', () => rng.fraction(0, 100));
   maybe('flt', () => maybeArray(rng, () => rng.fraction(-10, 10)));
   maybe('dt', () => maybeArray(rng, () => randomDatetime(rng)));
   maybe('geo', () => maybeArray(rng, () => randomGeo(rng)));

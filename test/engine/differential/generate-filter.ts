@@ -12,7 +12,7 @@ type Json = Record<string, unknown>;
 
 const STRING_KEYS = ['kw', 'obj.c', 'nested[].k', 'nested[0].k', 'mixed', 'u', 'missing'];
 const INT_KEYS = ['int', 'obj.a.b', 'nested[].n', 'mixed', 'obj.a', 'int[]'];
-const NUMBER_KEYS = ['int', 'flt', 'mixed', 'obj.a.b', 'nested[].n', 'flt[]'];
+const NUMBER_KEYS = ['int', 'flt', 'mixed', 'obj.a.b', 'nested[].n', 'flt[]', 'rank', 'price'];
 const ANY_KEYS = [
   'kw',
   'int',
@@ -32,9 +32,40 @@ const ANY_KEYS = [
   'kw[]',
 ];
 
-function bounds(rng: Prng, value: () => unknown): Json {
+/** Keys a scenario may put a payload index on. */
+const INDEXED_KEYS = new Set([
+  'kw',
+  'int',
+  'flt',
+  'dt',
+  'geo',
+  'u',
+  'obj.a.b',
+  'nested[].k',
+  'txt',
+  'rank',
+  'price',
+]);
+
+/**
+ * Range bounds. On a key that may be indexed, at most one lower and one upper bound:
+ * Qdrant answers a lone indexed range from the index, where `gt` overrides `gte` and `lt`
+ * overrides `lte`, but applies all four elsewhere; the engine always applies all four.
+ */
+function bounds(rng: Prng, key: string, value: () => unknown): Json {
   const out: Json = {};
-  for (const b of ['gt', 'gte', 'lt', 'lte']) if (rng.chance(0.4)) out[b] = value();
+  const single = INDEXED_KEYS.has(key);
+  for (const [a, b] of [
+    ['gt', 'gte'],
+    ['lt', 'lte'],
+  ] as const) {
+    if (single) {
+      if (rng.chance(0.6)) out[rng.pick([a, b])] = value();
+    } else {
+      if (rng.chance(0.4)) out[a] = value();
+      if (rng.chance(0.4)) out[b] = value();
+    }
+  }
   if (Object.keys(out).length === 0) out[rng.pick(['gt', 'lt'])] = value();
   return out;
 }
@@ -61,13 +92,14 @@ function fieldCondition(rng: Prng, uuids: string[]): Json {
       const text = rng.chance(0.2) ? words.join(' ').toUpperCase() : words.join(' ');
       return { key: 'txt', match: { [rng.pick(['text', 'text_any', 'phrase'])]: text } };
     }
-    case 4:
-      return { key: rng.pick(NUMBER_KEYS), range: bounds(rng, () => rng.fraction(-6, 11)) };
-    case 5:
-      return {
-        key: rng.pick(['dt', 'dt[]', 'mixed']),
-        range: bounds(rng, () => randomDatetime(rng)),
-      };
+    case 4: {
+      const key = rng.pick(NUMBER_KEYS);
+      return { key, range: bounds(rng, key, () => rng.fraction(-6, 11)) };
+    }
+    case 5: {
+      const key = rng.pick(['dt', 'dt[]', 'mixed']);
+      return { key, range: bounds(rng, key, () => randomDatetime(rng)) };
+    }
     case 6: {
       const a = randomGeo(rng);
       const b = randomGeo(rng);
@@ -112,7 +144,7 @@ function fieldCondition(rng: Prng, uuids: string[]): Json {
     case 11:
       return { key: rng.pick(ANY_KEYS), is_null: rng.chance(0.5) };
     case 12:
-      return { key: 'flt', range: bounds(rng, () => rng.fraction(-12, 12)) };
+      return { key: 'flt', range: bounds(rng, 'flt', () => rng.fraction(-12, 12)) };
     default:
       return {
         key: rng.pick(['kw', 'nested[].k']),
@@ -134,7 +166,7 @@ function condition(rng: Prng, depth: number, ids: (number | string)[], uuids: st
     const inner = () =>
       rng.chance(0.5)
         ? { key: 'k', match: { value: rng.pick(KEYWORDS) } }
-        : { key: 'n', range: bounds(rng, () => rng.int(-5, 10)) };
+        : { key: 'n', range: bounds(rng, 'nested[].n', () => rng.int(-5, 10)) };
     const filter: Json = { must: [inner()] };
     if (rng.chance(0.4)) filter.must_not = [inner()];
     return { nested: { key: 'nested', filter } };

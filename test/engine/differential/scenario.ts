@@ -27,6 +27,8 @@ const INDEXABLE: [string, () => unknown][] = [
   ['obj.a.b', () => 'integer'],
   ['nested[].k', () => 'keyword'],
   ['txt', () => 'text'],
+  ['rank', () => 'integer'],
+  ['price', () => 'float'],
 ];
 
 const TEXT_SCHEMAS = [
@@ -35,16 +37,26 @@ const TEXT_SCHEMAS = [
   { type: 'text', tokenizer: 'prefix', min_token_len: 2, max_token_len: 6 },
   { type: 'text', lowercase: false },
   { type: 'text', tokenizer: 'word', min_token_len: 3 },
+  { type: 'text', phrase_matching: true },
+  { type: 'text', tokenizer: 'prefix', max_token_len: 4, phrase_matching: true },
 ];
 
-const RANGE_TYPES = new Set(['integer', 'float', 'datetime']);
+/**
+ * Keys `order_by` uses: single-valued ones. For a point with several values Qdrant lists
+ * it once per value or once in all, depending on how its planner reads the index.
+ */
+const ORDER_KEYS = new Set(['rank', 'price']);
 
-/** Runs one scenario of `steps` steps; resolves with the number of comparisons made. */
+/**
+ * Runs one scenario of `steps` steps; resolves with the number of comparisons made.
+ * `keep` leaves the collection in place on both sides, to inspect after a replay.
+ */
 export async function runScenario(
   seed: number,
   steps: number,
   url: string,
   driver: EdgeDriver,
+  keep = false,
 ): Promise<number> {
   const rng = new Prng(seed);
   const name = `diff_${seed}`;
@@ -94,11 +106,14 @@ export async function runScenario(
         message.startsWith('scenario')
           ? message
           : `${where(what)}: ${message}\n  request: ${JSON.stringify(request)}\n  recent: ${history.join('\n          ')}`,
+        { cause: error },
       );
     }
   };
 
-  const created = await call(url, 'PUT', `/collections/${name}`, { vectors: { size: dim, distance } });
+  const created = await call(url, 'PUT', `/collections/${name}`, {
+    vectors: { size: dim, distance },
+  });
   if (created.status !== 200) throw new Error(`create failed: ${JSON.stringify(created.body)}`);
   await driver.ok({ cmd: 'create', name, size: dim, distance });
 
@@ -116,8 +131,14 @@ export async function runScenario(
   };
   const filter = () => randomFilter(rng, 1, idPool, uuids);
   const withPayload = (): unknown =>
-    rng.pick<unknown>([true, false, ['kw', 'obj.a'], { exclude: ['nested', 'txt'] }, ['nested[].k']]);
-  const rangeKeys = () => [...indexes].filter(([, s]) => RANGE_TYPES.has(String(s))).map(([k]) => k);
+    rng.pick<unknown>([
+      true,
+      false,
+      ['kw', 'obj.a'],
+      { exclude: ['nested', 'txt'] },
+      ['nested[].k'],
+    ]);
+  const rangeKeys = () => [...indexes.keys()].filter((k) => ORDER_KEYS.has(k));
 
   const fullState = async () => {
     const body = { limit: 10_000, with_payload: true, with_vector: true };
@@ -129,9 +150,11 @@ export async function runScenario(
     });
   };
 
-  await upsert(Array.from({ length: rng.int(20, 120) }, () => randomPoint(rng.pick(idPool))).filter(
-    (p, i, all) => all.findIndex((o) => o.id === p.id) === i,
-  ));
+  await upsert(
+    Array.from({ length: rng.int(20, 120) }, () => randomPoint(rng.pick(idPool))).filter(
+      (p, i, all) => all.findIndex((o) => o.id === p.id) === i,
+    ),
+  );
   if (rng.chance(0.6)) {
     for (const [field, schema] of INDEXABLE) {
       if (!rng.chance(0.5)) continue;
@@ -162,7 +185,13 @@ export async function runScenario(
       const res = await both('search', 'POST', '/points/search', body, { cmd: 'search', ...body });
       if (res) {
         await guarded('search', body, async () =>
-          compareRanked(res.engine as PointOut[], res.edge as PointOut[], 'search'),
+          compareRanked(
+            res.engine as PointOut[],
+            res.edge as PointOut[],
+            'search',
+            'score',
+            Number(body.offset ?? 0),
+          ),
         );
       }
     } else if (r < 0.37) {
@@ -180,19 +209,25 @@ export async function runScenario(
         await guarded('query', body, async () => {
           const e = (res.engine as { points: PointOut[] }).points;
           const q = (res.edge as { points: PointOut[] }).points;
-          if (kind === 0) compareRanked(e, q, 'query');
-          else if (body.query) compareRanked(e, q, 'query order_by', 'order_value');
+          const offset = Number(body.offset ?? 0);
+          if (kind === 0) compareRanked(e, q, 'query', 'score', offset);
+          else if (body.query) compareRanked(e, q, 'query order_by', 'order_value', offset);
           else compareExact(e, q, 'query without vector');
         });
       }
     } else if (r < 0.52) {
-      const body: Json = { limit: rng.int(1, 20), with_payload: withPayload(), with_vector: rng.chance(0.2) };
+      const body: Json = {
+        limit: rng.int(1, 20),
+        with_payload: withPayload(),
+        with_vector: rng.chance(0.2),
+      };
       if (rng.chance(0.5)) body.filter = filter();
       const keys = rangeKeys();
       const ordered = keys.length > 0 && rng.chance(0.25);
       if (ordered) {
         const order: Json = { key: rng.pick(keys), direction: rng.pick(['asc', 'desc']) };
-        if (rng.chance(0.3) && order.key !== 'dt') order.start_from = rng.int(-3, 6);
+        if (rng.chance(0.3))
+          order.start_from = order.key === 'rank' ? rng.int(-3, 6) : rng.int(10, 90);
         body.order_by = order;
       } else if (rng.chance(0.4)) body.offset = rng.pick(idPool);
       const res = await both('scroll', 'POST', '/points/scroll', body, { cmd: 'scroll', ...body });
@@ -208,9 +243,14 @@ export async function runScenario(
     } else if (r < 0.67) {
       const body: Json = rng.chance(0.85) ? { filter: filter(), exact: true } : { exact: true };
       const res = await both('count', 'POST', '/points/count', body, { cmd: 'count', ...body });
-      if (res) await guarded('count', body, async () => compareValue(res.engine, res.edge, 'count'));
+      if (res)
+        await guarded('count', body, async () => compareValue(res.engine, res.edge, 'count'));
     } else if (r < 0.72) {
-      const body = { ids: ids(rng.int(1, 5)), with_payload: withPayload(), with_vector: rng.chance(0.3) };
+      const body = {
+        ids: ids(rng.int(1, 5)),
+        with_payload: withPayload(),
+        with_vector: rng.chance(0.3),
+      };
       const res = await both('retrieve', 'POST', '/points', body, { cmd: 'retrieve', ...body });
       if (res) {
         await guarded('retrieve', body, async () =>
@@ -226,19 +266,19 @@ export async function runScenario(
   async function randomWrite() {
     const selector = (): Json =>
       rng.chance(0.75) ? { points: ids(rng.int(1, 4)) } : { filter: filter() };
+    // Values keep each indexed field's type (see generate-data.ts); `extra` is never indexed.
     const smallPayload = (): Json => {
+      const values: Record<string, () => unknown> = {
+        kw: () => rng.pick<unknown>([rng.pick(KEYWORDS), [rng.pick(KEYWORDS)], null]),
+        int: () => rng.pick<unknown>([rng.int(-5, 10), null, [rng.int(-5, 10)]]),
+        extra: () =>
+          rng.pick<unknown>([rng.pick(KEYWORDS), rng.int(-5, 10), rng.fraction(-2, 2), null]),
+        obj: () => rng.pick<unknown>([{ b: rng.int(0, 3) }, { a: { b: rng.int(-5, 10) } }, null]),
+        nested: () => [{ k: rng.pick(KEYWORDS) }],
+      };
       const payload: Json = {};
-      for (const key of ['kw', 'int', 'extra', 'obj', 'nested']) {
-        if (!rng.chance(0.35)) continue;
-        payload[key] = rng.pick<unknown>([
-          rng.pick(KEYWORDS),
-          rng.int(-5, 10),
-          null,
-          { b: rng.int(0, 3) },
-          [{ k: rng.pick(KEYWORDS) }],
-          rng.fraction(-2, 2),
-        ]);
-      }
+      for (const [key, value] of Object.entries(values))
+        if (rng.chance(0.35)) payload[key] = value();
       return payload;
     };
     switch (rng.int(0, 8)) {
@@ -247,31 +287,67 @@ export async function runScenario(
         return upsert(ids(rng.int(1, 5)).map(randomPoint));
       case 2: {
         const body = selector();
-        return void (await both('delete', 'POST', '/points/delete?wait=true', body, { cmd: 'delete', ...body }));
+        return void (await both('delete', 'POST', '/points/delete?wait=true', body, {
+          cmd: 'delete',
+          ...body,
+        }));
       }
       case 3: {
         const body: Json = { ...selector(), payload: smallPayload() };
-        if (rng.chance(0.35)) body.key = rng.pick(['obj', 'obj.a', 'nested[]', 'nested[0]', 'extra.deep', 'kw']);
-        return void (await both('set_payload', 'POST', '/points/payload?wait=true', body, { cmd: 'set_payload', ...body }));
+        if (rng.chance(0.35))
+          // Never an indexed key: setting at it would put an object where its type belongs.
+          body.key = rng.pick(['obj', 'obj.a', 'nested[]', 'nested[0]', 'extra.deep', 'extra']);
+        return void (await both('set_payload', 'POST', '/points/payload?wait=true', body, {
+          cmd: 'set_payload',
+          ...body,
+        }));
       }
       case 4: {
         const body = { ...selector(), payload: smallPayload() };
-        return void (await both('overwrite', 'PUT', '/points/payload?wait=true', body, { cmd: 'overwrite_payload', ...body }));
+        return void (await both('overwrite', 'PUT', '/points/payload?wait=true', body, {
+          cmd: 'overwrite_payload',
+          ...body,
+        }));
       }
       case 5: {
         const keys = Array.from({ length: rng.int(1, 3) }, () =>
-          rng.pick(['kw', 'obj.a.b', 'obj.a', 'nested[].k', 'nested[0]', 'nested[]', 'missing', 'int', 'txt']),
+          rng.pick([
+            'kw',
+            'obj.a.b',
+            'obj.a',
+            'nested[].k',
+            'nested[0]',
+            'nested[]',
+            'missing',
+            'int',
+            'txt',
+          ]),
         );
         const body = { ...selector(), keys };
-        return void (await both('delete_payload', 'POST', '/points/payload/delete?wait=true', body, { cmd: 'delete_payload', ...body }));
+        return void (await both(
+          'delete_payload',
+          'POST',
+          '/points/payload/delete?wait=true',
+          body,
+          { cmd: 'delete_payload', ...body },
+        ));
       }
       case 6: {
         const body = selector();
-        return void (await both('clear', 'POST', '/points/payload/clear?wait=true', body, { cmd: 'clear_payload', ...body }));
+        return void (await both('clear', 'POST', '/points/payload/clear?wait=true', body, {
+          cmd: 'clear_payload',
+          ...body,
+        }));
       }
       case 7: {
         const points = ids(rng.int(1, 3)).map((id) => ({ id, vector: randomVector(rng, dim) }));
-        return void (await both('update_vectors', 'PUT', '/points/vectors?wait=true', { points }, { cmd: 'update_vectors', points }));
+        return void (await both(
+          'update_vectors',
+          'PUT',
+          '/points/vectors?wait=true',
+          { points },
+          { cmd: 'update_vectors', points },
+        ));
       }
       default: {
         const [field, schema] = rng.pick(INDEXABLE);
@@ -281,7 +357,9 @@ export async function runScenario(
     }
   }
 
-  await call(url, 'DELETE', `/collections/${name}`);
-  await driver.ok({ cmd: 'drop', name });
+  if (!keep) {
+    await call(url, 'DELETE', `/collections/${name}`);
+    await driver.ok({ cmd: 'drop', name });
+  }
   return checks;
 }

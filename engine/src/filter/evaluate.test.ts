@@ -1,0 +1,134 @@
+import { describe, expect, test } from '@jest/globals';
+import { NO_INDEXES, matchesFilter } from './evaluate.js';
+import { parseFilter } from './parse.js';
+
+/** The ids among `points` that pass the filter. */
+function select(points: Record<string, unknown>[], filter: unknown): number[] {
+  const parsed = parseFilter(filter)!;
+  return points.flatMap((payload, id) =>
+    matchesFilter(parsed, id, payload, NO_INDEXES) ? [id] : [],
+  );
+}
+
+const points: Record<string, unknown>[] = [
+  { v: 1 }, // 0
+  { v: [1, 2] }, // 1
+  { v: null }, // 2
+  { v: [] }, // 3
+  {}, // 4
+  { v: [null] }, // 5
+  { v: '1' }, // 6
+  { v: 1.5 }, // 7
+  { v: true }, // 8
+];
+
+describe('Qdrant rules for arrays, missing fields and value types', () => {
+  test('match.value compares like types only, and an array matches through any element', () => {
+    expect(select(points, { must: [{ key: 'v', match: { value: 1 } }] })).toEqual([0, 1]);
+    expect(select(points, { must: [{ key: 'v', match: { value: '1' } }] })).toEqual([6]);
+    expect(select(points, { must: [{ key: 'v', match: { value: true } }] })).toEqual([8]);
+  });
+
+  test('except passes values outside the list, never null or a missing field', () => {
+    expect(select(points, { must: [{ key: 'v', match: { except: [1] } }] })).toEqual([1, 6, 7, 8]);
+  });
+
+  test('is_empty: missing, null or []; is_null: null or an array holding null', () => {
+    expect(select(points, { must: [{ is_empty: { key: 'v' } }] })).toEqual([2, 3, 4]);
+    expect(select(points, { must: [{ is_null: { key: 'v' } }] })).toEqual([2, 5]);
+  });
+
+  test('values_count counts array elements, null as none, a missing field as zero', () => {
+    expect(select(points, { must: [{ key: 'v', values_count: { lt: 1 } }] })).toEqual([2, 3, 4]);
+    expect(select(points, { must: [{ key: 'v', values_count: { gte: 2 } }] })).toEqual([1]);
+  });
+
+  test('must_not of a condition on a missing field passes', () => {
+    expect(select(points, { must_not: [{ key: 'v', range: { gte: 0 } }] })).toEqual([
+      2, 3, 4, 5, 6, 8,
+    ]);
+  });
+});
+
+describe('combinators', () => {
+  const nums = [{ n: 1 }, { n: 2 }, { n: 3 }];
+
+  test('should needs one, min_should needs min_count, an empty should passes', () => {
+    expect(select(nums, { should: [{ key: 'n', match: { value: 1 } }, { has_id: [2] }] })).toEqual([
+      0, 2,
+    ]);
+    expect(select(nums, { should: [] })).toEqual([0, 1, 2]);
+    const conditions = [
+      { key: 'n', range: { gte: 2 } },
+      { key: 'n', range: { lte: 2 } },
+    ];
+    expect(select(nums, { min_should: { conditions, min_count: 2 } })).toEqual([1]);
+  });
+
+  test('an unknown key is ignored and a condition without a kind is refused', () => {
+    expect(select(nums, { mustt: [{ key: 'n', match: { value: 1 } }] })).toEqual([0, 1, 2]);
+    expect(() => parseFilter({ must: [{ key: 'n' }] })).toThrow('At least one field condition');
+  });
+});
+
+test('nested applies the whole inner filter to one array element at a time', () => {
+  const docs = [
+    {
+      items: [
+        { k: 'a', n: 1 },
+        { k: 'b', n: 2 },
+      ],
+    },
+    { items: [{ k: 'a', n: 2 }] },
+  ];
+  const inner = {
+    must: [
+      { key: 'k', match: { value: 'a' } },
+      { key: 'n', match: { value: 2 } },
+    ],
+  };
+  expect(select(docs, { must: [{ nested: { key: 'items', filter: inner } }] })).toEqual([1]);
+  // Without nested, the two conditions may be met by different elements.
+  expect(
+    select(docs, {
+      must: [
+        { key: 'items[].k', match: { value: 'a' } },
+        { key: 'items[].n', match: { value: 2 } },
+      ],
+    }),
+  ).toEqual([0, 1]);
+});
+
+test('datetime ranges compare instants across spellings and zones', () => {
+  const docs = [
+    { t: '2024-01-02T03:00:00Z' },
+    { t: '2024-01-02 04:00:00' },
+    { t: '2024-01-02T05:00:00+02:00' },
+  ];
+  expect(select(docs, { must: [{ key: 't', range: { gt: '2024-01-02T03:30:00Z' } }] })).toEqual([
+    1,
+  ]);
+});
+
+test('geo conditions: strict box, haversine radius, polygon with a hole', () => {
+  const docs = [
+    { g: { lon: 10, lat: 50 } },
+    { g: { lon: 10.5, lat: 50.5 } },
+    { g: [{ lon: 30, lat: 5 }] },
+  ];
+  const box = { top_left: { lon: 9, lat: 51 }, bottom_right: { lon: 11, lat: 49 } };
+  expect(select(docs, { must: [{ key: 'g', geo_bounding_box: box }] })).toEqual([0, 1]);
+  const radius = { center: { lon: 10, lat: 50.1 }, radius: 12_000 };
+  expect(select(docs, { must: [{ key: 'g', geo_radius: radius }] })).toEqual([0]);
+  const ring = (a: number, b: number) => ({
+    points: [
+      { lon: a, lat: a + 40 },
+      { lon: b, lat: a + 40 },
+      { lon: b, lat: b + 40 },
+      { lon: a, lat: b + 40 },
+      { lon: a, lat: a + 40 },
+    ],
+  });
+  const polygon = { exterior: ring(9, 11), interiors: [ring(10.4, 10.6)] };
+  expect(select(docs, { must: [{ key: 'g', geo_polygon: polygon }] })).toEqual([0]);
+});

@@ -1,0 +1,130 @@
+/**
+ * The engine's HTTP server (node:http, no framework: the request path is short and hot).
+ * Answers in Qdrant's envelopes, `{result, status: "ok", time}` and
+ * `{status: {error}, time}`, echoes or assigns an `x-request-id`, and logs failures with it.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Logger } from '../../../common/logger.js';
+import { EngineError } from '../errors.js';
+import { collectionRoutes } from '../routes/collections.js';
+import { readRoutes } from '../routes/reads.js';
+import { writeRoutes } from '../routes/writes.js';
+import type { Engine } from '../store/engine.js';
+import { Router } from './router.js';
+
+/** The version this engine reports at `GET /`; clients check compatibility against it. */
+export const QDRANT_COMPATIBLE_VERSION = '1.16.0';
+
+/** Server limits. */
+export interface ServerOptions {
+  maxBodyBytes: number;
+}
+
+function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        reject(
+          new EngineError(
+            413,
+            `Payload error: JSON payload (${size} bytes) is larger than allowed (limit: ${limit} bytes).`,
+          ),
+        );
+        request.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on('end', () => resolve(Buffer.concat(chunks)));
+    request.on('error', reject);
+  });
+}
+
+function send(response: ServerResponse, status: number, body: unknown, requestId: string): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    'x-request-id': requestId,
+  });
+  response.end(text);
+}
+
+/** Builds the route table for an engine. */
+export function engineRouter(engine: Engine): Router {
+  const router = new Router();
+  collectionRoutes(router, engine);
+  writeRoutes(router, engine);
+  readRoutes(router, engine);
+  return router;
+}
+
+/** Creates (does not start) the HTTP server of an engine. */
+export function createEngineServer(engine: Engine, logger: Logger, options: ServerOptions): Server {
+  const router = engineRouter(engine);
+  const server = createServer(async (request, response) => {
+    const started = performance.now();
+    const requestId = (request.headers['x-request-id'] as string | undefined) ?? randomUUID();
+    const elapsed = () => (performance.now() - started) / 1000;
+    const url = new URL(request.url ?? '/', 'http://engine');
+    const method = request.method ?? 'GET';
+    // Qdrant answers its root with bare version info, no envelope; clients check it.
+    if (method === 'GET' && url.pathname === '/') {
+      send(
+        response,
+        200,
+        { title: 'qdrant - vector search engine', version: QDRANT_COMPATIBLE_VERSION },
+        requestId,
+      );
+      return;
+    }
+    if (method === 'GET' && /^\/(healthz|livez|readyz)$/.test(url.pathname)) {
+      response.writeHead(200, { 'content-type': 'text/plain', 'x-request-id': requestId });
+      response.end(`${url.pathname.slice(1)} check passed`);
+      return;
+    }
+    try {
+      const route = router.match(method, url.pathname);
+      if (route === undefined) throw new EngineError(404, `Not found: ${url.pathname}`);
+      if (route === 'method') throw new EngineError(405, `Method ${method} not allowed`);
+      const raw = await readBody(request, options.maxBodyBytes);
+      let body: unknown;
+      if (raw.length > 0) {
+        try {
+          body = JSON.parse(raw.toString('utf8'));
+        } catch (error) {
+          throw new EngineError(400, `Format error in JSON body: ${(error as Error).message}`);
+        }
+      }
+      const result = await route.handler({ params: route.params, query: url.searchParams, body });
+      send(response, 200, { result, status: 'ok', time: elapsed() }, requestId);
+    } catch (error) {
+      if (error instanceof EngineError) {
+        send(
+          response,
+          error.status,
+          { status: { error: error.message }, time: elapsed() },
+          requestId,
+        );
+        return;
+      }
+      logger.error('request failed', { request_id: requestId, method, path: url.pathname, error });
+      send(
+        response,
+        500,
+        {
+          status: { error: `Service internal error: ${(error as Error).message}` },
+          time: elapsed(),
+        },
+        requestId,
+      );
+    }
+  });
+  server.keepAliveTimeout = 65_000;
+  return server;
+}

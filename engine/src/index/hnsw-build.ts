@@ -1,0 +1,49 @@
+/**
+ * Runs HNSW builds in a worker thread. One worker per build keeps failure handling
+ * simple: a crashed build rejects its promise and leaves the previous graph serving.
+ */
+import { Worker } from 'node:worker_threads';
+import type { Distance } from '../distance.js';
+import type { WasmMemory } from '../simd/kernels.js';
+import type { HnswParams, HnswState } from './hnsw.js';
+
+/** What the worker needs: the shared memory, the graph to extend (or none) and the slots to add. */
+export interface HnswBuildRequest {
+  memory: WasmMemory;
+  dim: number;
+  distance: Distance;
+  params: HnswParams;
+  previous: HnswState | undefined;
+  slots: Int32Array;
+}
+
+const workerUrl = new URL(
+  import.meta.url.endsWith('.ts') ? './hnsw-worker.ts' : './hnsw-worker.js',
+  import.meta.url,
+);
+
+/**
+ * Starts the worker. Run from TypeScript sources, the worker registers tsx itself first:
+ * a loader registered with `--import` in the parent does not reach worker threads on Node 20.
+ */
+function startWorker(): Worker {
+  if (!workerUrl.pathname.endsWith('.ts')) return new Worker(workerUrl);
+  const bootstrap = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(workerUrl.href)}); });`;
+  return new Worker(bootstrap, { eval: true });
+}
+
+/** Builds in a worker; resolves with the new graph's state. */
+export function buildInWorker(request: HnswBuildRequest): Promise<HnswState> {
+  return new Promise((resolve, reject) => {
+    const worker = startWorker();
+    worker.once('message', (state: HnswState) => {
+      resolve(state);
+      void worker.terminate();
+    });
+    worker.once('error', reject);
+    worker.once('exit', (code) => {
+      if (code !== 0) reject(new Error(`HNSW build worker exited with code ${code}`));
+    });
+    worker.postMessage(request);
+  });
+}

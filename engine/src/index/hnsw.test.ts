@@ -1,0 +1,65 @@
+import { expect, test } from '@jest/globals';
+import { preprocess, similarityFn } from '../distance.js';
+import type { Distance } from '../distance.js';
+import { VectorArena } from '../store/vector-arena.js';
+import { Hnsw } from './hnsw.js';
+
+function randomArena(n: number, dim: number, distance: Distance, seed: number): VectorArena {
+  let state = seed;
+  const random = () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state / 4294967296;
+  };
+  const arena = new VectorArena(dim, distance, 16);
+  for (let i = 0; i < n; i++) {
+    arena.push(
+      preprocess(
+        distance,
+        Float32Array.from({ length: dim }, () => random() * 2 - 1),
+      ),
+    );
+  }
+  return arena;
+}
+
+function exactTop(arena: VectorArena, query: Float32Array, k: number, distance: Distance) {
+  const sim = similarityFn(distance);
+  const scored = Array.from({ length: arena.length }, (_, slot) => ({
+    slot,
+    score: sim(arena.data, slot * arena.dim, query, 0, arena.dim),
+  }));
+  return scored
+    .sort((a, b) => b.score - a.score)
+    .slice(0, k)
+    .map((s) => s.slot);
+}
+
+test.each<Distance>(['Cosine', 'Euclid', 'Dot', 'Manhattan'])(
+  'finds at least 90%% of the true top 10 (%s)',
+  (distance) => {
+    const dim = 12;
+    const arena = randomArena(3000, dim, distance, 7);
+    const graph = new Hnsw(arena.space, { m: 16, efConstruct: 100, seed: 1 });
+    for (let slot = 0; slot < arena.length; slot++) graph.insert(slot);
+    const queries = randomArena(50, dim, distance, 99);
+    let hits = 0;
+    for (let q = 0; q < 50; q++) {
+      const query = queries.get(q);
+      const truth = new Set(exactTop(arena, query, 10, distance));
+      const found = graph.search(arena.placeQuery(query), 10, 100);
+      hits += found.filter((h) => truth.has(h.slot)).length;
+    }
+    expect(hits / 500).toBeGreaterThanOrEqual(0.9);
+  },
+);
+
+test('returns only accepted nodes, best first, and survives a round trip through its state', () => {
+  const arena = randomArena(1000, 8, 'Euclid', 3);
+  const graph = new Hnsw(arena.space, { m: 8, efConstruct: 64, seed: 2 });
+  for (let slot = 0; slot < 1000; slot++) graph.insert(slot);
+  const copy = Hnsw.fromState(arena.space, graph.toState());
+  const hits = copy.search(arena.pointer(0), 10, 64, (slot) => slot % 2 === 1);
+  expect(hits).toHaveLength(10);
+  expect(hits.every((h) => h.slot % 2 === 1)).toBe(true);
+  expect(hits.map((h) => h.score)).toEqual([...hits.map((h) => h.score)].sort((a, b) => b - a));
+});

@@ -1,0 +1,353 @@
+/**
+ * A Hierarchical Navigable Small World graph (Malkov & Yashunin) over the slots of a
+ * vector arena, with hnswlib's neighbour-selection heuristic. Nodes are arena slots;
+ * the graph never moves vectors, so it can be built in a worker over the shared memory
+ * and handed back. Vectors are compared by byte offset with the arena's SIMD kernels.
+ * Deleted points stay in the graph as waypoints and are filtered from results by the
+ * caller's `accept`.
+ */
+import type { VectorSpace } from '../store/vector-arena.js';
+import { ScoredHeap } from './scored-heap.js';
+
+/** Construction parameters (Qdrant's defaults: m 16, ef_construct 100). */
+export interface HnswParams {
+  m: number;
+  efConstruct: number;
+  seed: number;
+}
+
+/** A graph as plain typed arrays, to cross a worker boundary. */
+export interface HnswState {
+  params: HnswParams;
+  capacity: number;
+  nodes: number;
+  entry: number;
+  maxLevel: number;
+  rng: number;
+  levels: Int8Array;
+  links0: Int32Array;
+  count0: Uint8Array;
+  upperOffsets: Int32Array;
+  upperData: Int32Array;
+}
+
+/** The graph. */
+export class Hnsw {
+  readonly params: HnswParams;
+  private readonly similarity: VectorSpace['similarity'];
+  private readonly origin: number;
+  private readonly dim: number;
+  private readonly width: number;
+  private readonly m0: number;
+  private readonly levelMult: number;
+  private capacity: number;
+  /** Level of each slot's node, -1 when the slot is not in the graph. */
+  private levels: Int8Array;
+  private links0: Int32Array;
+  private count0: Uint8Array;
+  /** Per node with levels above 0: for each level, a count then `m` neighbours. */
+  private upper: (Int32Array | undefined)[] = [];
+  private visited: Uint32Array;
+  private visitMark = 0;
+  private readonly candidateHeap = new ScoredHeap(256);
+  private readonly resultHeap = new ScoredHeap(256);
+  private rng: number;
+  entry = -1;
+  maxLevel = -1;
+  nodes = 0;
+
+  constructor(space: VectorSpace, params: HnswParams, capacity = 1024) {
+    this.params = params;
+    this.similarity = space.similarity;
+    this.origin = space.base;
+    this.dim = space.dim;
+    this.width = space.dim * 4;
+    this.m0 = params.m * 2;
+    this.levelMult = 1 / Math.log(params.m);
+    this.capacity = capacity;
+    this.levels = new Int8Array(capacity).fill(-1);
+    this.links0 = new Int32Array(capacity * this.m0);
+    this.count0 = new Uint8Array(capacity);
+    this.visited = new Uint32Array(capacity);
+    this.rng = params.seed >>> 0 || 1;
+  }
+
+  /** Rebuilds a graph from {@link toState} output. */
+  static fromState(space: VectorSpace, state: HnswState): Hnsw {
+    const graph = new Hnsw(space, state.params, state.capacity);
+    graph.levels = state.levels;
+    graph.links0 = state.links0;
+    graph.count0 = state.count0;
+    for (let slot = 0; slot < state.capacity; slot++) {
+      const from = state.upperOffsets[slot]!;
+      const to = state.upperOffsets[slot + 1]!;
+      if (to > from) graph.upper[slot] = state.upperData.slice(from, to);
+    }
+    graph.entry = state.entry;
+    graph.maxLevel = state.maxLevel;
+    graph.nodes = state.nodes;
+    graph.rng = state.rng;
+    return graph;
+  }
+
+  /** The graph as transferable typed arrays. */
+  toState(): HnswState {
+    const upperOffsets = new Int32Array(this.capacity + 1);
+    let total = 0;
+    for (let slot = 0; slot < this.capacity; slot++) {
+      upperOffsets[slot] = total;
+      total += this.upper[slot]?.length ?? 0;
+    }
+    upperOffsets[this.capacity] = total;
+    const upperData = new Int32Array(total);
+    for (let slot = 0; slot < this.capacity; slot++) {
+      const links = this.upper[slot];
+      if (links) upperData.set(links, upperOffsets[slot]!);
+    }
+    return {
+      params: this.params,
+      capacity: this.capacity,
+      nodes: this.nodes,
+      entry: this.entry,
+      maxLevel: this.maxLevel,
+      rng: this.rng,
+      levels: this.levels,
+      links0: this.links0,
+      count0: this.count0,
+      upperOffsets,
+      upperData,
+    };
+  }
+
+  private ensureCapacity(slot: number): void {
+    if (slot < this.capacity) return;
+    let capacity = this.capacity;
+    while (capacity <= slot) capacity *= 2;
+    const levels = new Int8Array(capacity).fill(-1);
+    levels.set(this.levels);
+    const links0 = new Int32Array(capacity * this.m0);
+    links0.set(this.links0);
+    const count0 = new Uint8Array(capacity);
+    count0.set(this.count0);
+    this.levels = levels;
+    this.links0 = links0;
+    this.count0 = count0;
+    this.visited = new Uint32Array(capacity);
+    this.visitMark = 0;
+    this.capacity = capacity;
+  }
+
+  private random(): number {
+    // mulberry32: deterministic levels make a build reproducible from its seed.
+    let t = (this.rng = (this.rng + 0x6d2b79f5) >>> 0);
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  }
+
+  private nextMark(): number {
+    if (++this.visitMark === 0xffffffff) {
+      this.visited.fill(0);
+      this.visitMark = 1;
+    }
+    return this.visitMark;
+  }
+
+  private neighbours(
+    slot: number,
+    level: number,
+  ): { links: Int32Array; base: number; count: number } {
+    if (level === 0) {
+      return { links: this.links0, base: slot * this.m0, count: this.count0[slot]! };
+    }
+    const links = this.upper[slot]!;
+    const base = (level - 1) * (this.params.m + 1);
+    return { links, base: base + 1, count: links[base]! };
+  }
+
+  private setNeighbours(slot: number, level: number, ids: number[]): void {
+    if (level === 0) {
+      this.links0.set(ids, slot * this.m0);
+      this.count0[slot] = ids.length;
+      return;
+    }
+    const links = this.upper[slot]!;
+    const base = (level - 1) * (this.params.m + 1);
+    links[base] = ids.length;
+    links.set(ids, base + 1);
+  }
+
+  /** Greedy walk to the node most similar to the vector at byte offset `q`, on one level. */
+  private greedy(q: number, from: number, level: number): number {
+    const { similarity, origin, width, dim } = this;
+    let best = from;
+    let bestScore = similarity(origin + from * width, q, dim);
+    for (let changed = true; changed;) {
+      changed = false;
+      const { links, base, count } = this.neighbours(best, level);
+      for (let i = 0; i < count; i++) {
+        const candidate = links[base + i]!;
+        const score = similarity(origin + candidate * width, q, dim);
+        if (score > bestScore) {
+          bestScore = score;
+          best = candidate;
+          changed = true;
+        }
+      }
+    }
+    return best;
+  }
+
+  /**
+   * Beam search of one level. Returns a min-heap (by similarity) of at most `ef` accepted
+   * nodes; rejected nodes are walked through but not returned. The heaps are reused
+   * between calls, so read the result before searching again.
+   */
+  private searchLevel(
+    q: number,
+    entry: number,
+    ef: number,
+    level: number,
+    accept?: (slot: number) => boolean,
+  ): ScoredHeap {
+    const { similarity, origin, width, dim, visited, m0, links0, count0 } = this;
+    const mark = this.nextMark();
+    const candidates = this.candidateHeap; // negated scores: a max-heap
+    const results = this.resultHeap;
+    candidates.clear();
+    results.clear();
+    const entryScore = similarity(origin + entry * width, q, dim);
+    visited[entry] = mark;
+    candidates.push(-entryScore, entry);
+    if (!accept || accept(entry)) results.push(entryScore, entry);
+    const stride = this.params.m + 1;
+    while (candidates.size > 0) {
+      const score = -candidates.topScore();
+      const current = candidates.topSlot();
+      if (results.size >= ef && score < results.topScore()) break;
+      candidates.pop();
+      let links: Int32Array;
+      let base: number;
+      let count: number;
+      if (level === 0) {
+        links = links0;
+        base = current * m0;
+        count = count0[current]!;
+      } else {
+        links = this.upper[current]!;
+        base = (level - 1) * stride + 1;
+        count = links[base - 1]!;
+      }
+      for (let i = 0; i < count; i++) {
+        const next = links[base + i]!;
+        if (visited[next] === mark) continue;
+        visited[next] = mark;
+        const nextScore = similarity(origin + next * width, q, dim);
+        if (results.size < ef || nextScore > results.topScore()) {
+          candidates.push(-nextScore, next);
+          if (!accept || accept(next)) {
+            results.push(nextScore, next);
+            if (results.size > ef) results.pop();
+          }
+        }
+      }
+    }
+    return results;
+  }
+
+  /** hnswlib's heuristic: keep a candidate only if no kept one is closer to it than the base. */
+  private selectNeighbours(candidates: { score: number; slot: number }[], max: number): number[] {
+    candidates.sort((a, b) => b.score - a.score);
+    if (candidates.length <= max) return candidates.map((c) => c.slot);
+    const { similarity, origin, width, dim } = this;
+    const kept: number[] = [];
+    for (const c of candidates) {
+      if (kept.length >= max) break;
+      let good = true;
+      for (const k of kept) {
+        if (similarity(origin + c.slot * width, origin + k * width, dim) > c.score) {
+          good = false;
+          break;
+        }
+      }
+      if (good) kept.push(c.slot);
+    }
+    return kept;
+  }
+
+  private heapToList(heap: ScoredHeap): { score: number; slot: number }[] {
+    const out: { score: number; slot: number }[] = [];
+    while (heap.size > 0) {
+      out.push({ score: heap.topScore(), slot: heap.topSlot() });
+      heap.pop();
+    }
+    return out;
+  }
+
+  /** Adds the vector in `slot` to the graph. */
+  insert(slot: number): void {
+    this.ensureCapacity(slot);
+    if (this.levels[slot]! >= 0) return;
+    const level = Math.min(30, Math.floor(-Math.log(this.random() || 1e-12) * this.levelMult));
+    this.levels[slot] = level;
+    if (level > 0) this.upper[slot] = new Int32Array(level * (this.params.m + 1));
+    this.nodes++;
+    if (this.entry < 0) {
+      this.entry = slot;
+      this.maxLevel = level;
+      return;
+    }
+    const q = this.origin + slot * this.width;
+    let current = this.entry;
+    for (let l = this.maxLevel; l > level; l--) current = this.greedy(q, current, l);
+    for (let l = Math.min(level, this.maxLevel); l >= 0; l--) {
+      const found = this.heapToList(this.searchLevel(q, current, this.params.efConstruct, l));
+      const max = l === 0 ? this.m0 : this.params.m;
+      const chosen = this.selectNeighbours(found, this.params.m);
+      this.setNeighbours(slot, l, chosen);
+      for (const other of chosen) this.link(other, slot, l, max);
+      if (found.length > 0) current = found.reduce((a, b) => (b.score > a.score ? b : a)).slot;
+    }
+    if (level > this.maxLevel) {
+      this.maxLevel = level;
+      this.entry = slot;
+    }
+  }
+
+  /** Adds `to` to `from`'s neighbours, re-selecting with the heuristic when full. */
+  private link(from: number, to: number, level: number, max: number): void {
+    const { links, base, count } = this.neighbours(from, level);
+    if (count < max) {
+      links[base + count] = to;
+      if (level === 0) this.count0[from] = count + 1;
+      else links[base - 1] = count + 1;
+      return;
+    }
+    const { similarity, width, dim } = this;
+    const at = this.origin + from * width;
+    const candidates = [{ score: similarity(this.origin + to * width, at, dim), slot: to }];
+    for (let i = 0; i < count; i++) {
+      const n = links[base + i]!;
+      candidates.push({ score: similarity(this.origin + n * width, at, dim), slot: n });
+    }
+    this.setNeighbours(from, level, this.selectNeighbours(candidates, max));
+  }
+
+  /**
+   * The `k` accepted nodes most similar to the vector at byte offset `q`, best first,
+   * exploring `ef` candidates.
+   */
+  search(
+    q: number,
+    k: number,
+    ef: number,
+    accept?: (slot: number) => boolean,
+  ): { score: number; slot: number }[] {
+    if (this.entry < 0 || k <= 0) return [];
+    let current = this.entry;
+    for (let l = this.maxLevel; l > 0; l--) current = this.greedy(q, current, l);
+    const found = this.heapToList(this.searchLevel(q, current, Math.max(ef, k), 0, accept));
+    found.reverse();
+    return found.slice(0, k);
+  }
+}

@@ -1,0 +1,37 @@
+import { expect, test } from '@jest/globals';
+import { parseFilter } from '../filter/parse.js';
+import type { FieldCondition } from '../filter/types.js';
+import { parseJsonPath } from '../json-path.js';
+import { FieldIndex } from './payload-index.js';
+
+function condition(raw: unknown): FieldCondition {
+  return parseFilter({ must: [raw] })!.must![0] as FieldCondition;
+}
+
+test('an integer index answers match and range from integers only', () => {
+  const index = new FieldIndex('n', parseJsonPath('n'), { type: 'integer' });
+  [{ n: 1 }, { n: [2, 3] }, { n: 2.5 }, { n: '2' }, {}].forEach((p, slot) => index.add(slot, p));
+  expect([...index.candidates(condition({ key: 'n', match: { value: 2 } }))!]).toEqual([1]);
+  expect([...index.candidates(condition({ key: 'n', range: { gte: 1.5 } }))!].sort()).toEqual([1]);
+  expect(index.candidates(condition({ key: 'n', match: { value: '2' } }))).toBeUndefined();
+  expect(index.pointsCount).toBe(2);
+});
+
+test('a keyword index follows removals', () => {
+  const index = new FieldIndex('k', parseJsonPath('k'), { type: 'keyword' });
+  index.add(0, { k: 'a' });
+  index.add(1, { k: ['a', 'b'] });
+  index.remove(0);
+  expect([...index.candidates(condition({ key: 'k', match: { any: ['a'] } }))!]).toEqual([1]);
+});
+
+test('ordered lists a point once per distinct value, from a start value', () => {
+  const index = new FieldIndex('n', parseJsonPath('n'), { type: 'float' });
+  [{ n: 3 }, { n: [1, 5, 5] }, { n: 2 }].forEach((p, slot) => index.add(slot, p));
+  expect([...index.ordered('asc', 2)]).toEqual([
+    { value: 2, slot: 2 },
+    { value: 3, slot: 0 },
+    { value: 5, slot: 1 },
+  ]);
+  expect([...index.ordered('desc')].map((e) => e.value)).toEqual([5, 3, 2, 1]);
+});

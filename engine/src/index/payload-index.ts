@@ -1,0 +1,236 @@
+/**
+ * Payload field indexes. Each one keeps the values of one key per slot and answers the
+ * conditions Qdrant's index of that type answers: equality for keyword, integer, bool
+ * and uuid, ranges over a sorted copy for integer, float and datetime. The answer is a
+ * candidate set the full filter is then checked on, which is exactly how Qdrant uses an
+ * index (its candidates are limited to the values the index holds, e.g. an integer index
+ * never yields a float). Geo and text indexes answer nothing here; a text index changes
+ * how `match.text` tokenizes (see filter/text.ts).
+ */
+import { parseDatetime } from '../filter/datetime.js';
+import type { TokenizerConfig } from '../filter/text.js';
+import type { FieldCondition } from '../filter/types.js';
+import { getValues } from '../json-path.js';
+import type { JsonObject, JsonPath } from '../json-path.js';
+import { normaliseUuid } from '../point-id.js';
+
+/** Qdrant's payload schema types. */
+export type PayloadSchemaType =
+  'keyword' | 'integer' | 'float' | 'geo' | 'text' | 'bool' | 'datetime' | 'uuid';
+
+/** An index definition as stored and reported. */
+export interface IndexSchema {
+  type: PayloadSchemaType;
+  /** The object form's parameters when one was given, reported back in `payload_schema`. */
+  params?: Record<string, unknown>;
+  tokenizer?: TokenizerConfig;
+}
+
+type Key = string | number | boolean;
+
+/** One field's index. */
+export class FieldIndex {
+  private readonly valuesBySlot = new Map<number, Key[]>();
+  private readonly equality = new Map<Key, Set<number>>();
+  private sortedValues = new Float64Array(0);
+  private sortedSlots = new Int32Array(0);
+  private sortedDirty = true;
+
+  constructor(
+    readonly key: string,
+    readonly path: JsonPath,
+    readonly schema: IndexSchema,
+  ) {}
+
+  /** Slots with at least one indexed value (Qdrant's `points` in `payload_schema`). */
+  get pointsCount(): number {
+    return this.valuesBySlot.size;
+  }
+
+  /** Whether range conditions and `order_by` can use this index. */
+  get isRange(): boolean {
+    const t = this.schema.type;
+    if (t === 'integer') return this.schema.params?.range !== false;
+    return t === 'float' || t === 'datetime';
+  }
+
+  private get isLookup(): boolean {
+    const t = this.schema.type;
+    if (t === 'integer') return this.schema.params?.lookup !== false;
+    return t === 'keyword' || t === 'bool' || t === 'uuid';
+  }
+
+  /** The values of a payload this index holds, array elements flattened one level. */
+  private extract(payload: JsonObject): Key[] {
+    const out: Key[] = [];
+    for (const value of getValues(payload, this.path)) {
+      if (Array.isArray(value)) for (const v of value) this.pushValue(v, out);
+      else this.pushValue(value, out);
+    }
+    return out;
+  }
+
+  private pushValue(value: unknown, out: Key[]): void {
+    switch (this.schema.type) {
+      case 'keyword':
+      case 'text':
+        if (typeof value === 'string') out.push(value);
+        return;
+      case 'integer':
+        if (typeof value === 'number' && Number.isInteger(value)) out.push(value);
+        return;
+      case 'float':
+        if (typeof value === 'number') out.push(value);
+        return;
+      case 'bool':
+        if (typeof value === 'boolean') out.push(value);
+        return;
+      case 'datetime': {
+        const micros = typeof value === 'string' ? parseDatetime(value) : undefined;
+        if (micros !== undefined) out.push(micros);
+        return;
+      }
+      case 'uuid': {
+        const uuid = typeof value === 'string' ? normaliseUuid(value) : undefined;
+        if (uuid !== undefined) out.push(uuid);
+        return;
+      }
+      case 'geo':
+        if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+          const { lon, lat } = value as { lon?: unknown; lat?: unknown };
+          if (typeof lon === 'number' && typeof lat === 'number') out.push(`${lon},${lat}`);
+        }
+        return;
+    }
+  }
+
+  /** Indexes a slot's payload; a value repeated in an array is held once, as in Qdrant. */
+  add(slot: number, payload: JsonObject): void {
+    const values = [...new Set(this.extract(payload))];
+    if (values.length === 0) return;
+    this.valuesBySlot.set(slot, values);
+    if (this.isLookup) {
+      for (const v of values) {
+        let set = this.equality.get(v);
+        if (!set) this.equality.set(v, (set = new Set()));
+        set.add(slot);
+      }
+    }
+    this.sortedDirty = true;
+  }
+
+  /** Forgets a slot. */
+  remove(slot: number): void {
+    const values = this.valuesBySlot.get(slot);
+    if (!values) return;
+    this.valuesBySlot.delete(slot);
+    if (this.isLookup) {
+      for (const v of values) {
+        const set = this.equality.get(v);
+        set?.delete(slot);
+        if (set?.size === 0) this.equality.delete(v);
+      }
+    }
+    this.sortedDirty = true;
+  }
+
+  /** The sorted (value, slot) pairs, rebuilt after writes when a read needs them. */
+  private sorted(): { values: Float64Array; slots: Int32Array } {
+    if (this.sortedDirty) {
+      const pairs: [number, number][] = [];
+      for (const [slot, values] of this.valuesBySlot) {
+        for (const v of values) pairs.push([v as number, slot]);
+      }
+      pairs.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+      this.sortedValues = Float64Array.from(pairs, (p) => p[0]);
+      this.sortedSlots = Int32Array.from(pairs, (p) => p[1]);
+      this.sortedDirty = false;
+    }
+    return { values: this.sortedValues, slots: this.sortedSlots };
+  }
+
+  /**
+   * The slots that can satisfy the condition, or undefined when this index cannot answer it
+   * (then the caller scans every point).
+   */
+  candidates(condition: FieldCondition): Set<number> | undefined {
+    const match = condition.match;
+    // A condition ORs its kinds, so an index answers only a condition of a single kind.
+    const extra = Boolean(
+      condition.geoBoundingBox ||
+      condition.geoRadius ||
+      condition.geoPolygon ||
+      condition.valuesCount ||
+      condition.isEmpty !== undefined ||
+      condition.isNull !== undefined,
+    );
+    if (match && !condition.range && !extra && this.isLookup) {
+      const t = this.schema.type;
+      const fits = (v: unknown) =>
+        t === 'keyword' || t === 'uuid'
+          ? typeof v === 'string'
+          : t === 'integer'
+            ? typeof v === 'number'
+            : typeof v === 'boolean';
+      const keys = (v: Key) => (t === 'uuid' && typeof v === 'string' ? normaliseUuid(v) : v);
+      if (match.kind === 'value' && fits(match.value)) {
+        const key = keys(match.value);
+        return new Set(key === undefined ? [] : this.equality.get(key));
+      }
+      if (match.kind === 'any') {
+        const list = t === 'integer' ? match.integers : t === 'bool' ? null : match.strings;
+        if (!list) return undefined;
+        const out = new Set<number>();
+        for (const v of list) {
+          const key = keys(v);
+          if (key !== undefined) for (const slot of this.equality.get(key) ?? []) out.add(slot);
+        }
+        return out;
+      }
+      return undefined;
+    }
+    const range = condition.range;
+    if (range && !match && !extra && this.isRange) {
+      if ((range.type === 'datetime') !== (this.schema.type === 'datetime')) return undefined;
+      const { values, slots } = this.sorted();
+      let lo = 0;
+      let hi = values.length;
+      if (range.gte !== undefined) lo = lowerBound(values, range.gte, false);
+      if (range.gt !== undefined) lo = Math.max(lo, lowerBound(values, range.gt, true));
+      if (range.lte !== undefined) hi = lowerBound(values, range.lte, true);
+      if (range.lt !== undefined) hi = Math.min(hi, lowerBound(values, range.lt, false));
+      const out = new Set<number>();
+      for (let i = lo; i < hi; i++) out.add(slots[i]!);
+      return out;
+    }
+    return undefined;
+  }
+
+  /**
+   * Slots with their values in value order, for `order_by`: a point appears once per
+   * value it holds, as in Qdrant. Ascending starts at `from` and up, descending at `from`
+   * and down.
+   */
+  *ordered(direction: 'asc' | 'desc', from?: number): Generator<{ value: number; slot: number }> {
+    const { values, slots } = this.sorted();
+    if (direction === 'asc') {
+      const start = from === undefined ? 0 : lowerBound(values, from, false);
+      for (let i = start; i < values.length; i++) yield { value: values[i]!, slot: slots[i]! };
+    } else {
+      const end = from === undefined ? values.length : lowerBound(values, from, true);
+      for (let i = end - 1; i >= 0; i--) yield { value: values[i]!, slot: slots[i]! };
+    }
+  }
+}
+
+/** First index whose value is >= x (or > x when `strict`). */
+function lowerBound(values: Float64Array, x: number, strict: boolean): number {
+  let lo = 0;
+  let hi = values.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (strict ? values[mid]! <= x : values[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

@@ -1,0 +1,145 @@
+/**
+ * The approximate index of one collection and the policy that keeps it fresh, after
+ * Qdrant's optimizer: small collections are searched exactly; once a collection holds
+ * `threshold` vectors, slots are indexed into an HNSW graph in a worker thread, a tail of
+ * new slots at a time (when the tail reaches the threshold, or once writes pause). Slots
+ * not yet in the graph are searched exactly, so every point is always findable. When a
+ * third of the graph's nodes are deleted points, the graph is rebuilt from live slots.
+ */
+import type { Distance } from '../distance.js';
+import { TopK } from '../search/top-k.js';
+import type { PointStore } from '../store/point-store.js';
+import { buildInWorker } from './hnsw-build.js';
+import { Hnsw } from './hnsw.js';
+
+/** When and how to index. */
+export interface VectorIndexOptions {
+  /** Live vectors before a collection gets a graph, and tail size that triggers a build. */
+  threshold: number;
+  m: number;
+  efConstruct: number;
+  /** Quiet time after the last write before a smaller tail is indexed. */
+  idleMs: number;
+  /** Called when a build fails (the previous graph keeps serving). */
+  onError(error: unknown): void;
+}
+
+/** A collection's HNSW graph plus its exactly-searched tail. */
+export class VectorIndex {
+  private graph: Hnsw | undefined;
+  /** Every slot below this one was offered to the graph (dead ones skipped). */
+  private indexedUpTo = 0;
+  private building: Promise<void> | undefined;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+  private builds = 0;
+  /** When the last build failed; no new build starts for a while after, or it would spin. */
+  private failedAt = -Infinity;
+
+  constructor(
+    private readonly store: PointStore,
+    private readonly distance: Distance,
+    private readonly options: VectorIndexOptions,
+  ) {}
+
+  /** Whether a build is running (Qdrant reports the collection `yellow` meanwhile). */
+  get isBuilding(): boolean {
+    return this.building !== undefined;
+  }
+
+  /** Live vectors reachable through the graph. */
+  get indexedCount(): number {
+    if (!this.graph) return 0;
+    let n = 0;
+    const alive = this.store.alive;
+    for (let slot = 0; slot < this.indexedUpTo; slot++) if (alive[slot]) n++;
+    return n;
+  }
+
+  /** Tells the index that slots were added, so it may schedule a build. */
+  noteWrite(): void {
+    if (this.closed) return;
+    this.maybeBuild(false);
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => this.maybeBuild(true), this.options.idleMs);
+    this.idleTimer.unref();
+  }
+
+  /** Stops scheduling builds. */
+  close(): void {
+    this.closed = true;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+  }
+
+  private maybeBuild(idle: boolean): boolean {
+    if (this.building || this.closed) return false;
+    if (performance.now() - this.failedAt < 30_000) return false;
+    const { store } = this;
+    const live = store.liveCount;
+    if (live < this.options.threshold) return false;
+    const tail = store.slotCount - this.indexedUpTo;
+    const nodes = this.graph?.nodes ?? 0;
+    const deadNodes = nodes - this.indexedCount;
+    const rebuild = !this.graph || deadNodes * 3 > nodes;
+    if (!rebuild && tail < this.options.threshold && !(idle && tail > 0)) return false;
+    this.start(rebuild);
+    return true;
+  }
+
+  private start(rebuild: boolean): void {
+    const { store } = this;
+    const end = store.slotCount;
+    const from = rebuild ? 0 : this.indexedUpTo;
+    const slots: number[] = [];
+    for (let slot = from; slot < end; slot++) if (store.alive[slot]) slots.push(slot);
+    const previous = rebuild ? undefined : this.graph?.toState();
+    const build = buildInWorker({
+      memory: store.vectors.memory,
+      dim: store.dim,
+      distance: this.distance,
+      params: { m: this.options.m, efConstruct: this.options.efConstruct, seed: ++this.builds },
+      previous,
+      slots: Int32Array.from(slots),
+    }).then(
+      (state) => {
+        this.graph = Hnsw.fromState(store.vectors.space, state);
+        this.indexedUpTo = end;
+      },
+      (error: unknown) => {
+        this.failedAt = performance.now();
+        this.options.onError(error);
+      },
+    );
+    this.building = build.finally(() => {
+      this.building = undefined;
+      if (!this.closed) this.maybeBuild(false);
+    });
+  }
+
+  /**
+   * The `k` most similar accepted slots to the query at byte offset `q`: approximate
+   * through the graph, exact over the tail. Returns internal similarities, best first.
+   */
+  search(
+    q: number,
+    k: number,
+    ef: number,
+    accept: (slot: number) => boolean,
+  ): { score: number; slot: number }[] {
+    const graph = this.graph;
+    if (!graph) return [];
+    const top = new TopK(k);
+    for (const hit of graph.search(q, k, ef, accept)) top.push(hit.score, hit.slot);
+    const arena = this.store.vectors;
+    const end = this.store.slotCount;
+    for (let slot = this.indexedUpTo; slot < end; slot++) {
+      if (accept(slot)) top.push(arena.similarity(slot, q), slot);
+    }
+    return top.sorted();
+  }
+
+  /** Whether {@link search} can be used (a graph exists). */
+  get ready(): boolean {
+    return this.graph !== undefined;
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * Entry point of the engine: reads the configuration, recovers the data directory,
+ * listens, prints `{"ready":"engine","url":...}` on stdout once it accepts requests, and
+ * on SIGTERM or SIGINT stops accepting, snapshots and exits.
+ *
+ *   node --import tsx engine/src/main.ts
+ */
+import type { AddressInfo } from 'node:net';
+import { createLogger } from '../../common/logger.js';
+import { readEngineConfig } from './config.js';
+import { createEngineServer } from './http/server.js';
+import { Engine } from './store/engine.js';
+
+const config = readEngineConfig();
+const logger = createLogger('engine', config.logLevel);
+
+const engine = await Engine.open({
+  dataDir: config.dataDir,
+  snapshotBytes: config.snapshotBytes,
+  index: {
+    threshold: config.indexThreshold,
+    idleMs: config.indexIdleMs,
+    onError: (error) => logger.error('vector index build failed', { error }),
+  },
+});
+const server = createEngineServer(engine, logger, { maxBodyBytes: config.maxBodyBytes });
+server.listen(config.port, config.host, () => {
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${config.host}:${port}`;
+  logger.info('engine listening', {
+    url,
+    data_dir: config.dataDir,
+    collections: engine.names().length,
+  });
+  process.stdout.write(JSON.stringify({ ready: 'engine', url }) + '\n');
+});
+
+let stopping = false;
+async function stop(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  logger.info('engine stopping', { signal });
+  server.close();
+  server.closeAllConnections();
+  await engine.close();
+  process.exit(0);
+}
+process.on('SIGTERM', () => void stop('SIGTERM'));
+process.on('SIGINT', () => void stop('SIGINT'));

@@ -1,0 +1,67 @@
+/**
+ * Encodes operations as write-ahead log records: a JSON header and the vectors as raw
+ * float32 after it, so a large upsert is neither slow to log nor to replay and its
+ * vectors come back bit for bit. Framing (length and checksum) is the log's job.
+ */
+import type { JsonObject } from '../json-path.js';
+import type { PointId } from '../point-id.js';
+import type { Operation } from '../store/operations.js';
+
+/** A logged operation and its sequence number. */
+export interface LoggedOperation {
+  seq: number;
+  op: Operation;
+}
+
+/** The record body of one operation. */
+export function encodeRecord(seq: number, op: Operation): Buffer {
+  let vectors: Float32Array[] = [];
+  let header: unknown;
+  if (op.type === 'upsert') {
+    vectors = op.points.map((p) => p.vector);
+    header = { seq, op: { type: op.type, points: op.points.map((p) => [p.id, p.payload]) } };
+  } else if (op.type === 'update_vectors') {
+    vectors = op.points.map((p) => p.vector);
+    header = { seq, op: { type: op.type, points: op.points.map((p) => p.id) } };
+  } else {
+    header = { seq, op };
+  }
+  const json = Buffer.from(JSON.stringify(header));
+  const floats = vectors.reduce((n, v) => n + v.length, 0);
+  const body = Buffer.allocUnsafe(4 + json.length + floats * 4);
+  body.writeUInt32LE(json.length, 0);
+  json.copy(body, 4);
+  let at = 4 + json.length;
+  for (const v of vectors) {
+    Buffer.from(v.buffer, v.byteOffset, v.byteLength).copy(body, at);
+    at += v.byteLength;
+  }
+  return body;
+}
+
+/** Decodes a record body; `dim` is the collection's vector size. */
+export function decodeRecord(body: Buffer, dim: number): LoggedOperation {
+  const jsonLength = body.readUInt32LE(0);
+  const header = JSON.parse(body.toString('utf8', 4, 4 + jsonLength)) as {
+    seq: number;
+    op: { type: string; points?: unknown[] };
+  };
+  const floats = new Float32Array(
+    body.buffer.slice(body.byteOffset + 4 + jsonLength, body.byteOffset + body.length),
+  );
+  const vector = (i: number) => floats.slice(i * dim, (i + 1) * dim);
+  const raw = header.op;
+  if (raw.type === 'upsert') {
+    const points = (raw.points as [PointId, JsonObject | null][]).map(([id, payload], i) => ({
+      id,
+      payload,
+      vector: vector(i),
+    }));
+    return { seq: header.seq, op: { type: 'upsert', points } };
+  }
+  if (raw.type === 'update_vectors') {
+    const points = (raw.points as PointId[]).map((id, i) => ({ id, vector: vector(i) }));
+    return { seq: header.seq, op: { type: 'update_vectors', points } };
+  }
+  return { seq: header.seq, op: raw as unknown as Operation };
+}

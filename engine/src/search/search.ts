@@ -1,0 +1,118 @@
+/**
+ * Nearest-neighbour search over a collection. Exact search scores every candidate and is
+ * the correctness baseline; the HNSW graph answers when the collection has one, unless
+ * `exact` is asked for or the filter is so selective that scoring its matches directly
+ * is cheaper and exact (Qdrant makes the same choice with its full-scan threshold).
+ */
+import { passesThreshold, reportedScore } from '../distance.js';
+import type { Filter } from '../filter/types.js';
+import type { PointId } from '../point-id.js';
+import type { Collection } from '../store/collection.js';
+import { SCAN_CHUNK } from '../store/vector-arena.js';
+import { filterCandidates } from './candidates.js';
+import { TopK } from './top-k.js';
+
+/** A parsed search. */
+export interface SearchQuery {
+  /** The query vector, preprocessed like stored ones. */
+  vector: Float32Array;
+  filter?: Filter;
+  limit: number;
+  offset: number;
+  scoreThreshold?: number;
+  exact: boolean;
+  hnswEf?: number;
+  /** Points the query referenced by id, which Qdrant leaves out of the results. */
+  excludeIds?: Set<PointId>;
+}
+
+/** A hit: a live slot and the score Qdrant would report. */
+export interface Hit {
+  slot: number;
+  score: number;
+}
+
+/** Searches a collection; hits best first, after `offset`. */
+export function search(collection: Collection, query: SearchQuery): Hit[] {
+  const { points, config } = collection;
+  const k = query.offset + query.limit;
+  if (k === 0) return [];
+  const { alive, ids } = points;
+  const exclude = query.excludeIds;
+  const filter = query.filter;
+  const accept = (slot: number): boolean =>
+    alive[slot] === 1 &&
+    (!exclude || !exclude.has(ids[slot]!)) &&
+    (!filter || collection.slotMatches(slot, filter));
+
+  let found: { score: number; slot: number }[];
+  const index = collection.vectorIndex;
+  const candidates = filter ? filterCandidates(collection, filter) : undefined;
+  const threshold = config.hnsw.fullScanThreshold;
+  const selective = candidates
+    ? candidates.size <= threshold
+    : filter !== undefined && index.ready && estimateMatches(collection, filter) <= threshold;
+  const q = points.vectors.placeQuery(query.vector);
+  if (!index.ready || query.exact || selective) {
+    found = exactSearch(collection, q, k, accept, candidates);
+  } else {
+    const ef = Math.max(query.hnswEf ?? config.hnsw.efConstruct, k);
+    found = index.search(q, k, ef, accept);
+  }
+
+  const hits: Hit[] = [];
+  for (const { score, slot } of found) {
+    const reported = reportedScore(config.distance, score);
+    if (query.scoreThreshold !== undefined) {
+      if (!passesThreshold(config.distance, reported, query.scoreThreshold)) break;
+    }
+    hits.push({ slot, score: reported });
+  }
+  return hits.slice(query.offset);
+}
+
+/** Estimates how many live points pass a filter from a deterministic sample of slots. */
+function estimateMatches(collection: Collection, filter: Filter): number {
+  const { points } = collection;
+  const n = points.slotCount;
+  const samples = Math.min(n, 512);
+  let live = 0;
+  let passed = 0;
+  for (let i = 0; i < samples; i++) {
+    const slot = Math.floor(((i + 0.5) * n) / samples);
+    if (!points.alive[slot]) continue;
+    live++;
+    if (collection.slotMatches(slot, filter)) passed++;
+  }
+  return live === 0 ? 0 : (passed / live) * points.liveCount;
+}
+
+/**
+ * Scores every accepted slot (or every accepted candidate) against the query at byte
+ * offset `q` and keeps the best `k`. A full scan scores slots a chunk at a time in one
+ * SIMD kernel call.
+ */
+export function exactSearch(
+  collection: Collection,
+  q: number,
+  k: number,
+  accept: (slot: number) => boolean,
+  candidates?: Iterable<number>,
+): { score: number; slot: number }[] {
+  const arena = collection.points.vectors;
+  const top = new TopK(k);
+  if (candidates) {
+    for (const slot of candidates) if (accept(slot)) top.push(arena.similarity(slot, q), slot);
+    return top.sorted();
+  }
+  const end = collection.points.slotCount;
+  for (let from = 0; from < end; from += SCAN_CHUNK) {
+    const count = Math.min(SCAN_CHUNK, end - from);
+    const scores = arena.scanScores(q, from, count);
+    for (let i = 0; i < count; i++) {
+      const score = scores[i]!;
+      if (score > top.threshold && accept(from + i)) top.push(score, from + i);
+    }
+  }
+  return top.sorted();
+}

@@ -1,0 +1,26 @@
+import { expect, test } from '@jest/globals';
+import { similarityFn } from '../distance.js';
+import type { Distance } from '../distance.js';
+import { VectorArena } from '../store/vector-arena.js';
+
+test.each<[Distance, number]>([
+  ['Dot', 7],
+  ['Euclid', 128],
+  ['Manhattan', 33],
+  ['Cosine', 4],
+])('the SIMD kernels agree with the scalar reference (%s, %i dimensions)', (distance, dim) => {
+  const arena = new VectorArena(dim, distance, 4);
+  const vectors = Array.from({ length: 10 }, (_, i) =>
+    Float32Array.from({ length: dim }, (_, d) => Math.sin(i * 31 + d * 7)),
+  );
+  vectors.forEach((v) => arena.push(v));
+  const query = Float32Array.from({ length: dim }, (_, d) => Math.cos(d));
+  const q = arena.placeQuery(query);
+  const reference = similarityFn(distance);
+  const scanned = Array.from(arena.scanScores(q, 0, 10));
+  vectors.forEach((v, slot) => {
+    const expected = reference(v, 0, query, 0, dim);
+    expect(arena.similarity(slot, q)).toBeCloseTo(expected, 3);
+    expect(scanned[slot]).toBeCloseTo(expected, 3);
+  });
+});

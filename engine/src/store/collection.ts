@@ -1,0 +1,228 @@
+/**
+ * One collection in memory: its points, payload indexes and vector index, and the
+ * application of write operations with Qdrant's semantics. Reads live in search/.
+ * Persistence is the engine's job: it logs each operation before calling {@link apply}.
+ */
+import { pointNotFound, badRequest } from '../errors.js';
+import { matchesFilter } from '../filter/evaluate.js';
+import type { FilterContext } from '../filter/evaluate.js';
+import { parseFilter } from '../filter/parse.js';
+import type { TokenizerConfig } from '../filter/text.js';
+import type { Filter } from '../filter/types.js';
+import { FieldIndex } from '../index/payload-index.js';
+import type { IndexSchema } from '../index/payload-index.js';
+import { VectorIndex } from '../index/vector-index.js';
+import type { VectorIndexOptions } from '../index/vector-index.js';
+import { mergeInto, parseJsonPath, removeAtPath, setAtPath, formatJsonPath } from '../json-path.js';
+import type { JsonObject } from '../json-path.js';
+import type { PointId } from '../point-id.js';
+import type { CollectionConfig } from './collection-config.js';
+import type { Operation, PointSelector } from './operations.js';
+import { ABSENT_PAYLOAD, PointStore } from './point-store.js';
+
+/** Index settings for a collection's vector index, minus what the config fixes. */
+export type IndexPolicy = Pick<VectorIndexOptions, 'threshold' | 'idleMs' | 'onError'>;
+
+/** A collection. */
+export class Collection implements FilterContext {
+  readonly points: PointStore;
+  readonly fieldIndexes = new Map<string, FieldIndex>();
+  readonly vectorIndex: VectorIndex;
+  /** Sequence number of the last operation applied. */
+  lastSeq = 0;
+
+  constructor(
+    readonly config: CollectionConfig,
+    policy: IndexPolicy,
+  ) {
+    this.points = new PointStore(config.size, config.distance);
+    this.vectorIndex = new VectorIndex(this.points, config.distance, {
+      ...policy,
+      m: config.hnsw.m,
+      efConstruct: config.hnsw.efConstruct,
+    });
+  }
+
+  /** The text index settings of a key, for `match.text`. */
+  tokenizerFor(key: string): TokenizerConfig | undefined {
+    return this.fieldIndexes.get(key)?.schema.tokenizer;
+  }
+
+  /** Whether a live slot passes a filter. */
+  slotMatches(slot: number, filter: Filter): boolean {
+    const { points } = this;
+    return matchesFilter(filter, points.ids[slot]!, points.payloads[slot]!, this);
+  }
+
+  /** Live slots an operation's selector names: ids that exist, or those the filter passes. */
+  private selectSlots(selector: PointSelector, requireExisting: boolean): number[] {
+    const { points } = this;
+    if ('ids' in selector) {
+      const slots: number[] = [];
+      let missing: PointId | undefined;
+      for (const id of selector.ids) {
+        const slot = points.slotOf(id);
+        if (slot !== undefined) slots.push(slot);
+        else missing ??= id;
+      }
+      // Qdrant applies the operation to the points that exist, then reports the first missing one.
+      if (requireExisting && missing !== undefined) {
+        throw new PartialFailure(slots, pointNotFound(missing));
+      }
+      return slots;
+    }
+    const filter = parseFilter(selector.filter);
+    const slots: number[] = [];
+    for (const slot of points.liveSlots()) {
+      if (!filter || this.slotMatches(slot, filter)) slots.push(slot);
+    }
+    return slots;
+  }
+
+  private reindex(slot: number, payload: JsonObject | undefined): void {
+    for (const index of this.fieldIndexes.values()) {
+      index.remove(slot);
+      if (payload) index.add(slot, payload);
+    }
+  }
+
+  private editPayloads(
+    selector: PointSelector,
+    seq: number,
+    edit: (payload: JsonObject) => JsonObject,
+  ): void {
+    let slots: number[];
+    let failure: PartialFailure | undefined;
+    try {
+      slots = this.selectSlots(selector, true);
+    } catch (error) {
+      if (!(error instanceof PartialFailure)) throw error;
+      failure = error;
+      slots = error.done;
+    }
+    const { points } = this;
+    for (const slot of slots) {
+      const payload = edit(points.payloads[slot]!);
+      points.payloads[slot] = payload;
+      points.versions[slot] = seq;
+      this.reindex(slot, payload);
+    }
+    if (failure) throw failure.error;
+  }
+
+  /**
+   * Applies one operation. Throws Qdrant's 404 when a listed point is missing, after
+   * applying it to the listed points that exist, as Qdrant does; replaying the same
+   * operation from the log reproduces the same state.
+   */
+  apply(op: Operation, seq: number): void {
+    this.lastSeq = seq;
+    const { points } = this;
+    switch (op.type) {
+      case 'upsert': {
+        for (const p of op.points) {
+          const previous = points.slotOf(p.id);
+          if (previous !== undefined) this.reindex(previous, undefined);
+          const payload = p.payload ?? {};
+          const slot = points.put(p.id, p.vector, payload, seq);
+          this.reindex(slot, payload);
+        }
+        this.vectorIndex.noteWrite();
+        return;
+      }
+      case 'update_vectors': {
+        let missing: PointId | undefined;
+        for (const p of op.points) {
+          const previous = points.slotOf(p.id);
+          if (previous === undefined) {
+            missing ??= p.id;
+            continue;
+          }
+          const payload = points.payloads[previous]!;
+          this.reindex(previous, undefined);
+          const slot = points.put(p.id, p.vector, payload, seq);
+          this.reindex(slot, payload);
+        }
+        this.vectorIndex.noteWrite();
+        if (missing !== undefined) throw pointNotFound(missing);
+        return;
+      }
+      case 'delete_points':
+        for (const slot of this.selectSlots(op.selector, false)) {
+          this.reindex(slot, undefined);
+          points.remove(points.ids[slot]!);
+        }
+        return;
+      case 'set_payload': {
+        const path = op.key === undefined ? undefined : parseJsonPath(op.key);
+        return this.editPayloads(op.selector, seq, (current) => {
+          const copy = structuredClone(op.payload);
+          if (current === ABSENT_PAYLOAD && !path) return copy;
+          const payload = current === ABSENT_PAYLOAD ? {} : current;
+          if (path) setAtPath(payload, path, copy);
+          else mergeInto(payload, copy);
+          return payload;
+        });
+      }
+      case 'overwrite_payload':
+        // Qdrant ignores `key` when overwriting: the payload is replaced whole.
+        return this.editPayloads(op.selector, seq, () => structuredClone(op.payload));
+      case 'delete_payload': {
+        const paths = op.keys.map(parseJsonPath);
+        return this.editPayloads(op.selector, seq, (payload) => {
+          for (const path of paths) removeAtPath(payload, path);
+          return payload;
+        });
+      }
+      case 'clear_payload':
+        return this.editPayloads(op.selector, seq, () => ABSENT_PAYLOAD);
+      case 'create_index': {
+        const path = parseJsonPath(op.field);
+        const key = formatJsonPath(path);
+        const index = new FieldIndex(key, path, op.schema);
+        for (const slot of points.liveSlots()) index.add(slot, points.payloads[slot]!);
+        this.fieldIndexes.set(key, index);
+        return;
+      }
+      case 'delete_index':
+        this.fieldIndexes.delete(formatJsonPath(parseJsonPath(op.field)));
+        return;
+    }
+  }
+
+  /** The range index `order_by` needs on a key, or Qdrant's 400. */
+  rangeIndex(key: string): FieldIndex {
+    const index = this.fieldIndexes.get(formatJsonPath(parseJsonPath(key)));
+    if (!index || !index.isRange) {
+      throw badRequest(
+        `No range index for \`order_by\` key: \`${key}\`. Please create one to use \`order_by\`. ` +
+          'Check https://qdrant.tech/documentation/concepts/indexing/#payload-index to see which payload schemas support Range conditions',
+      );
+    }
+    return index;
+  }
+
+  /** Index definitions, for persistence and `payload_schema`. */
+  indexSchemas(): { field: string; schema: IndexSchema; points: number }[] {
+    return [...this.fieldIndexes.values()].map((i) => ({
+      field: i.key,
+      schema: i.schema,
+      points: i.pointsCount,
+    }));
+  }
+
+  /** Stops background indexing. */
+  close(): void {
+    this.vectorIndex.close();
+  }
+}
+
+/** A missing point part way through an id list: the slots before it, and the 404. */
+class PartialFailure extends Error {
+  constructor(
+    readonly done: number[],
+    readonly error: Error,
+  ) {
+    super(error.message);
+  }
+}

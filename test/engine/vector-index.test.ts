@@ -1,0 +1,76 @@
+/**
+ * The approximate index over HTTP: with a low threshold the engine builds an HNSW graph
+ * in a worker, reports yellow while it does, and then answers searches with high recall
+ * against exact search, filtered searches included.
+ */
+import { afterAll, beforeAll, expect, test } from '@jest/globals';
+import { call, startEngine } from './support/engine-process.js';
+import type { EngineProcess } from './support/engine-process.js';
+
+let engine: EngineProcess;
+const DIM = 16;
+const N = 4000;
+let state = 12345;
+const random = () => {
+  state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+  return state / 4294967296;
+};
+const vector = () => Array.from({ length: DIM }, () => random() * 2 - 1);
+
+beforeAll(async () => {
+  engine = await startEngine({
+    env: { SVC_ENGINE_INDEX_THRESHOLD: '1000', SVC_ENGINE_INDEX_IDLE_MS: '100' },
+  });
+  await call(engine.url, 'PUT', '/collections/v', { vectors: { size: DIM, distance: 'Euclid' } });
+  for (let start = 0; start < N; start += 1000) {
+    const points = Array.from({ length: 1000 }, (_, i) => ({
+      id: start + i,
+      vector: vector(),
+      payload: { even: (start + i) % 2 === 0 },
+    }));
+    await call(engine.url, 'PUT', '/collections/v/points?wait=true', { points });
+  }
+  for (;;) {
+    const info = (await call(engine.url, 'GET', '/collections/v')).body.result as {
+      status: string;
+      indexed_vectors_count: number;
+    };
+    if (info.status === 'green' && info.indexed_vectors_count === N) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+});
+afterAll(async () => {
+  await engine.dispose();
+});
+
+async function ids(body: Record<string, unknown>): Promise<number[]> {
+  const res = await call(engine.url, 'POST', '/collections/v/points/search', body);
+  return (res.body.result as { id: number }[]).map((p) => p.id);
+}
+
+test('approximate search finds at least 90% of the exact top 10', async () => {
+  let hits = 0;
+  for (let q = 0; q < 30; q++) {
+    const query = vector();
+    const exact = new Set(await ids({ vector: query, limit: 10, params: { exact: true } }));
+    hits += (await ids({ vector: query, limit: 10 })).filter((id) => exact.has(id)).length;
+  }
+  expect(hits / 300).toBeGreaterThanOrEqual(0.9);
+});
+
+test('a filtered approximate search returns only matching points', async () => {
+  const found = await ids({
+    vector: vector(),
+    limit: 20,
+    filter: { must: [{ key: 'even', match: { value: true } }] },
+  });
+  expect(found).toHaveLength(20);
+  expect(found.every((id) => id % 2 === 0)).toBe(true);
+});
+
+test('points written after the build are found before the next one', async () => {
+  await call(engine.url, 'PUT', '/collections/v/points?wait=true', {
+    points: [{ id: 999_999, vector: Array.from({ length: DIM }, () => 5) }],
+  });
+  expect(await ids({ vector: Array.from({ length: DIM }, () => 5), limit: 1 })).toEqual([999_999]);
+});
