@@ -12,6 +12,10 @@ export interface ApiServerConfig {
   controlPlanePort: number;
   /** Port of the agent edge (`<name>-<6>.<agent_domain>`). */
   edgePort: number;
+  /** Port of the vector data plane (`SVC_VECTORS_PORT`). */
+  vectorsPort: number;
+  /** Base URL of the vector engine or Qdrant (`SVC_ENGINE_URL`). */
+  engineUrl: string;
   /** MongoDB connection string (FerretDB on one machine). */
   mongoUri: string;
   /** Kubeconfig path; unset means in-cluster or `~/.kube/config`. */
@@ -35,6 +39,8 @@ export function loadConfig(env = process.env): ApiServerConfig {
     host: envString('SVC_API_HOST', '127.0.0.1', env),
     controlPlanePort: envInt('SVC_API_PORT', 8000, { min: 0, max: 65535 }, env),
     edgePort: envInt('SVC_EDGE_PORT', 8002, { min: 0, max: 65535 }, env),
+    vectorsPort: envInt('SVC_VECTORS_PORT', 8001, { min: 0, max: 65535 }, env),
+    engineUrl: envString('SVC_ENGINE_URL', 'http://127.0.0.1:6333', env),
     mongoUri: envString('MONGODB_URI', 'mongodb://127.0.0.1:27017/svc', env),
     kubeconfig: envOptional('KUBECONFIG', env),
     agentDomain: envString('SVC_AGENT_DOMAIN', 'agents.localhost', env),

@@ -15,6 +15,7 @@ import { loadConfig } from './config.js';
 import { LOG_RETENTION_MS } from './logs/log-store.js';
 import { AgentIndex } from './edge/agent-index.js';
 import { createEdgeServer } from './edge/edge-server.js';
+import { buildVectorPlane } from './vector/assemble.js';
 
 const config = loadConfig();
 const log = createLogger('apiserver', config.logLevel);
@@ -32,6 +33,17 @@ const server = app.listen(config.controlPlanePort, config.host);
 await once(server, 'listening');
 const { port } = server.address() as AddressInfo;
 log.info('control plane listening', { url: `http://${config.host}:${port}` });
+
+// The vector data plane: its own port, in front of the engine.
+const vectors = await buildVectorPlane(
+  { db, kc },
+  { engineUrl: config.engineUrl, regions: config.regions, plansJson: config.plansJson },
+  log,
+);
+const vectorServer = vectors.app.listen(config.vectorsPort, config.host);
+await once(vectorServer, 'listening');
+const vectorsPort = (vectorServer.address() as AddressInfo).port;
+log.info('vector plane listening', { url: `http://${config.host}:${vectorsPort}` });
 
 // The agent edge: its own port, routing agent addresses by Host header.
 const agentIndex = new AgentIndex(kc, log.child({ front: 'edge' }));
@@ -53,6 +65,7 @@ console.log(
     ready: 'apiserver',
     controlPlaneUrl: `http://${config.host}:${port}`,
     edgeUrl: `http://${config.host}:${edgePort}`,
+    vectorsUrl: `http://${config.host}:${vectorsPort}`,
   }),
 );
 
@@ -78,6 +91,8 @@ async function shutdown(signal: string): Promise<void> {
   clearInterval(logPurge);
   server.close();
   edge.close();
+  vectorServer.close();
+  await vectors.close();
   await agentIndex.stop();
   await mongo.close().catch(() => undefined);
   process.exit(0);

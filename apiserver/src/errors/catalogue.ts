@@ -220,3 +220,159 @@ export class SpawnNotAllowed extends entry(
   403,
   'The agent may not spawn this child: spawn_enabled is off, or the child is not in allowed_workers; carries reason.',
 ) {}
+
+// Vector plane.
+/** 400 on the vector plane: a field failed validation; carries `field` (and `max` for caps). */
+export class VectorValidationError extends entry(
+  'VALIDATION_ERROR',
+  400,
+  'A field failed validation; carries field, and max for numeric caps.',
+) {}
+/** 404 on the vector plane: unsupported endpoint or unknown path. */
+export class VectorNotFound extends entry(
+  'NOT_FOUND',
+  404,
+  'Unsupported endpoint or unknown path.',
+) {}
+/** 405 on the vector plane: the path does not take this method. */
+export class VectorMethodNotAllowed extends entry(
+  'METHOD_NOT_ALLOWED',
+  405,
+  'The method is not supported on this path.',
+) {}
+/** 403: the collection named belongs to another account. */
+export class CollectionOwnershipMismatch extends entry(
+  'COLLECTION_OWNERSHIP_MISMATCH',
+  403,
+  'The collection belongs to another account.',
+) {}
+/** 404: no such collection for this account. */
+export class CollectionNotFound extends entry(
+  'COLLECTION_NOT_FOUND',
+  404,
+  'No such collection; carries collection_name.',
+) {}
+/** 400: a point id is neither an unsigned integer nor a UUID. */
+export class InvalidPointId extends entry(
+  'INVALID_POINT_ID',
+  400,
+  'A point id is neither an unsigned integer nor a UUID.',
+) {}
+/** 400: more than 10,000 points in one upsert; carries field and max. */
+export class TooManyPoints extends entry(
+  'TOO_MANY_POINTS',
+  400,
+  'More than 10,000 points in one upsert; carries field and max.',
+) {}
+/** 400: a payload key begins `__svc_` (other than the two attested keys). */
+export class ReservedField extends entry(
+  'RESERVED_FIELD',
+  400,
+  'A payload key begins __svc_ and is reserved; carries field.',
+) {}
+/** 400: the body is not valid JSON. */
+export class MalformedJson extends entry('MALFORMED_JSON', 400, 'The body is not valid JSON.') {}
+/** 400: the plan's collection cap is reached; carries field and max. */
+export class CollectionLimitExceeded extends entry(
+  'COLLECTION_LIMIT_EXCEEDED',
+  400,
+  "The plan's collection cap is reached; carries field and max.",
+) {}
+/** 400: one point's payload exceeds 64 KB; carries field and max. */
+export class PointPayloadTooLarge extends entry(
+  'PAYLOAD_TOO_LARGE',
+  400,
+  "One point's payload exceeds 64 KB; carries field and max.",
+) {}
+/** 413: the upsert wire body exceeds 500 MB; carries max. */
+export class UpsertBodyTooLarge extends entry(
+  'PAYLOAD_TOO_LARGE',
+  413,
+  'The upsert body exceeds 500 MB; carries max.',
+) {}
+/** 408: 30 s without a byte of an upsert body. */
+export class RequestIdleTimeout extends entry(
+  'REQUEST_IDLE_TIMEOUT',
+  408,
+  'No bytes of the upsert body arrived for 30 seconds.',
+) {}
+/** 409: the collection exists in other regions; carries existing_regions. */
+export class CollectionExistsInOtherRegion extends entry(
+  'COLLECTION_EXISTS_IN_OTHER_REGION',
+  409,
+  'The collection already lives in other regions; carries existing_regions.',
+) {}
+/** 409: the name is in use with a different configuration. */
+export class CollectionNameTaken extends entry(
+  'COLLECTION_NAME_TAKEN',
+  409,
+  'The name is in use with a different configuration; carries collection_name.',
+) {}
+/** 409: an agent used the collection within 35 days; carries agents. */
+export class CollectionInUse extends entry(
+  'COLLECTION_IN_USE',
+  409,
+  'An agent read or wrote the collection within the last 35 days; carries agents.',
+) {}
+/** 409: a prior deletion of the collection is still finishing; retry. */
+export class CleanupInProgress extends entry(
+  'CLEANUP_IN_PROGRESS',
+  409,
+  'A prior deletion is still finishing; retry shortly (retriable).',
+) {}
+/** 413: the response would exceed 10 MB; carries size_mb and max_size_mb. */
+export class ResponseTooLarge extends entry(
+  'RESPONSE_TOO_LARGE',
+  413,
+  'The response would exceed 10 MB; carries size_mb and max_size_mb.',
+) {}
+/** 422: no regions resolved for the collection. */
+export class CollectionRegionsEmpty extends entry(
+  'COLLECTION_REGIONS_EMPTY',
+  422,
+  'No regions resolved for the collection.',
+) {}
+/** 422: regions outside the plan's scope or this installation's offer; carries allowed. */
+export class CollectionRegionsNotInScope extends entry(
+  'COLLECTION_REGIONS_NOT_IN_SCOPE',
+  422,
+  "Regions outside the plan's scope; carries allowed.",
+) {}
+/** 422: a single-region plan asked for a region other than its fixed one; carries existing_regions. */
+export class StarterRegionConsistency extends entry(
+  'STARTER_REGION_CONSISTENCY',
+  422,
+  'A single-region plan asked for a different region; carries existing_regions.',
+) {}
+/** 500 on the vector plane: an unhandled failure. */
+export class VectorInternalError extends entry('INTERNAL_ERROR', 500, 'Unhandled failure.') {}
+/** 502: the engine could not be reached. */
+export class ProxyError extends entry(
+  'PROXY_ERROR',
+  502,
+  'The upstream engine call could not complete; retry.',
+) {}
+/** 504: the engine call timed out. */
+export class GatewayTimeout extends entry(
+  'GATEWAY_TIMEOUT',
+  504,
+  'The upstream engine call timed out; retry.',
+) {}
+/**
+ * An engine error passed through: the engine's own code when its body carries
+ * one, otherwise a fallback code synthesised from the HTTP status
+ * (BAD_REQUEST, CONFLICT, UPSTREAM_ERROR, ...). Status and code vary, so this
+ * one entry is not a fixed catalogue row.
+ */
+export class EngineError extends ApiError {
+  /** The fallback codes by engine HTTP status; anything else is UPSTREAM_ERROR. */
+  static readonly FALLBACK_CODES: Readonly<Record<number, string>> = {
+    400: 'BAD_REQUEST',
+    401: 'UNAUTHORIZED',
+    403: 'FORBIDDEN',
+    404: 'NOT_FOUND',
+    409: 'CONFLICT',
+    412: 'PRECONDITION_FAILED',
+    429: 'RATE_LIMITED',
+  };
+}

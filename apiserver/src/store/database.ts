@@ -7,6 +7,11 @@ import type { Collection, Db } from 'mongodb';
 import type { AccountDoc, ApiKeyDoc, Environment } from '../accounts/model.js';
 import { LogStore, type LogDoc } from '../logs/log-store.js';
 import { MongoWindowStore, type RateBucket } from '../rate-limit/mongo-window-store.js';
+import type {
+  CollectionDeletionDoc,
+  CollectionUsageDoc,
+  VectorCollectionDoc,
+} from '../vector/collections/model.js';
 
 /** Reserves an agent name within a tenant; the unique `_id` makes concurrent creates safe. */
 export interface NameReservationDoc {
@@ -49,6 +54,9 @@ export interface Collections {
   deploymentVersions: Collection<DeploymentVersionDoc>;
   runPayloads: Collection<RunPayloadDoc>;
   logs: Collection<LogDoc>;
+  vectorCollections: Collection<VectorCollectionDoc>;
+  vectorCollectionUsage: Collection<CollectionUsageDoc>;
+  vectorDeletions: Collection<CollectionDeletionDoc>;
 }
 
 /** Opens the collections of `db`. */
@@ -61,6 +69,9 @@ export function collections(db: Db): Collections {
     deploymentVersions: db.collection<DeploymentVersionDoc>('deployment_versions'),
     runPayloads: db.collection<RunPayloadDoc>('run_payloads'),
     logs: db.collection<LogDoc>('logs'),
+    vectorCollections: db.collection<VectorCollectionDoc>('vector_collections'),
+    vectorCollectionUsage: db.collection<CollectionUsageDoc>('vector_collection_usage'),
+    vectorDeletions: db.collection<CollectionDeletionDoc>('vector_deletions'),
   };
 }
 
@@ -73,6 +84,8 @@ export async function ensureIndexes(c: Collections): Promise<void> {
     c.deploymentVersions.createIndex({ agentId: 1, version: -1 }),
     MongoWindowStore.ensureIndexes(c.rateBuckets),
     LogStore.ensureIndexes(c.logs),
+    c.vectorCollections.createIndex({ accountId: 1, environment: 1 }),
+    c.vectorCollectionUsage.createIndex({ collectionId: 1, lastUsedAt: -1 }),
   ]);
 }
 

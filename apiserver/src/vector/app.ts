@@ -1,0 +1,62 @@
+/** The vector data-plane front door (`/api/v1`, envelope `{error:{code,message}}`) as a Koa app. */
+import Router from '@koa/router';
+import Koa from 'koa';
+import type { Logger } from '../../../common/logger.js';
+import { VectorMethodNotAllowed } from '../errors/catalogue.js';
+import { requestContext } from '../middleware/request-context.js';
+import { mountCollectionRoutes } from './collections/routes.js';
+import type { CollectionService } from './collections/service.js';
+import type { VectorState } from './context.js';
+import type { EngineClient } from './engine-client.js';
+import { vectorErrors } from './error-envelope.js';
+import type { VectorGuard } from './guards.js';
+import { vectorOpenApi } from './openapi.js';
+import { mountPointRoutes, type UpsertLimits } from './points/routes.js';
+import { unsupportedEndpoints } from './unsupported.js';
+
+/** What the vector app is built from. */
+export interface VectorAppDeps {
+  log: Logger;
+  guard: VectorGuard;
+  collections: CollectionService;
+  engine: EngineClient;
+  regions: readonly string[];
+  /** Upsert limits; tests shorten the idle timeout. */
+  upsert?: Partial<UpsertLimits>;
+}
+
+/** Builds the vector-plane Koa app. */
+export function createVectorApp(deps: VectorAppDeps): Koa<VectorState> {
+  const { app } = createVectorAppWithRouter(deps);
+  return app;
+}
+
+/** The app and its router (tests compare the router's routes with the OpenAPI document). */
+export function createVectorAppWithRouter(deps: VectorAppDeps): {
+  app: Koa<VectorState>;
+  router: Router<VectorState>;
+} {
+  const app = new Koa<VectorState>();
+  app.proxy = true;
+  // Koa's own error listener prints stack traces; errors are logged as JSON by vectorErrors.
+  app.silent = true;
+  app.use(requestContext(deps.log));
+  app.use(vectorErrors());
+  app.use(unsupportedEndpoints());
+  const router = new Router<VectorState>();
+  mountCollectionRoutes(router, deps);
+  mountPointRoutes(router, deps);
+  const document = vectorOpenApi();
+  router.get('/api/v1/openapi.json', (ctx) => {
+    ctx.body = document;
+  });
+  app.use(router.routes());
+  app.use(
+    router.allowedMethods({
+      throw: true,
+      methodNotAllowed: () =>
+        new VectorMethodNotAllowed('The method is not supported on this path.'),
+    }),
+  );
+  return { app, router };
+}

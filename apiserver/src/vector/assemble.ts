@@ -1,0 +1,94 @@
+/**
+ * Wires the vector plane from its connections and configuration: used by
+ * main.ts and by the integration tests alike.
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import type Koa from 'koa';
+import type { Db } from 'mongodb';
+import type { Logger } from '../../../common/logger.js';
+import { AccountService } from '../accounts/account-service.js';
+import { loadPlans } from '../accounts/plans.js';
+import { MongoWindowStore } from '../rate-limit/mongo-window-store.js';
+import { collections, ensureIndexes } from '../store/database.js';
+import { createVectorApp } from './app.js';
+import { CollectionService } from './collections/service.js';
+import { EngineClient } from './engine-client.js';
+import { cachedKeyResolver, vectorGuard } from './guards.js';
+import type { UpsertLimits } from './points/routes.js';
+
+/** Configuration of the vector plane. */
+export interface VectorPlaneConfig {
+  /** Base URL of the engine (`SVC_ENGINE_URL`). */
+  engineUrl: string;
+  /** Regions this installation offers; the first is the default. */
+  regions: string[];
+  /** `SVC_PLANS_JSON`. */
+  plansJson?: string | undefined;
+}
+
+/** Knobs tests turn; production leaves them unset. */
+export interface VectorPlaneOptions {
+  now?: () => number;
+  upsert?: Partial<UpsertLimits>;
+}
+
+/** A built vector plane. */
+export interface VectorPlane {
+  app: Koa;
+  /** Stops the background purge of old rate-limit buckets. */
+  close(): Promise<void>;
+}
+
+/**
+ * Creates the indexes (idempotent) and returns the vector-plane app. `kc` is
+ * accepted for the workspace twins' future checks against Workspace resources.
+ */
+export async function buildVectorPlane(
+  conn: { db: Db; kc?: KubeConfig },
+  config: VectorPlaneConfig,
+  log: Logger,
+  options: VectorPlaneOptions = {},
+): Promise<VectorPlane> {
+  await ensureIndexes(collections(conn.db));
+  return vectorPlaneApp(conn, config, log, options);
+}
+
+/**
+ * The vector plane without creating indexes first, so it can be built against
+ * a database that is down (to test how that is answered).
+ */
+export function vectorPlaneApp(
+  conn: { db: Db; kc?: KubeConfig },
+  config: VectorPlaneConfig,
+  log: Logger,
+  options: VectorPlaneOptions = {},
+): VectorPlane {
+  const c = collections(conn.db);
+  const plans = loadPlans(config.plansJson);
+  const accounts = new AccountService(c, config.regions[0] ?? 'local');
+  const windows = new MongoWindowStore(c.rateBuckets);
+  const engine = new EngineClient(config.engineUrl.replace(/\/+$/, ''));
+  const now = options.now ?? (() => Date.now());
+  const app = createVectorApp({
+    log: log.child({ front: 'vectors' }),
+    guard: vectorGuard({ accounts: cachedKeyResolver(accounts), plans }, windows, now),
+    collections: new CollectionService(c, engine, config.regions, now),
+    engine,
+    regions: config.regions,
+    upsert: options.upsert,
+  });
+  // Buckets of this store's own shards; the control plane's purge deletes everyone's old buckets too.
+  const purge = setInterval(() => {
+    windows
+      .purgeOlderThan(Date.now())
+      .catch((err: unknown) => log.warn('vector rate-limit purge failed', { err }));
+  }, 60_000);
+  purge.unref();
+  return {
+    app: app as unknown as Koa,
+    close: async () => {
+      clearInterval(purge);
+      engine.close();
+    },
+  };
+}

@@ -1,0 +1,57 @@
+/** What the vector routes share: state, the route wrapper, and the collection a request names. */
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import type { AuthContext } from '../auth/authenticate.js';
+import { VectorValidationError } from '../errors/catalogue.js';
+import type { RequestState } from '../middleware/request-context.js';
+import { WORKSPACE_NAME, type VectorCollectionDoc } from './collections/model.js';
+import { validateName } from './collections/rules.js';
+import { refuseForeignEngineName, scopeOf, type CollectionService } from './collections/service.js';
+import type { VectorGuard } from './guards.js';
+
+/** Koa state on the vector plane. */
+export type VectorState = RequestState;
+
+/** The router type of the vector plane. */
+export type VectorRouter = Router<VectorState>;
+
+/** A handler that runs after authentication and the rate limit. */
+export type AuthedHandler = (ctx: Context, caller: AuthContext) => Promise<void>;
+
+/** Wraps a handler so it runs only for an authenticated caller within budget. */
+export function authed(guard: VectorGuard, handler: AuthedHandler) {
+  return async (ctx: Context) => {
+    const caller = await guard(ctx);
+    await handler(ctx, caller);
+  };
+}
+
+/** The workspace of a workspace-scoped route, or null. */
+export function workspaceParam(ctx: Context): string | null {
+  const workspace = (ctx.params as Record<string, string | undefined>).workspace;
+  if (workspace === undefined) return null;
+  if (!WORKSPACE_NAME.test(workspace)) {
+    throw new VectorValidationError('workspace must be a workspace name ([a-z0-9-]).', {
+      fields: { field: 'workspace' },
+    });
+  }
+  return workspace;
+}
+
+/**
+ * The collection the path names, for this caller: 403 for another account's
+ * engine name, 400 for a malformed name, 404 COLLECTION_NOT_FOUND for one the
+ * caller does not have. Records the use when the key belongs to an agent.
+ */
+export async function resolveCollection(
+  ctx: Context,
+  caller: AuthContext,
+  collections: CollectionService,
+): Promise<VectorCollectionDoc> {
+  const name = (ctx.params as Record<string, string>).name!;
+  refuseForeignEngineName(caller, name);
+  validateName(name);
+  const doc = await collections.get(scopeOf(caller, workspaceParam(ctx)), name);
+  await collections.recordUsage(caller, doc);
+  return doc;
+}

@@ -1,0 +1,39 @@
+/**
+ * Engine error bodies normalised into the contract's envelope. Qdrant answers
+ * `{status: {error: "..."}}` with no code; a body that does carry a code
+ * (`error.code` or `status.code`) keeps it, otherwise the code is the
+ * contract's fallback for the HTTP status. Tenant-scoped names are scrubbed
+ * from the message before it can reach a caller.
+ */
+import { EngineError } from '../errors/catalogue.js';
+import type { EngineResponse } from './engine-client.js';
+import { scrubEngineNames } from './error-envelope.js';
+
+const UPSTREAM_5XX = new Set([500, 502, 503, 504]);
+
+/** The error to throw for an engine response with status >= 400. */
+export function engineFailure(res: EngineResponse): EngineError {
+  let message = `The vector engine answered ${res.status}.`;
+  let code: string | undefined;
+  try {
+    const body = JSON.parse(res.text) as {
+      status?: { error?: unknown; code?: unknown } | string;
+      error?: { code?: unknown; message?: unknown } | string;
+    };
+    const status = typeof body.status === 'object' ? body.status : undefined;
+    const error = typeof body.error === 'object' ? body.error : undefined;
+    if (typeof status?.error === 'string') message = status.error;
+    else if (typeof error?.message === 'string') message = error.message;
+    else if (typeof body.error === 'string') message = body.error;
+    const rawCode = error?.code ?? status?.code;
+    if (typeof rawCode === 'string' && /^[A-Z][A-Z0-9_]{1,63}$/.test(rawCode)) code = rawCode;
+  } catch {
+    // Not JSON (a proxy's HTML page, a cut body): the status alone decides.
+  }
+  let status = res.status;
+  if (status === 422) status = 400; // The engine's "unprocessable" is the engine rejecting the query.
+  if (status >= 500 && !UPSTREAM_5XX.has(status)) status = 502;
+  if (status >= 400 && status < 500 && !EngineError.FALLBACK_CODES[status] && !code) status = 400;
+  code ??= EngineError.FALLBACK_CODES[status] ?? 'UPSTREAM_ERROR';
+  return new EngineError(status, code, scrubEngineNames(message));
+}

@@ -1,0 +1,75 @@
+/**
+ * Authentication and the vector plane's rate limit. Keys are the control
+ * plane's (no subscription check: the vector contract has no
+ * AUTH_SUBSCRIPTION_INACTIVE). The limit is a fixed 60-second bucket per
+ * account, counted under its own key so it never shares the control plane's
+ * budget; a 429 carries no Retry-After, as the contract says, and a refused
+ * request is taken back out of the count.
+ */
+import type { Context } from 'koa';
+import type { AccountService, ResolvedKey } from '../accounts/account-service.js';
+import { hashKey } from '../accounts/api-keys.js';
+import { authenticate, type AuthContext, type AuthDeps } from '../auth/authenticate.js';
+import { RateLimitExceeded, ServiceUnavailable } from '../errors/catalogue.js';
+import type { MongoWindowStore } from '../rate-limit/mongo-window-store.js';
+import { DEFAULT_WINDOW_MS } from '../rate-limit/sliding-window.js';
+import { TtlCache } from './ttl-cache.js';
+
+/**
+ * How long a resolved key is reused. A revoked key, or a suspension, takes
+ * effect on the vector plane within this time; in exchange a search costs no
+ * key-store round trips, which on FerretDB outweigh the engine's own work.
+ * Keys that do not resolve are never cached, so a new key works at once.
+ */
+const KEY_CACHE_TTL_MS = 5_000;
+
+/** `accounts` with successful key resolutions cached for a few seconds (by key hash). */
+export function cachedKeyResolver(
+  accounts: Pick<AccountService, 'resolveKey'>,
+): Pick<AccountService, 'resolveKey'> {
+  const cache = new TtlCache<ResolvedKey>(KEY_CACHE_TTL_MS);
+  return {
+    resolveKey: async (text) => {
+      const id = hashKey(text);
+      const hit = cache.get(id);
+      if (hit) return hit;
+      const resolved = await accounts.resolveKey(text);
+      if (resolved) cache.set(id, resolved);
+      return resolved;
+    },
+  };
+}
+
+/** Authenticates and rate-limits one request; returns the caller. */
+export type VectorGuard = (ctx: Context) => Promise<AuthContext>;
+
+/** Builds the guard of every authenticated vector route. */
+export function vectorGuard(
+  auth: AuthDeps,
+  windows: MongoWindowStore,
+  now: () => number = () => Date.now(),
+): VectorGuard {
+  return async (ctx) => {
+    const caller = await authenticate(ctx.get('authorization') || undefined, auth, false);
+    const limit = caller.plan.vectorRequestsPerMinute;
+    if (limit === null) return caller;
+    const key = `vp:${caller.account._id}`;
+    const at = now();
+    let counts;
+    try {
+      // The sliding-window store counts per fixed bucket; only the current bucket is used here.
+      counts = await windows.hit(key, at, DEFAULT_WINDOW_MS);
+    } catch (cause) {
+      throw new ServiceUnavailable('The rate-limit store is unreachable; retry in a few seconds.', {
+        cause,
+      });
+    }
+    if (counts.current > limit) {
+      await windows.undo(key, at).catch(() => undefined);
+      throw new RateLimitExceeded(`Rate limit of ${limit} requests per minute exceeded.`, {
+        fields: { field: 'requests_per_minute', max: limit },
+      });
+    }
+    return caller;
+  };
+}

@@ -1,0 +1,44 @@
+import { describe, expect, test } from '@jest/globals';
+import { createLogger } from '../../../common/logger.js';
+import type { AuthContext } from '../auth/authenticate.js';
+import { createVectorAppWithRouter } from './app.js';
+import type { CollectionService } from './collections/service.js';
+import { EngineClient } from './engine-client.js';
+import { vectorOpenApi } from './openapi.js';
+
+describe('vectorOpenApi', () => {
+  test('documents every mounted route with its method, and nothing else', () => {
+    // Building the router needs no live dependency; nothing here is called.
+    const { router } = createVectorAppWithRouter({
+      log: createLogger('test', 'silent'),
+      guard: async () => ({}) as AuthContext,
+      collections: {} as CollectionService,
+      engine: new EngineClient('http://127.0.0.1:1'),
+      regions: ['local'],
+    });
+    const mounted = router.stack
+      .flatMap((layer) =>
+        layer.methods
+          .filter((m) => m !== 'HEAD')
+          .map((m) => `${m.toLowerCase()} ${String(layer.path).replace(/:(\w+)/g, '{$1}')}`),
+      )
+      .sort();
+    const paths = vectorOpenApi().paths as Record<string, Record<string, unknown>>;
+    const documented = Object.entries(paths)
+      .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`))
+      .sort();
+    expect(documented).toEqual(mounted);
+  });
+
+  test('records a first create as 201 and lists the authored codes of the upsert', () => {
+    const paths = vectorOpenApi().paths as Record<
+      string,
+      Record<string, { responses: Record<string, { description: string }> }>
+    >;
+    expect(paths['/api/v1/collections']!.post!.responses['201']).toBeDefined();
+    const upsert = paths['/api/v1/collections/{name}/points']!.put!.responses;
+    expect(upsert['400']!.description).toMatch(/TOO_MANY_POINTS/);
+    expect(upsert['413']!.description).toMatch(/PAYLOAD_TOO_LARGE/);
+    expect(upsert['408']!.description).toMatch(/REQUEST_IDLE_TIMEOUT/);
+  });
+});

@@ -1,0 +1,261 @@
+/**
+ * The vector plane's OpenAPI 3.1 document, served at `GET /api/v1/openapi.json`.
+ * It records the choices the contract leaves "not shown" (201 on a first
+ * create, the body shapes of collection routes) and which catalogue errors
+ * each route can answer. A test checks every mounted route is listed here.
+ */
+import {
+  CleanupInProgress,
+  CollectionExistsInOtherRegion,
+  CollectionInUse,
+  CollectionLimitExceeded,
+  CollectionNameTaken,
+  CollectionNotFound,
+  CollectionOwnershipMismatch,
+  CollectionRegionsEmpty,
+  CollectionRegionsNotInScope,
+  GatewayTimeout,
+  InvalidPointId,
+  MalformedJson,
+  PointPayloadTooLarge,
+  ProxyError,
+  RequestIdleTimeout,
+  ReservedField,
+  ResponseTooLarge,
+  StarterRegionConsistency,
+  TooManyPoints,
+  UpsertBodyTooLarge,
+  VectorMethodNotAllowed,
+  VectorValidationError,
+  type ErrorClass,
+} from '../errors/catalogue.js';
+
+/** One documented operation. */
+export interface VectorOperation {
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  /** OpenAPI path, `{param}` style, without the workspace prefix. */
+  path: string;
+  summary: string;
+  /** Whether a `/workspaces/{workspace}` twin exists. */
+  workspaceTwin: boolean;
+  success: { status: number; description: string };
+  errors: readonly ErrorClass[];
+}
+
+const COLLECTION = [CollectionOwnershipMismatch, VectorValidationError, CollectionNotFound];
+const ENGINE = [ProxyError, GatewayTimeout, ResponseTooLarge];
+const POINT_READ = [...COLLECTION, MalformedJson, InvalidPointId, ...ENGINE];
+const POINT_WRITE = [...POINT_READ, ReservedField, PointPayloadTooLarge];
+
+const point = (
+  method: VectorOperation['method'],
+  suffix: string,
+  summary: string,
+  errors: readonly ErrorClass[] = POINT_READ,
+): VectorOperation => ({
+  method,
+  path: `/api/v1/collections/{name}${suffix}`,
+  summary,
+  workspaceTwin: true,
+  success: { status: 200, description: "The engine's answer: {result, status, time}." },
+  errors,
+});
+
+/** Every operation of the vector plane. */
+export const VECTOR_OPERATIONS: readonly VectorOperation[] = [
+  {
+    method: 'post',
+    path: '/api/v1/collections',
+    summary: 'Create a collection {name, vectors:{size, distance}, description?, regions?}',
+    workspaceTwin: true,
+    success: {
+      status: 201,
+      description:
+        '{result: collection, status}; 201 when created, 200 when it already existed with the same configuration.',
+    },
+    errors: [
+      VectorValidationError,
+      MalformedJson,
+      CollectionOwnershipMismatch,
+      CollectionLimitExceeded,
+      CollectionNameTaken,
+      CollectionExistsInOtherRegion,
+      CleanupInProgress,
+      CollectionRegionsEmpty,
+      CollectionRegionsNotInScope,
+      StarterRegionConsistency,
+      ...ENGINE,
+    ],
+  },
+  {
+    method: 'get',
+    path: '/api/v1/collections',
+    summary: "List the account's collections (workspace ones carry `workspace`)",
+    workspaceTwin: false,
+    success: { status: 200, description: '{result: {collections: [collection]}, status}.' },
+    errors: [],
+  },
+  {
+    method: 'get',
+    path: '/api/v1/collections/{name}',
+    summary: 'Read a collection',
+    workspaceTwin: true,
+    success: {
+      status: 200,
+      description:
+        '{result: collection with points_count, schema_version: 1}; headers ETag, X-Collection-Source, X-Collection-Status.',
+    },
+    errors: COLLECTION,
+  },
+  {
+    method: 'patch',
+    path: '/api/v1/collections/{name}',
+    summary: 'Change the description (the only mutable field)',
+    workspaceTwin: true,
+    success: { status: 200, description: '{result: collection, status}; header ETag.' },
+    errors: [...COLLECTION, MalformedJson],
+  },
+  {
+    method: 'delete',
+    path: '/api/v1/collections/{name}',
+    summary: 'Delete a collection and its points',
+    workspaceTwin: true,
+    success: { status: 200, description: '{result: true, status}.' },
+    errors: [...COLLECTION, CollectionInUse, CleanupInProgress, ...ENGINE],
+  },
+  {
+    method: 'put',
+    path: '/api/v1/collections/{name}',
+    summary: 'Engine-native create: not supported; use POST /api/v1/collections',
+    workspaceTwin: true,
+    success: { status: 405, description: 'Always 405 METHOD_NOT_ALLOWED.' },
+    errors: [VectorMethodNotAllowed],
+  },
+  {
+    method: 'get',
+    path: '/api/v1/regions',
+    summary: 'Map of region to regional URL',
+    workspaceTwin: false,
+    success: { status: 200, description: '{result: {region: url}, status}.' },
+    errors: [],
+  },
+  point('put', '/points', 'Upsert points (streamed) {points:[{id, vector, payload?}]}', [
+    ...POINT_WRITE,
+    TooManyPoints,
+    UpsertBodyTooLarge,
+    RequestIdleTimeout,
+  ]),
+  point('post', '/points', 'Batch retrieve (falls through to retrieve; expects ids)'),
+  point('post', '/points/retrieve', 'Retrieve points {ids, with_payload?, with_vector?}'),
+  point('get', '/points/{id}', 'Retrieve one point'),
+  point('post', '/points/search', 'Search {vector, limit, filter?, params?, ...}'),
+  point('post', '/points/search/batch', 'Several searches'),
+  point('post', '/points/query', 'Nearest-point query'),
+  point('post', '/points/query/batch', 'Several queries'),
+  point('post', '/points/scroll', 'Page through points'),
+  point('post', '/points/count', 'Count points {filter?, exact?}; limit is ignored'),
+  point('post', '/points/delete', 'Delete points {points} or {filter}'),
+  point('post', '/points/payload', 'Merge payload {payload, points|filter}', POINT_WRITE),
+  point('put', '/points/payload', 'Overwrite payload {payload, points|filter}', POINT_WRITE),
+  point('post', '/points/payload/delete', 'Delete payload keys {keys, points|filter}', POINT_WRITE),
+  point('post', '/points/payload/clear', 'Clear payloads {points|filter}'),
+  point('put', '/points/vectors', 'Update vectors {points:[{id, vector}]}'),
+  point('put', '/index', 'Create a payload field index'),
+  point('post', '/index', 'Create a payload field index'),
+  point('delete', '/index/{field}', 'Delete a payload field index'),
+  {
+    method: 'get',
+    path: '/api/v1/openapi.json',
+    summary: 'This document',
+    workspaceTwin: false,
+    success: { status: 200, description: 'OpenAPI 3.1 document.' },
+    errors: [],
+  },
+];
+
+const AUTH_ERRORS = [
+  { status: 401, codes: 'MISSING_API_KEY, INVALID_API_KEY' },
+  { status: 403, codes: 'ACCOUNT_SUSPENDED' },
+  { status: 429, codes: 'RATE_LIMIT_EXCEEDED (retriable, no Retry-After)' },
+  { status: 500, codes: 'AUTHENTICATION_ERROR (retriable), INTERNAL_ERROR' },
+];
+
+function operation(op: VectorOperation, path: string): Record<string, unknown> {
+  const responses: Record<string, unknown> = {
+    [op.success.status]: { description: op.success.description },
+  };
+  const byStatus = new Map<number, string[]>();
+  for (const e of op.errors) byStatus.set(e.status, [...(byStatus.get(e.status) ?? []), e.code]);
+  // The document and the refused engine-native create answer before authentication.
+  const authenticated = op.path !== '/api/v1/openapi.json' && op.success.status !== 405;
+  if (authenticated) {
+    for (const { status, codes } of AUTH_ERRORS) {
+      byStatus.set(status, [...(byStatus.get(status) ?? []), codes]);
+    }
+  }
+  for (const [status, codes] of byStatus) {
+    if (status === op.success.status) continue;
+    responses[status] = {
+      description: [...new Set(codes)].join(', '),
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+    };
+  }
+  const params = [...path.matchAll(/\{(\w+)\}/g)].map((m) => ({
+    name: m[1],
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+  }));
+  return {
+    summary: op.summary,
+    operationId: `${op.method}${path.replace(/[^a-zA-Z0-9]+/g, '_')}`,
+    ...(params.length ? { parameters: params } : {}),
+    ...(op.path === '/api/v1/openapi.json' ? { security: [] } : {}),
+    responses,
+  };
+}
+
+/** The OpenAPI document of the vector plane. */
+export function vectorOpenApi(): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const op of VECTOR_OPERATIONS) {
+    const forms = [op.path];
+    if (op.workspaceTwin) forms.push(op.path.replace('/api/v1', '/api/v1/workspaces/{workspace}'));
+    for (const path of forms) {
+      paths[path] = { ...paths[path], [op.method]: operation(op, path) };
+    }
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'svc vector data plane',
+      version: '1.0.0',
+      description:
+        'Collections, points, payloads and payload indexes, tenant-scoped. Errors are {error:{code,message,...}}; switch on error.code. Point routes relay the engine (Qdrant REST shapes). Unsupported engine endpoints (snapshots, telemetry, metrics, cluster, locks, shards) answer 404 NOT_FOUND "Unsupported endpoint".',
+    },
+    security: [{ bearer: [] }],
+    paths,
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+      schemas: {
+        Error: {
+          type: 'object',
+          required: ['error'],
+          properties: {
+            error: {
+              type: 'object',
+              required: ['code', 'message'],
+              properties: {
+                code: { type: 'string' },
+                message: { type: 'string' },
+                retriable: { type: 'boolean' },
+                request_id: { type: 'string' },
+              },
+              additionalProperties: true,
+            },
+          },
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,320 @@
+/**
+ * The point, payload and index routes: each checks the envelope (tenancy,
+ * ids, reserved keys, caps), forwards to the engine under the tenant-scoped
+ * name, and relays the engine's answer; the engine validates the query, so
+ * its filter language and options it knows pass unchanged. Every mutation
+ * re-stamps the two attested payload keys from the credential.
+ */
+import type { Context } from 'koa';
+import type { AuthContext } from '../../auth/authenticate.js';
+import { VectorValidationError } from '../../errors/catalogue.js';
+import type { VectorCollectionDoc } from '../collections/model.js';
+import type { CollectionService } from '../collections/service.js';
+import { authed, resolveCollection, type VectorRouter } from '../context.js';
+import type { EngineClient, EngineResponse } from '../engine-client.js';
+import { engineFailure } from '../engine-errors.js';
+import type { VectorGuard } from '../guards.js';
+import { readJsonObject } from '../json-body.js';
+import {
+  attestation,
+  checkPointId,
+  checkPointIds,
+  cleanKeyList,
+  cleanPayload,
+  mayHoldInternalKeys,
+  stripInternalKeys,
+} from './payload-keys.js';
+import { streamUpsert, UPSERT_LIMITS, type UpsertLimits } from './upsert.js';
+
+export type { UpsertLimits } from './upsert.js';
+
+/** What the point routes need. */
+export interface PointRouteDeps {
+  guard: VectorGuard;
+  collections: CollectionService;
+  engine: EngineClient;
+  upsert?: Partial<UpsertLimits>;
+}
+
+type Body = Record<string, unknown>;
+
+/** One forwarding route: how to check and reshape the body, and where it goes. */
+interface PointRoute {
+  method: 'get' | 'post' | 'put' | 'delete';
+  path: string;
+  engineMethod: string;
+  /** The engine path after `/collections/{engine name}`. */
+  enginePath: (ctx: Context) => string;
+  /** Whether the request carries a JSON body. */
+  hasBody: boolean;
+  /** Checks and rewrites the body in place. */
+  prepare?: (body: Body, caller: AuthContext) => void;
+  /** After a successful mutation: the selector whose points get re-stamped separately. */
+  restamp?: (body: Body) => Body | null;
+}
+
+/** `points` (ids) or `filter` of a mutation, for the follow-up stamp. */
+function selectorOf(body: Body): Body | null {
+  if (Array.isArray(body.points)) {
+    const first = body.points[0];
+    // `PUT /points/vectors` lists point objects; the others list ids.
+    const ids =
+      typeof first === 'object' && first !== null
+        ? body.points.map((p) => (p as Body).id)
+        : body.points;
+    return { points: ids };
+  }
+  if (body.filter !== undefined) return { filter: body.filter };
+  return null;
+}
+
+function checkSelector(body: Body): void {
+  if (body.points !== undefined) checkPointIds(body.points, 'points');
+}
+
+/** The read defaults of retrieve: the plural flag is not read. */
+function prepareRetrieve(body: Body): void {
+  checkPointIds(body.ids, 'ids');
+  delete body.with_vectors;
+  body.with_payload ??= true;
+  body.with_vector ??= false;
+}
+
+const ROUTES: PointRoute[] = [
+  {
+    method: 'post',
+    path: '/points/retrieve',
+    engineMethod: 'POST',
+    enginePath: () => '/points',
+    hasBody: true,
+    prepare: prepareRetrieve,
+  },
+  // Not an upsert (that is PUT): it falls through to the engine's batch retrieve.
+  {
+    method: 'post',
+    path: '/points',
+    engineMethod: 'POST',
+    enginePath: () => '/points',
+    hasBody: true,
+    prepare: prepareRetrieve,
+  },
+  {
+    method: 'post',
+    path: '/points/search',
+    engineMethod: 'POST',
+    enginePath: () => '/points/search',
+    hasBody: true,
+    prepare: (body) => void delete body.with_vectors,
+  },
+  {
+    method: 'post',
+    path: '/points/search/batch',
+    engineMethod: 'POST',
+    enginePath: () => '/points/search/batch',
+    hasBody: true,
+  },
+  {
+    method: 'post',
+    path: '/points/query',
+    engineMethod: 'POST',
+    enginePath: () => '/points/query',
+    hasBody: true,
+  },
+  {
+    method: 'post',
+    path: '/points/query/batch',
+    engineMethod: 'POST',
+    enginePath: () => '/points/query/batch',
+    hasBody: true,
+  },
+  {
+    method: 'post',
+    path: '/points/scroll',
+    engineMethod: 'POST',
+    enginePath: () => '/points/scroll',
+    hasBody: true,
+  },
+  {
+    method: 'post',
+    path: '/points/count',
+    engineMethod: 'POST',
+    enginePath: () => '/points/count',
+    hasBody: true,
+    prepare: (body) => void delete body.limit,
+  },
+  {
+    method: 'post',
+    path: '/points/delete',
+    engineMethod: 'POST',
+    enginePath: () => '/points/delete',
+    hasBody: true,
+    prepare: checkSelector,
+  },
+  {
+    method: 'post',
+    path: '/points/payload',
+    engineMethod: 'POST',
+    enginePath: () => '/points/payload',
+    hasBody: true,
+    prepare: (body, caller) => {
+      checkSelector(body);
+      const payload = cleanPayload(body.payload, 'payload');
+      // A nested `key` would put the stamp under that key: stamp separately then.
+      body.payload = body.key === undefined ? { ...payload, ...attestation(caller) } : payload;
+    },
+    restamp: (body) => (body.key === undefined ? null : selectorOf(body)),
+  },
+  {
+    method: 'put',
+    path: '/points/payload',
+    engineMethod: 'PUT',
+    enginePath: () => '/points/payload',
+    hasBody: true,
+    prepare: (body, caller) => {
+      checkSelector(body);
+      body.payload = { ...cleanPayload(body.payload, 'payload'), ...attestation(caller) };
+    },
+  },
+  {
+    method: 'post',
+    path: '/points/payload/delete',
+    engineMethod: 'POST',
+    enginePath: () => '/points/payload/delete',
+    hasBody: true,
+    prepare: (body) => {
+      checkSelector(body);
+      body.keys = cleanKeyList(body.keys, 'keys');
+    },
+    restamp: selectorOf,
+  },
+  {
+    method: 'post',
+    path: '/points/payload/clear',
+    engineMethod: 'POST',
+    enginePath: () => '/points/payload/clear',
+    hasBody: true,
+    prepare: checkSelector,
+    restamp: selectorOf,
+  },
+  {
+    method: 'put',
+    path: '/points/vectors',
+    engineMethod: 'PUT',
+    enginePath: () => '/points/vectors',
+    hasBody: true,
+    prepare: (body) => {
+      if (!Array.isArray(body.points)) {
+        throw new VectorValidationError('points must be an array of {id, vector}.', {
+          fields: { field: 'points' },
+        });
+      }
+      body.points.forEach((p, i) => checkPointId((p as Body | null)?.id, `points[${i}].id`));
+    },
+    restamp: selectorOf,
+  },
+  {
+    method: 'get',
+    path: '/points/:id',
+    engineMethod: 'GET',
+    enginePath: (ctx) => {
+      const raw = (ctx.params as Record<string, string>).id!;
+      const id = /^\d+$/.test(raw) ? Number(raw) : raw;
+      checkPointId(id, 'id');
+      return `/points/${encodeURIComponent(raw)}`;
+    },
+    hasBody: false,
+  },
+  {
+    method: 'put',
+    path: '/index',
+    engineMethod: 'PUT',
+    enginePath: () => '/index',
+    hasBody: true,
+  },
+  {
+    method: 'post',
+    path: '/index',
+    engineMethod: 'PUT',
+    enginePath: () => '/index',
+    hasBody: true,
+  },
+  {
+    method: 'delete',
+    path: '/index/:field',
+    engineMethod: 'DELETE',
+    enginePath: (ctx) =>
+      `/index/${encodeURIComponent((ctx.params as Record<string, string>).field!)}`,
+    hasBody: false,
+  },
+];
+
+const PREFIXES = ['/api/v1/collections/:name', '/api/v1/workspaces/:workspace/collections/:name'];
+
+/** Mounts the point, payload and index routes (and their workspace twins). */
+export function mountPointRoutes(router: VectorRouter, deps: PointRouteDeps): void {
+  const { guard, collections, engine } = deps;
+  const limits = { ...UPSERT_LIMITS, ...deps.upsert };
+  for (const prefix of PREFIXES) {
+    router.put(
+      `${prefix}/points`,
+      authed(guard, async (ctx, caller) => {
+        const doc = await resolveCollection(ctx, caller, collections);
+        relay(ctx, await streamUpsert(ctx, caller, doc, engine, limits), false);
+      }),
+    );
+    for (const route of ROUTES) {
+      router[route.method](
+        `${prefix}${route.path}`,
+        authed(guard, async (ctx, caller) => {
+          const doc = await resolveCollection(ctx, caller, collections);
+          await forward(ctx, caller, doc, route, engine);
+        }),
+      );
+    }
+  }
+}
+
+async function forward(
+  ctx: Context,
+  caller: AuthContext,
+  doc: VectorCollectionDoc,
+  route: PointRoute,
+  engine: EngineClient,
+): Promise<void> {
+  const base = `/collections/${doc.engineName}`;
+  const path = `${base}${route.enginePath(ctx)}`;
+  let body: Body | undefined;
+  if (route.hasBody) {
+    body = await readJsonObject(ctx);
+    route.prepare?.(body, caller);
+  }
+  const res = await engine.send(route.engineMethod, path, body, ctx.querystring);
+  if (res.status >= 400) throw engineFailure(res);
+  const selector = body && route.restamp?.(body);
+  if (selector) {
+    const stamped = await engine.send(
+      'POST',
+      `${base}/points/payload`,
+      { payload: attestation(caller), ...selector },
+      'wait=true',
+    );
+    if (stamped.status >= 400) throw engineFailure(stamped);
+  }
+  relay(ctx, res, route.engineMethod === 'GET' || route.engineMethod === 'POST');
+}
+
+/**
+ * Sends the engine's answer on. Reads are scanned for internal keys first;
+ * the common case (none) relays the engine's bytes without re-serialising.
+ */
+function relay(ctx: Context, res: EngineResponse, isRead: boolean): void {
+  ctx.status = res.status;
+  ctx.type = 'application/json';
+  if (isRead && mayHoldInternalKeys(res.text)) {
+    const parsed = JSON.parse(res.text) as unknown;
+    stripInternalKeys(parsed);
+    ctx.body = parsed;
+    return;
+  }
+  ctx.body = res.text;
+}

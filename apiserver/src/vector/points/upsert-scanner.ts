@@ -1,0 +1,231 @@
+/**
+ * An incremental scanner of an upsert body `{"points": [ {...}, ... ], ...}`.
+ * It never holds the body: it finds where each element of `points` starts and
+ * ends, hands that element's bytes to `onPoint` (which parses that one point
+ * with `JSON.parse`), and hands other top-level members to `onField`.
+ *
+ * Why not a general streaming JSON library (stream-json and the like): those
+ * emit a token per value and rebuild objects in JavaScript, several times
+ * slower than native `JSON.parse` on a whole point; only element boundaries
+ * are needed here, which a byte-level state machine over strings, escapes and
+ * bracket depth finds in one pass.
+ */
+import { MalformedJson, PointPayloadTooLarge } from '../../errors/catalogue.js';
+
+/** Callbacks of the scanner. */
+export interface ScannerSink {
+  /** One element of `points`, as JSON bytes. */
+  onPoint(raw: Buffer): void;
+  /** A top-level member other than `points`, parsed. */
+  onField(key: string, value: unknown): void;
+}
+
+const enum State {
+  Start,
+  KeyOrEnd,
+  Key,
+  Colon,
+  Value,
+  AfterValue,
+  ArrayFirst,
+  ArrayNext,
+  AfterElement,
+  Done,
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+function isSpace(b: number): boolean {
+  return b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
+}
+
+/** Scans one upsert body, chunk by chunk. */
+export class UpsertScanner {
+  private state = State.Start;
+  private key = '';
+  // The value being captured (an element of points, or another member's value).
+  private capturing = false;
+  private captureIsPoint = false;
+  private pieces: Buffer[] = [];
+  private captured = 0;
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+  private scalar = false;
+  private sawPoints = false;
+
+  constructor(
+    private readonly sink: ScannerSink,
+    /** Largest JSON text of one point (vector and payload together). */
+    private readonly maxElementBytes = 8 * 1024 * 1024,
+  ) {}
+
+  /** Whether the body had a `points` member. */
+  get hasPoints(): boolean {
+    return this.sawPoints;
+  }
+
+  /** Feeds the next chunk. */
+  push(chunk: Buffer): void {
+    let i = 0;
+    const n = chunk.length;
+    while (i < n) {
+      if (this.capturing) {
+        i = this.capture(chunk, i);
+        continue;
+      }
+      const b = chunk[i]!;
+      if (isSpace(b)) {
+        i++;
+        continue;
+      }
+      switch (this.state) {
+        case State.Start:
+          if (b !== 0x7b) throw malformed('the body must be a JSON object');
+          this.state = State.KeyOrEnd;
+          break;
+        case State.KeyOrEnd:
+        case State.Key:
+          if (b === 0x7d && this.state === State.KeyOrEnd) this.state = State.Done;
+          else if (b === QUOTE) {
+            this.begin(chunk, i, false);
+            continue; // The capture consumes this byte.
+          } else throw malformed('expected a member name');
+          break;
+        case State.Colon:
+          if (b !== 0x3a) throw malformed('expected ":"');
+          this.state = State.Value;
+          break;
+        case State.Value:
+          if (this.key === 'points' && b === 0x5b) {
+            this.sawPoints = true;
+            this.state = State.ArrayFirst;
+          } else {
+            this.begin(chunk, i, false);
+            continue; // The capture consumes this byte.
+          }
+          break;
+        case State.AfterValue:
+          if (b === 0x2c) this.state = State.Key;
+          else if (b === 0x7d) this.state = State.Done;
+          else throw malformed('expected "," or "}"');
+          break;
+        case State.ArrayFirst:
+        case State.ArrayNext:
+          if (b === 0x5d && this.state === State.ArrayFirst) this.state = State.AfterValue;
+          else {
+            this.begin(chunk, i, true);
+            continue;
+          }
+          break;
+        case State.AfterElement:
+          if (b === 0x2c) this.state = State.ArrayNext;
+          else if (b === 0x5d) this.state = State.AfterValue;
+          else throw malformed('expected "," or "]" in points');
+          break;
+        case State.Done:
+          throw malformed('unexpected data after the body');
+      }
+      i++;
+    }
+    // capture() kept the rest of a chunk it ran off; the next chunk starts at 0.
+    this.capturedStart = 0;
+  }
+
+  /** Call at the end of the body; throws when it was cut short. */
+  end(): void {
+    if (this.capturing || this.state !== State.Done) throw malformed('the body ended early');
+  }
+
+  private capturedStart = 0;
+
+  private begin(chunk: Buffer, i: number, isPoint: boolean): void {
+    this.capturing = true;
+    this.captureIsPoint = isPoint;
+    this.pieces = [];
+    this.captured = 0;
+    this.depth = 0;
+    this.inString = false;
+    this.escaped = false;
+    this.capturedStart = i;
+    const b = chunk[i]!;
+    // A member name is captured like a string value; finish() tells them apart by state.
+    this.scalar = b !== 0x7b && b !== 0x5b && b !== QUOTE;
+  }
+
+  /** Advances through a captured value; returns the index after what it consumed. */
+  private capture(chunk: Buffer, from: number): number {
+    const n = chunk.length;
+    for (let i = from; i < n; i++) {
+      const b = chunk[i]!;
+      if (this.inString) {
+        if (this.escaped) this.escaped = false;
+        else if (b === BACKSLASH) this.escaped = true;
+        else if (b === QUOTE) {
+          this.inString = false;
+          if (this.depth === 0) return this.finish(chunk, i + 1);
+        }
+        continue;
+      }
+      if (this.scalar) {
+        if (b === 0x2c || b === 0x7d || b === 0x5d || isSpace(b)) return this.finish(chunk, i);
+        continue;
+      }
+      if (b === QUOTE) this.inString = true;
+      else if (b === 0x7b || b === 0x5b) this.depth++;
+      else if (b === 0x7d || b === 0x5d) {
+        this.depth--;
+        if (this.depth === 0) return this.finish(chunk, i + 1);
+      }
+    }
+    this.keep(chunk.subarray(this.capturedStart));
+    this.capturedStart = n;
+    return n;
+  }
+
+  private keep(piece: Buffer): void {
+    if (piece.length === 0) return;
+    this.captured += piece.length;
+    if (this.captured > this.maxElementBytes) {
+      throw new PointPayloadTooLarge(
+        `A point or member is larger than ${this.maxElementBytes / (1024 * 1024)} MB of JSON.`,
+        { fields: { field: 'points', max: this.maxElementBytes } },
+      );
+    }
+    // Copied: the chunk's memory is reused by the stream once we return.
+    this.pieces.push(Buffer.from(piece));
+  }
+
+  private finish(chunk: Buffer, end: number): number {
+    this.keep(chunk.subarray(this.capturedStart, end));
+    this.capturedStart = end;
+    this.capturing = false;
+    const raw = this.pieces.length === 1 ? this.pieces[0]! : Buffer.concat(this.pieces);
+    this.pieces = [];
+    if (this.captureIsPoint) {
+      this.sink.onPoint(raw);
+      this.state = State.AfterElement;
+    } else if (this.state === State.KeyOrEnd || this.state === State.Key) {
+      this.key = parse(raw) as string;
+      this.state = State.Colon;
+    } else {
+      this.sink.onField(this.key, parse(raw));
+      this.state = State.AfterValue;
+    }
+    return end;
+  }
+}
+
+/** Parses captured JSON text; 400 MALFORMED_JSON when it is not JSON. */
+export function parse(raw: Buffer): unknown {
+  try {
+    return JSON.parse(raw.toString('utf8')) as unknown;
+  } catch (cause) {
+    throw new MalformedJson(`The body is not valid JSON: ${(cause as Error).message}`, { cause });
+  }
+}
+
+function malformed(reason: string): MalformedJson {
+  return new MalformedJson(`The body is not valid JSON: ${reason}.`);
+}

@@ -1,0 +1,168 @@
+/**
+ * The streaming upsert: the body is scanned as it arrives, each point checked
+ * and stamped, and points forwarded to the engine in batches, so memory stays
+ * bounded by one batch whatever the body size. Reading pauses while a batch
+ * is at the engine (the loop awaits it), which is the backpressure.
+ *
+ * A refusal found part-way (point 10,001, a bad id, a reserved key) answers
+ * the error, and batches already forwarded stay written: holding every point
+ * until the end would mean holding the body. Upsert is idempotent, so
+ * resending the corrected request converges.
+ */
+import type { Context } from 'koa';
+import type { AuthContext } from '../../auth/authenticate.js';
+import {
+  RequestIdleTimeout,
+  TooManyPoints,
+  UpsertBodyTooLarge,
+  VectorValidationError,
+} from '../../errors/catalogue.js';
+import type { VectorCollectionDoc } from '../collections/model.js';
+import type { EngineClient, EngineResponse } from '../engine-client.js';
+import { engineFailure } from '../engine-errors.js';
+import { attestation, checkPointId, cleanPayload } from './payload-keys.js';
+import { parse, UpsertScanner } from './upsert-scanner.js';
+
+/** The upsert limits of the contract (tests shorten the idle timeout). */
+export interface UpsertLimits {
+  maxPoints: number;
+  maxBodyBytes: number;
+  idleTimeoutMs: number;
+  /** Points per engine request. */
+  batchPoints: number;
+  /** Serialised bytes per engine request. */
+  batchBytes: number;
+}
+
+/** The contract's values. */
+export const UPSERT_LIMITS: UpsertLimits = {
+  maxPoints: 10_000,
+  maxBodyBytes: 500 * 1024 * 1024,
+  idleTimeoutMs: 30_000,
+  batchPoints: 1000,
+  batchBytes: 4 * 1024 * 1024,
+};
+
+/** Streams one upsert body into the engine collection; returns the last engine answer. */
+export async function streamUpsert(
+  ctx: Context,
+  caller: AuthContext,
+  collection: VectorCollectionDoc,
+  engine: EngineClient,
+  limits: UpsertLimits,
+): Promise<EngineResponse> {
+  const declared = Number(ctx.get('content-length') || 0);
+  if (declared > limits.maxBodyBytes) throw bodyTooLarge(limits);
+
+  const stamp = attestation(caller);
+  const extra: Record<string, unknown> = {};
+  let batch: string[] = [];
+  let batchBytes = 0;
+  let count = 0;
+  let last: EngineResponse | null = null;
+
+  const scanner = new UpsertScanner({
+    onField: (key, value) => {
+      if (key === 'batch') {
+        throw new VectorValidationError('Send points as {points:[{id, vector, payload?}]}.', {
+          fields: { field: 'batch' },
+        });
+      }
+      extra[key] = value;
+    },
+    onPoint: (raw) => {
+      count++;
+      if (count > limits.maxPoints) {
+        throw new TooManyPoints(`One upsert may carry at most ${limits.maxPoints} points.`, {
+          fields: { field: 'points', max: limits.maxPoints },
+        });
+      }
+      const field = `points[${count - 1}]`;
+      const point = parse(raw);
+      if (typeof point !== 'object' || point === null || Array.isArray(point)) {
+        throw new VectorValidationError(`${field} must be an object.`, { fields: { field } });
+      }
+      const record = point as Record<string, unknown>;
+      checkPointId(record.id, `${field}.id`);
+      record.payload = {
+        ...cleanPayload(record.payload, `${field}.payload`, raw.length),
+        ...stamp,
+      };
+      const text = JSON.stringify(record);
+      batch.push(text);
+      batchBytes += text.length;
+    },
+  });
+
+  const flush = async () => {
+    const body = `{${Object.entries(extra)
+      .map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)},`)
+      .join('')}"points":[${batch.join(',')}]}`;
+    batch = [];
+    batchBytes = 0;
+    const res = await engine.send(
+      'PUT',
+      `/collections/${collection.engineName}/points`,
+      body,
+      ctx.querystring,
+    );
+    if (res.status >= 400) throw engineFailure(res);
+    last = res;
+  };
+
+  let received = 0;
+  for await (const chunk of idleBounded(ctx.req, limits.idleTimeoutMs)) {
+    received += chunk.length;
+    if (received > limits.maxBodyBytes) throw bodyTooLarge(limits);
+    scanner.push(chunk);
+    if (batch.length >= limits.batchPoints || batchBytes >= limits.batchBytes) await flush();
+  }
+  scanner.end();
+  if (!scanner.hasPoints) {
+    throw new VectorValidationError('Send points as {points:[{id, vector, payload?}]}.', {
+      fields: { field: 'points' },
+    });
+  }
+  if (batch.length > 0 || last === null) await flush();
+  return last!;
+}
+
+/**
+ * The chunks of `stream`, failing with 408 REQUEST_IDLE_TIMEOUT when none
+ * arrives for `idleMs`. The stream is left open so the 408 can still be sent.
+ */
+async function* idleBounded(
+  stream: AsyncIterable<unknown>,
+  idleMs: number,
+): AsyncGenerator<Buffer> {
+  const iterator = stream[Symbol.asyncIterator]();
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    for (;;) {
+      const idle = new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () =>
+            reject(
+              new RequestIdleTimeout(
+                `No bytes of the body arrived for ${Math.round(idleMs / 1000)} seconds.`,
+              ),
+            ),
+          idleMs,
+        );
+      });
+      const next = await Promise.race([iterator.next(), idle]);
+      clearTimeout(timer);
+      if (next.done) return;
+      yield next.value as Buffer;
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function bodyTooLarge(limits: UpsertLimits): UpsertBodyTooLarge {
+  return new UpsertBodyTooLarge(
+    `The upsert body exceeds ${Math.round(limits.maxBodyBytes / (1024 * 1024))} MB.`,
+    { fields: { max: limits.maxBodyBytes } },
+  );
+}

@@ -1,0 +1,32 @@
+/**
+ * The vector gateway alone, as a process of its own so bench/vector-gateway.ts
+ * can read its memory: builds the vector plane against `MONGODB_URI` and
+ * `SVC_ENGINE_URL`, listens on a free loopback port and prints
+ * `{"ready":"vector-gateway","url":...}`.
+ *
+ *   MONGODB_URI=... SVC_ENGINE_URL=... node --import tsx bench/vector-gateway-server.ts
+ */
+import type { AddressInfo } from 'node:net';
+import { MongoClient } from 'mongodb';
+import { createLogger } from '../common/logger.js';
+import { buildVectorPlane } from '../apiserver/src/vector/assemble.js';
+
+const mongo = new MongoClient(process.env.MONGODB_URI ?? 'mongodb://127.0.0.1:27017/svc');
+const plane = await buildVectorPlane(
+  { db: mongo.db() },
+  { engineUrl: process.env.SVC_ENGINE_URL ?? 'http://127.0.0.1:6333', regions: ['local'] },
+  createLogger('apiserver', process.env.SVC_LOG_LEVEL ?? 'warn'),
+);
+const server = plane.app.listen(0, '127.0.0.1', () => {
+  const { port } = server.address() as AddressInfo;
+  process.stdout.write(
+    JSON.stringify({ ready: 'vector-gateway', url: `http://127.0.0.1:${port}` }) + '\n',
+  );
+});
+process.once('SIGTERM', () => {
+  server.close();
+  void plane
+    .close()
+    .then(() => mongo.close())
+    .then(() => process.exit(0));
+});

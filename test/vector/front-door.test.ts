@@ -1,0 +1,199 @@
+/**
+ * The vector front door: its envelope, authentication with the control
+ * plane's keys, the unsupported-endpoint answers, and the per-plan fixed
+ * 60-second rate limit that is separate from the control plane's.
+ */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { MongoClient } from 'mongodb';
+import { createLogger } from '../../common/logger.js';
+import { MongoWindowStore } from '../../apiserver/src/rate-limit/mongo-window-store.js';
+import { collections } from '../../apiserver/src/store/database.js';
+import { vectorPlaneApp } from '../../apiserver/src/vector/assemble.js';
+import {
+  createVectorCaller,
+  startVectorServer,
+  vcall,
+  type ErrorBody,
+  type VectorServer,
+} from './vector-server.js';
+
+let server: VectorServer;
+let clock = 0;
+// Rate-limit tests move this clock; a bucket starts at every multiple of 60 s.
+const BUCKET = 60_000 * 1_000_000;
+
+beforeAll(async () => {
+  clock = BUCKET + 1_000;
+  server = await startVectorServer({
+    now: () => clock,
+    plansJson: JSON.stringify({ free: { vectorRequestsPerMinute: 3, requestsPerMinute: 3 } }),
+  });
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+describe('authentication', () => {
+  test('returns 401 MISSING_API_KEY without an Authorization header', async () => {
+    const res = await vcall<ErrorBody>(server, 'GET', '/api/v1/collections');
+    expect(res.status).toBe(401);
+    expect(res.body.error).toEqual(
+      expect.objectContaining({ code: 'MISSING_API_KEY', message: expect.any(String) }),
+    );
+    expect(res.body.error.retriable).toBeUndefined();
+  });
+
+  test('returns 401 MISSING_API_KEY for a header that is not Bearer', async () => {
+    const { key } = await createVectorCaller(server);
+    const res = await vcall<ErrorBody>(server, 'GET', '/api/v1/collections', {
+      headers: { authorization: `Basic ${key}` },
+    });
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('MISSING_API_KEY');
+  });
+
+  test('returns 401 INVALID_API_KEY for a key that does not resolve', async () => {
+    const res = await vcall<ErrorBody>(server, 'GET', '/api/v1/collections', {
+      key: 'svc_live_notarealkeyatall',
+    });
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('INVALID_API_KEY');
+  });
+
+  test('returns 403 ACCOUNT_SUSPENDED for a suspended account', async () => {
+    const { key } = await createVectorCaller(server, { suspended: true });
+    const res = await vcall<ErrorBody>(server, 'GET', '/api/v1/collections', { key });
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe('ACCOUNT_SUSPENDED');
+  });
+
+  test('returns 500 AUTHENTICATION_ERROR, retriable, when the key store is unreachable', async () => {
+    const mongo = new MongoClient('mongodb://127.0.0.1:1/', { serverSelectionTimeoutMS: 300 });
+    const plane = vectorPlaneApp(
+      { db: mongo.db('unreachable') },
+      { engineUrl: server.engineUrl, regions: ['local'] },
+      createLogger('apiserver', 'silent'),
+    );
+    const down: Server = plane.app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => down.once('listening', resolve));
+    try {
+      const base = `http://127.0.0.1:${(down.address() as AddressInfo).port}`;
+      const res = await vcall<ErrorBody>({ base }, 'GET', '/api/v1/collections', {
+        key: `svc_live_${'A'.repeat(43)}`,
+      });
+      expect(res.status).toBe(500);
+      expect(res.body.error).toEqual(
+        expect.objectContaining({ code: 'AUTHENTICATION_ERROR', retriable: true }),
+      );
+    } finally {
+      await new Promise((resolve) => down.close(resolve));
+      await plane.close();
+      await mongo.close();
+    }
+  });
+
+  test('accepts a user key of the control plane', async () => {
+    const { key } = await createVectorCaller(server);
+    const res = await vcall(server, 'GET', '/api/v1/collections', { key });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ result: { collections: [] }, status: 'ok' });
+    expect(res.headers.get('x-request-id')).toBeTruthy();
+  });
+});
+
+describe('envelope of unmatched requests', () => {
+  test('returns 404 NOT_FOUND in the error envelope for an unknown path', async () => {
+    const res = await vcall<ErrorBody>(server, 'GET', '/api/v1/nothing-here');
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe('NOT_FOUND');
+  });
+
+  test.each([
+    '/api/v1/telemetry',
+    '/metrics',
+    '/api/v1/cluster',
+    '/api/v1/locks',
+    '/api/v1/snapshots',
+    '/api/v1/collections/docs/snapshots',
+    '/api/v1/collections/docs/shards',
+  ])('returns 404 NOT_FOUND "Unsupported endpoint" for %s', async (path) => {
+    const res = await vcall<ErrorBody>(server, 'GET', path);
+    expect(res.status).toBe(404);
+    expect(res.body.error).toEqual(
+      expect.objectContaining({ code: 'NOT_FOUND', message: 'Unsupported endpoint' }),
+    );
+  });
+
+  test('returns 405 METHOD_NOT_ALLOWED for the engine-native PUT /collections/{name}', async () => {
+    const { key } = await createVectorCaller(server);
+    const res = await vcall<ErrorBody>(server, 'PUT', '/api/v1/collections/docs', {
+      key,
+      body: { vectors: { size: 4, distance: 'Cosine' } },
+    });
+    expect(res.status).toBe(405);
+    expect(res.body.error.code).toBe('METHOD_NOT_ALLOWED');
+    expect(res.body.error.message).toMatch(/POST \/api\/v1\/collections/);
+  });
+
+  test('returns 405 METHOD_NOT_ALLOWED for a method the path does not take', async () => {
+    const res = await vcall<ErrorBody>(server, 'DELETE', '/api/v1/regions');
+    expect(res.status).toBe(405);
+    expect(res.body.error.code).toBe('METHOD_NOT_ALLOWED');
+  });
+});
+
+describe('GET /api/v1/openapi.json', () => {
+  test('serves the OpenAPI 3.1 document without a key', async () => {
+    const res = await vcall<{ openapi: string; paths: Record<string, unknown> }>(
+      server,
+      'GET',
+      '/api/v1/openapi.json',
+    );
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe('3.1.0');
+    expect(res.body.paths['/api/v1/collections/{name}/points/search']).toBeDefined();
+  });
+});
+
+describe('rate limit', () => {
+  test('returns 429 RATE_LIMIT_EXCEEDED, retriable and without Retry-After, past the plan budget', async () => {
+    const { key } = await createVectorCaller(server, { tier: 'free' });
+    clock = BUCKET + 60_000 + 58_000;
+    for (let i = 0; i < 3; i++) {
+      expect((await vcall(server, 'GET', '/api/v1/collections', { key })).status).toBe(200);
+    }
+    const res = await vcall<ErrorBody>(server, 'GET', '/api/v1/collections', { key });
+    expect(res.status).toBe(429);
+    expect(res.body.error).toEqual(
+      expect.objectContaining({ code: 'RATE_LIMIT_EXCEEDED', retriable: true }),
+    );
+    expect(res.headers.get('retry-after')).toBeNull();
+  });
+
+  test('starts a fresh budget at the next 60-second bucket, whatever the previous one spent', async () => {
+    const { key } = await createVectorCaller(server, { tier: 'free' });
+    clock = BUCKET + 120_000 + 59_000;
+    for (let i = 0; i < 3; i++) await vcall(server, 'GET', '/api/v1/collections', { key });
+    expect((await vcall(server, 'GET', '/api/v1/collections', { key })).status).toBe(429);
+    // A sliding window would still weigh the previous bucket here; a fixed bucket does not.
+    clock = BUCKET + 180_000 + 1;
+    for (let i = 0; i < 3; i++) {
+      expect((await vcall(server, 'GET', '/api/v1/collections', { key })).status).toBe(200);
+    }
+  });
+
+  test("does not count the control plane's requests against the vector budget", async () => {
+    const caller = await createVectorCaller(server, { tier: 'free' });
+    clock = BUCKET + 240_000 + 1_000;
+    // The control plane's limiter counts under its own key in the same store.
+    const controlPlane = new MongoWindowStore(collections(server.db).rateBuckets);
+    for (let i = 0; i < 10; i++) await controlPlane.hit(`cp:${caller.accountId}`, clock);
+    for (let i = 0; i < 3; i++) {
+      expect((await vcall(server, 'GET', '/api/v1/collections', { key: caller.key })).status).toBe(
+        200,
+      );
+    }
+  });
+});

@@ -1,0 +1,161 @@
+/**
+ * Starts the real vector plane on a free port against the harness's FerretDB
+ * (a database of its own) and a real engine process, and builds callers:
+ * accounts with user keys or keys minted for an agent's deployment.
+ */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import type { Db, MongoClient } from 'mongodb';
+import type { Tier } from '../../crds/src/index.js';
+import { createLogger } from '../../common/logger.js';
+import { AccountService } from '../../apiserver/src/accounts/account-service.js';
+import type { Environment } from '../../apiserver/src/accounts/model.js';
+import { collections } from '../../apiserver/src/store/database.js';
+import { buildVectorPlane, type VectorPlaneOptions } from '../../apiserver/src/vector/assemble.js';
+import { mongoDatabase, uniqueSuffix } from '../harness/env.js';
+import { startEngine, type EngineProcess } from '../engine/support/engine-process.js';
+
+/** A running vector plane with its engine. */
+export interface VectorServer {
+  base: string;
+  engineUrl: string;
+  db: Db;
+  accounts: AccountService;
+  close(): Promise<void>;
+}
+
+/** Options of {@link startVectorServer}. */
+export interface VectorServerOptions extends VectorPlaneOptions {
+  plansJson?: string;
+  regions?: string[];
+  /** Use this engine (and leave it running) instead of starting one. */
+  engine?: EngineProcess;
+  /** Engine URL to use without starting one (e.g. nothing listening). */
+  engineUrl?: string;
+}
+
+/** Starts the vector plane on 127.0.0.1:0. */
+export async function startVectorServer(opts: VectorServerOptions = {}): Promise<VectorServer> {
+  const ownEngine = opts.engine || opts.engineUrl ? null : await startEngine();
+  const engineUrl = opts.engineUrl ?? (opts.engine ?? ownEngine)!.url;
+  const { client, db }: { client: MongoClient; db: Db } = await mongoDatabase('vp');
+  const plane = await buildVectorPlane(
+    { db },
+    { engineUrl, regions: opts.regions ?? ['local', 'eu-west'], plansJson: opts.plansJson },
+    createLogger('apiserver', 'silent'),
+    { now: opts.now, upsert: opts.upsert },
+  );
+  const server: Server = plane.app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  return {
+    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    engineUrl,
+    db,
+    accounts: new AccountService(collections(db), 'local'),
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await plane.close();
+      await db.dropDatabase().catch(() => undefined);
+      await client.close();
+      await ownEngine?.dispose();
+    },
+  };
+}
+
+/** An account with one key. */
+export interface VectorCaller {
+  accountId: string;
+  key: string;
+  environment: Environment;
+}
+
+/** Creates an account and a user key for it. */
+export async function createVectorCaller(
+  server: Pick<VectorServer, 'accounts'>,
+  opts: { tier?: Tier; suspended?: boolean; environment?: Environment; homeRegion?: string } = {},
+): Promise<VectorCaller> {
+  const account = await server.accounts.createAccount({
+    name: `acct-${uniqueSuffix()}`,
+    tier: opts.tier ?? 'starter',
+    subscriptionStatus: 'active',
+    homeRegion: opts.homeRegion ?? 'local',
+  });
+  if (opts.suspended) await server.accounts.updateAccount(account._id, { suspended: true });
+  const environment = opts.environment ?? 'live';
+  const key = await server.accounts.createKey({ accountId: account._id, environment });
+  return { accountId: account._id, key: key.text, environment };
+}
+
+/** A key of the same account minted for an agent's deployment, as the deploy path mints it. */
+export async function createAgentKey(
+  server: Pick<VectorServer, 'accounts'>,
+  caller: VectorCaller,
+): Promise<{ key: string; agentId: string; deploymentId: string }> {
+  const agentId = randomUUID();
+  const deploymentId = randomUUID();
+  const key = await server.accounts.createKey({
+    accountId: caller.accountId,
+    environment: caller.environment,
+    agentId,
+    deploymentId,
+  });
+  return { key: key.text, agentId, deploymentId };
+}
+
+/** A response as tests look at it. */
+export interface VectorResponse<T = Record<string, unknown>> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+/** The error of an error response. */
+export interface ErrorBody {
+  error: { code: string; message: string; retriable?: boolean; [extra: string]: unknown };
+}
+
+/** Sends a request with a key (or none) and a JSON body when given. */
+export async function vcall<T = Record<string, unknown>>(
+  server: Pick<VectorServer, 'base'>,
+  method: string,
+  path: string,
+  opts: {
+    key?: string | null;
+    body?: unknown;
+    rawBody?: string | Buffer;
+    headers?: Record<string, string>;
+  } = {},
+): Promise<VectorResponse<T>> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+  let body: string | Buffer | undefined = opts.rawBody;
+  if (opts.body !== undefined) {
+    body = JSON.stringify(opts.body);
+    headers['content-type'] = 'application/json';
+  }
+  const res = await fetch(`${server.base}${path}`, { method, headers, body });
+  const text = await res.text();
+  let parsed: unknown = text;
+  if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
+  return { status: res.status, headers: res.headers, body: parsed as T, text };
+}
+
+/** Creates a collection through the gateway; throws unless it answers 200 or 201. */
+export async function createCollection(
+  server: Pick<VectorServer, 'base'>,
+  key: string,
+  name: string,
+  size = 4,
+  extra: Record<string, unknown> = {},
+): Promise<void> {
+  const res = await vcall(server, 'POST', '/api/v1/collections', {
+    key,
+    body: { name, vectors: { size, distance: 'cosine' }, ...extra },
+  });
+  if (res.status !== 201 && res.status !== 200) {
+    throw new Error(`create ${name}: ${res.status} ${res.text}`);
+  }
+}
