@@ -39,8 +39,20 @@ function viaEdge(edgePort: number, host: string): Promise<number> {
 }
 
 const dir = await mkdtemp(join(tmpdir(), 'svc-bench-local-'));
-const [apiPort, edgePort] = [await freePort(), await freePort()];
-const platform = await startPlatform({ dir, apiPort, edgePort, agentDomain: DOMAIN });
+const [apiPort, edgePort, vectorsPort, enginePort] = [
+  await freePort(),
+  await freePort(),
+  await freePort(),
+  await freePort(),
+];
+const platform = await startPlatform({
+  dir,
+  apiPort,
+  edgePort,
+  vectorsPort,
+  enginePort,
+  agentDomain: DOMAIN,
+});
 try {
   const mongo = new MongoClient(platform.mongoUri);
   const accounts = new AccountService(collections(mongo.db()), 'local');

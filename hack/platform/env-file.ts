@@ -2,10 +2,12 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { readEnvValue, renderEnv } from '../../common/env-file.js';
 
-/** The variables of `.dev/env` (see ../shared/design.md, "Interfaces"); only those that exist so far. */
+/** The variables of `.dev/env` (see ../shared/design.md, "Interfaces"). */
 export interface PlatformEnv {
   SVC_API_URL: string;
+  SVC_VECTORS_URL: string;
   SVC_EDGE_URL: string;
+  SVC_ENGINE_URL: string;
   SVC_AGENT_DOMAIN: string;
   /** A key of the ready bootstrap account. */
   SVC_API_KEY: string;

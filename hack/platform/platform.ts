@@ -1,7 +1,8 @@
 /**
  * The single-machine platform as one function: the local control plane
- * (etcd, kube-apiserver, kube-controller-manager, FerretDB), the API server
- * (control plane and agent edge) and the operator with the local driver, each
+ * (etcd, kube-apiserver, kube-controller-manager, FerretDB), the vector
+ * engine, the API server (control plane, vector plane and agent edge) and the
+ * operator with the local driver, each
  * its own process. Used by `npm start` and by the benchmarks; a failure while
  * starting stops what had started.
  */
@@ -18,6 +19,8 @@ export interface PlatformOptions {
   kubeconfigPath?: string;
   apiPort: number;
   edgePort: number;
+  vectorsPort: number;
+  enginePort: number;
   agentDomain: string;
   /** fsync etcd (default true). */
   durable?: boolean;
@@ -30,6 +33,8 @@ export interface Platform {
   services: ProcessGroup;
   apiUrl: string;
   edgeUrl: string;
+  vectorsUrl: string;
+  engineUrl: string;
   mongoUri: string;
   stop(): Promise<void>;
 }
@@ -56,6 +61,24 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       log: opts.log,
     });
     const mongoUri = withDatabase(controlPlane.mongoUri, 'svc');
+    // The embedded vector engine, with its data beside the rest.
+    const engineUrl = `http://127.0.0.1:${opts.enginePort}`;
+    let engineReady = false;
+    const engine = services.start({
+      name: 'engine',
+      command: process.execPath,
+      args: ['--import', 'tsx', join(repoRoot, 'engine', 'src', 'main.ts')],
+      cwd: repoRoot,
+      env: {
+        ...process.env,
+        SVC_ENGINE_PORT: String(opts.enginePort),
+        SVC_ENGINE_DATA_DIR: join(opts.dir, 'engine'),
+      },
+      onStdoutLine: (line) => {
+        if (line.startsWith('{"ready":"engine"')) engineReady = true;
+      },
+    });
+    await services.waitReady(engine, async () => engineReady, 60_000);
     const apiUrl = `http://127.0.0.1:${opts.apiPort}`;
     const apiserver = services.start({
       name: 'apiserver',
@@ -67,6 +90,8 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
         ...process.env,
         SVC_API_PORT: String(opts.apiPort),
         SVC_EDGE_PORT: String(opts.edgePort),
+        SVC_VECTORS_PORT: String(opts.vectorsPort),
+        SVC_ENGINE_URL: engineUrl,
         SVC_AGENT_DOMAIN: opts.agentDomain,
         MONGODB_URI: mongoUri,
         KUBECONFIG: controlPlane.kubeconfigPath,
@@ -87,6 +112,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
         SVC_LOCAL_DIR: join(opts.dir, 'local'),
         SVC_INTERNAL_API_URL: apiUrl,
         SVC_API_URL: apiUrl,
+        SVC_VECTORS_URL: `http://127.0.0.1:${opts.vectorsPort}`,
         SVC_AGENT_DOMAIN: opts.agentDomain,
         SVC_AGENT_PORT: String(opts.edgePort),
         SVC_OPERATOR_LEASE_SECONDS: '5',
@@ -101,6 +127,8 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       services,
       apiUrl,
       edgeUrl: `http://127.0.0.1:${opts.edgePort}`,
+      vectorsUrl: `http://127.0.0.1:${opts.vectorsPort}`,
+      engineUrl,
       mongoUri,
       stop,
     };

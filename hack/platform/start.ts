@@ -25,6 +25,8 @@ async function main(): Promise<void> {
   await stopRecordedProcesses(pidFile);
   const apiPort = envInt('SVC_API_PORT', 8000, { min: 1, max: 65535 });
   const edgePort = envInt('SVC_EDGE_PORT', 8002, { min: 1, max: 65535 });
+  const vectorsPort = envInt('SVC_VECTORS_PORT', 8001, { min: 1, max: 65535 });
+  const enginePort = envInt('SVC_ENGINE_PORT', 6333, { min: 1, max: 65535 });
   const agentDomain = process.env.SVC_AGENT_DOMAIN || 'agents.localhost';
 
   let platform: Platform | undefined;
@@ -48,10 +50,12 @@ async function main(): Promise<void> {
       kubeconfigPath: join(devDir, 'kubeconfig'),
       apiPort,
       edgePort,
+      vectorsPort,
+      enginePort,
       agentDomain,
       log: (line) => console.log(line),
     });
-    const { apiUrl, edgeUrl, mongoUri, controlPlane } = platform;
+    const { apiUrl, edgeUrl, vectorsUrl, engineUrl, mongoUri, controlPlane } = platform;
     const envPath = join(devDir, 'env');
     const bootstrap = await bootstrapKey(mongoUri, await readEnvFileValue(envPath, 'SVC_API_KEY'));
     await recordProcesses(pidFile, [
@@ -60,7 +64,9 @@ async function main(): Promise<void> {
     ]);
     await writeEnvFile(envPath, {
       SVC_API_URL: apiUrl,
+      SVC_VECTORS_URL: vectorsUrl,
       SVC_EDGE_URL: edgeUrl,
+      SVC_ENGINE_URL: engineUrl,
       SVC_AGENT_DOMAIN: agentDomain,
       SVC_API_KEY: bootstrap.key,
       KUBECONFIG: controlPlane.kubeconfigPath,
@@ -71,6 +77,7 @@ async function main(): Promise<void> {
     console.log(
       `platform:   API          ${apiUrl}/api/v1/health   (OpenAPI: ${apiUrl}/openapi.json)`,
     );
+    console.log(`platform:   vectors      ${vectorsUrl}/api/v1/collections (engine ${engineUrl})`);
     console.log(
       `platform:   agents       http://<name>-<6 chars>.${agentDomain}:${edgePort} (the edge)`,
     );

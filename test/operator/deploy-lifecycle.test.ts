@@ -120,6 +120,14 @@ async function deployedAgent(): Promise<{ agent: Agent; deployment: Deployment }
   await serveReady(agent.id, deployment);
   await waitDeployment(deployment.id, 'active');
   await waitAgent(agent.id, (a) => a.status === 'running', 'agent running');
+  // The operator has seen the workload serve (what makes its disappearance a loss, not a rollout).
+  await eventually(
+    () => readAgent(server.kc, owner.namespace, agent.id),
+    (a) =>
+      a.status?.conditions?.some((c) => c.type === 'WorkloadAvailable' && c.status === 'True') ??
+      false,
+    'workload available',
+  );
   return { agent, deployment };
 }
 

@@ -104,10 +104,12 @@ describe('scale to zero', () => {
       (r) => r === 0,
       'scaled to zero',
     );
-    expect(
-      (await call<{ status: string }>(server, 'GET', `/api/v1/agents/${id}`, { key: owner.key }))
-        .body.status,
-    ).toBe('running');
+    // Scaled to zero is still running: the edge wakes it on the next request.
+    await eventually(
+      () => call<{ status: string }>(server, 'GET', `/api/v1/agents/${id}`, { key: owner.key }),
+      (r) => r.body.status === 'running',
+      'running while scaled to zero',
+    );
 
     const api = server.kc.makeApiClient(CustomObjectsApi);
     const agent = await readAgent(server.kc, owner.namespace, id);
