@@ -15,7 +15,7 @@ import { createLogger } from '../../common/logger.js';
 import { AgentIndex } from '../../apiserver/src/edge/agent-index.js';
 import { createEdgeServer } from '../../apiserver/src/edge/edge-server.js';
 import { loadOperatorConfig } from '../../operator/src/config.js';
-import { LocalDriver } from '../../operator/src/drivers/local/local-driver.js';
+import { LocalDriver, type ScheduleClock } from '../../operator/src/drivers/local/local-driver.js';
 import { OperatorManager } from '../../operator/src/manager.js';
 import {
   call,
@@ -37,6 +37,28 @@ let edge: Server;
 let edgePort: number;
 const dir = mkdtempSync(join(tmpdir(), 'svc-local-'));
 
+/**
+ * A schedule clock the test drives: the next `fastForwards` timers fire at
+ * once with the clock jumped to their due time; later ones wait for real.
+ */
+const clock = {
+  virtual: 0,
+  fastForwards: 0,
+  now(): Date {
+    return new Date(Math.max(this.virtual, Date.now()));
+  },
+  setTimeout(fire: () => void, ms: number): NodeJS.Timeout {
+    if (this.fastForwards <= 0) return setTimeout(fire, ms).unref();
+    this.fastForwards--;
+    const due = this.now().getTime() + ms;
+    return setTimeout(() => {
+      this.virtual = due;
+      fire();
+    }, 50).unref();
+  },
+};
+const scheduleClock: ScheduleClock = clock;
+
 beforeAll(async () => {
   server = await startControlPlaneServer();
   owner = await createCaller(server, { tier: 'starter' });
@@ -47,7 +69,7 @@ beforeAll(async () => {
     publicApiUrl: server.base,
     agentDomain: DOMAIN,
   };
-  driver = await new LocalDriver(server.kc, cfg, dir, log).init();
+  driver = await new LocalDriver(server.kc, cfg, dir, log, scheduleClock).init();
   manager = new OperatorManager({
     kc: server.kc,
     cfg,
@@ -244,6 +266,80 @@ describe('single machine, end to end', () => {
       () => logs('py-job'),
       (lines) => lines.some((l) => l.message === 'job got Bergen as py-job'),
       'job output in logs',
+    );
+  });
+
+  it('fires a schedule: the firing starts a cron run that completes (clock driven by the test)', async () => {
+    clock.fastForwards = 1;
+    const { deployment } = await deployAndWait(
+      'py-cron',
+      { agent_type: 'job' },
+      {
+        'main.py': 'print("tick", flush=True)\n',
+        'svc.yaml': 'schedule: "*/5 * * * *"\n',
+      },
+    );
+    expect(deployment.state).toBe('active');
+    const runs = await eventually(
+      () =>
+        call<{ items: Array<{ trigger_source: string; state: string }> }>(
+          server,
+          'GET',
+          '/api/v1/agents/py-cron/runs',
+          { key: owner.key },
+        ),
+      (r) => r.body.items.some((run) => run.trigger_source === 'cron' && run.state === 'completed'),
+      'a completed cron run',
+      60_000,
+    );
+    expect(runs.body.items.filter((run) => run.trigger_source === 'cron')).toHaveLength(1);
+    await eventually(
+      () => logs('py-cron'),
+      (lines) => lines.some((l) => l.stream === 'stdout' && l.message === 'tick'),
+      'tick in logs',
+    );
+  });
+
+  it("runs a service agent as one POST /svc/run to it, with the run's payload", async () => {
+    const { deployment } = await deployAndWait(
+      'svc-run',
+      {},
+      {
+        'main.py': [
+          'import json',
+          'async def app(scope, receive, send):',
+          '    if scope["type"] != "http":',
+          '        return',
+          '    body = (await receive()).get("body", b"")',
+          '    if scope["path"] == "/svc/run":',
+          '        print("svc run got", json.loads(body or b"{}"), flush=True)',
+          '    await send({"type": "http.response.start", "status": 200, "headers": []})',
+          '    await send({"type": "http.response.body", "body": b"ok"})',
+          '',
+        ].join('\n'),
+      },
+    );
+    expect(deployment.state).toBe('active');
+    const accepted = await call<{ deployment_id: string }>(
+      server,
+      'POST',
+      '/api/v1/agents/svc-run/run',
+      {
+        key: owner.key,
+        body: { payload: { n: 7 } },
+      },
+    );
+    const run = await eventually(
+      () => getDeployment(accepted.body.deployment_id),
+      (x) => ['completed', 'failed'].includes(x.state),
+      'service run',
+      60_000,
+    );
+    expect(run.state).toBe('completed');
+    await eventually(
+      () => logs('svc-run'),
+      (lines) => lines.some((l) => l.message === "svc run got {'n': 7}"),
+      'svc run in logs',
     );
   });
 });

@@ -27,6 +27,19 @@ interface TaskRecord extends TaskStatus {
   deploymentId: string;
 }
 
+/** Time as the schedule timers see it. */
+export interface ScheduleClock {
+  now(): Date;
+  /** Calls `fire` after `ms`; the returned handle is cleared with clearTimeout. */
+  setTimeout(fire: () => void, ms: number): NodeJS.Timeout;
+}
+
+/** The real clock; schedule timers never keep the process alive. */
+const systemClock: ScheduleClock = {
+  now: () => new Date(),
+  setTimeout: (fire, ms) => setTimeout(fire, ms).unref(),
+};
+
 interface ServiceRecord {
   deploymentId: string;
   replicas: number;
@@ -53,6 +66,8 @@ export class LocalDriver implements WorkloadDriver {
     private readonly cfg: OperatorConfig,
     private readonly dir: string,
     private readonly log: Logger,
+    /** The clock schedules fire by; tests drive their own. */
+    private readonly clock: ScheduleClock = systemClock,
   ) {
     this.group = new ProcessGroup(join(dir, 'logs'));
     this.core = kc.makeApiClient(CoreV1Api);
@@ -268,17 +283,17 @@ export class LocalDriver implements WorkloadDriver {
     this.schedules.delete(agentId);
     if (suspend || !agent.spec.schedule) return;
     const arm = () => {
-      const at = nextRun(agent.spec.schedule ?? '', new Date());
+      const clock = this.clock;
+      const at = nextRun(agent.spec.schedule ?? '', clock.now());
       // Timers cap at ~24.8 days; re-arm in steps for anything later.
-      const delay = Math.min(at.getTime() - Date.now(), 2 ** 31 - 1);
-      const timer = setTimeout(
+      const delay = Math.min(at.getTime() - clock.now().getTime(), 2 ** 31 - 1);
+      const timer = clock.setTimeout(
         () => {
-          if (Date.now() >= at.getTime() - 5) void this.fire(agent, serving);
+          if (clock.now().getTime() >= at.getTime() - 5) void this.fire(agent, serving);
           arm();
         },
         Math.max(delay, 0),
       );
-      timer.unref();
       this.schedules.set(agentId, { key, timer });
     };
     arm();
