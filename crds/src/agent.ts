@@ -101,6 +101,15 @@ export const AgentStatusBlock = Type.Object({
   ),
   activeVersion: Type.Optional(nullable(Type.Integer({ minimum: 1 }))),
   activeDeploymentId: Type.Optional(nullable(Type.String())),
+  workloadVersion: Type.Optional(
+    nullable(
+      Type.Integer({
+        minimum: 1,
+        description:
+          'The version whose workload the operator has seen exist; its disappearance is a loss.',
+      }),
+    ),
+  ),
   servesWebsocket: Type.Optional(nullable(Type.Boolean())),
   failureCode: Type.Optional(
     stringEnum(FAILURE_CODES, { description: 'Absent when there is none.' }),

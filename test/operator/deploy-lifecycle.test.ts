@@ -204,10 +204,15 @@ describe('deploy finishes successfully: deployment active, agent running', () =>
     expect(container?.envFrom).toEqual([
       { secretRef: { name: OBJECT_NAMES.agentSecrets(agent.id), optional: true } },
     ]);
-    const service = await k().core.readNamespacedService({
-      namespace: owner.namespace,
-      name: OBJECT_NAMES.workload(agent.id),
-    });
+    const service = await eventually(
+      () =>
+        k().core.readNamespacedService({
+          namespace: owner.namespace,
+          name: OBJECT_NAMES.workload(agent.id),
+        }),
+      () => true,
+      'service',
+    );
     expect(service.spec?.ports?.[0]).toMatchObject({ port: 80, targetPort: 8080 });
 
     expect((await getDeployment(d.id)).state).toBe('deploying');

@@ -335,7 +335,7 @@ describe('single machine, end to end', () => {
       'service run',
       60_000,
     );
-    expect(run.state).toBe('completed');
+    expect(run).toMatchObject({ state: 'completed', error_message: null });
     await eventually(
       () => logs('svc-run'),
       (lines) => lines.some((l) => l.message === "svc run got {'n': 7}"),

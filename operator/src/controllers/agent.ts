@@ -9,7 +9,7 @@
  */
 import { ANNOTATIONS, type Agent, type AgentStatusBlock } from '../../../crds/src/index.js';
 import type { Logger } from '../../../common/logger.js';
-import { isTrue, setCondition } from '../conditions.js';
+import { setCondition } from '../conditions.js';
 import type { OperatorConfig } from '../config.js';
 import type { ServingStatus, WorkloadDriver } from '../drivers/driver.js';
 import type { Resources } from '../resources.js';
@@ -46,12 +46,15 @@ export class AgentController {
     let conditions = agent.status?.conditions;
     let lost = false;
     let endpoint: string | null = null;
+    let workloadVersion = agent.status?.workloadVersion ?? null;
     let requeueAfter: number | undefined;
 
     const serving = versions.rolling ?? versions.active;
     if (desired === 'archived') {
       await driver.removeService(agent);
       await driver.removeSchedule(agent);
+      // Removed on purpose: a later absence is not a loss.
+      workloadVersion = null;
       conditions = setCondition(
         conditions,
         {
@@ -67,6 +70,9 @@ export class AgentController {
       if (agent.spec.agentType === 'service') {
         const current = await driver.serviceStatus(agent);
         lost = this.isLost(agent, versions, current);
+        if (current.exists && current.deploymentId === versions.active?.metadata.name) {
+          workloadVersion = versions.active?.spec.version ?? null;
+        }
         if (!lost) {
           const idle = this.idleFor(agent, versions, now);
           const replicas = desired === 'paused' || idle.idle ? 0 : 1;
@@ -140,6 +146,7 @@ export class AgentController {
       endpoint,
       activeVersion: versions.active?.spec.version ?? null,
       activeDeploymentId: versions.active?.metadata.name ?? null,
+      workloadVersion,
       failureMessage: lost ? LOST_MESSAGE : null,
       regionsTotal: agent.spec.regions.length,
       regionsReady: deployed ? agent.spec.regions.length : 0,
@@ -158,13 +165,8 @@ export class AgentController {
    */
   private isLost(agent: Agent, versions: Versions, current: ServingStatus): boolean {
     if (versions.rolling || current.exists || !versions.active) return false;
-    const wasServing =
-      isTrue(agent.status?.conditions, 'WorkloadAvailable') &&
-      agent.status?.activeDeploymentId === versions.active.metadata.name;
-    const stillLost =
-      agent.status?.failureCode === 'app_lost_on_provider' &&
-      agent.status.activeVersion === versions.active.spec.version;
-    return wasServing || stillLost;
+    // The operator saw the active version's workload exist, and now it is gone.
+    return agent.status?.workloadVersion === versions.active.spec.version;
   }
 
   /** Whether a service has been idle past its timeout, and if not, for how much longer it may be. */

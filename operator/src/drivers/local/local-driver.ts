@@ -406,8 +406,13 @@ export class LocalDriver implements WorkloadDriver {
     run: AgentDeployment,
     serving: AgentDeployment,
   ): Promise<void> {
-    const status = await this.serviceStatus(agent);
-    if (!status.endpoint) throw new Error('the service is not running');
+    // A service that is (re)starting gets a minute to answer before the run fails.
+    let status = await this.serviceStatus(agent);
+    for (let waited = 0; !status.endpoint && !status.failed && waited < 60_000; waited += 200) {
+      await new Promise((r) => setTimeout(r, 200));
+      status = await this.serviceStatus(agent);
+    }
+    if (!status.endpoint) throw new Error(status.failed ?? 'the service is not running');
     const env = await this.environment(agent, serving, {});
     const payload = await fetch(
       `${this.cfg.internalApiUrl}/api/v1/deployments/${run.metadata.name}/payload`,
