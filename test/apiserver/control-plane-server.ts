@@ -141,6 +141,6 @@ export async function call<T = Record<string, unknown>>(
   const res = await fetch(`${server.base}${path}`, { method, headers, body });
   const text = await res.text();
   let parsed: unknown = text;
-  if ((res.headers.get('content-type') ?? '').includes('json')) parsed = JSON.parse(text);
+  if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
   return { status: res.status, headers: res.headers, body: parsed as T, text };
 }

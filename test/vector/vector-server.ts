@@ -3,6 +3,7 @@
  * (a database of its own) and a real engine process, and builds callers:
  * accounts with user keys or keys minted for an agent's deployment.
  */
+import { call, type ApiResponse } from '../apiserver/control-plane-server.js';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
@@ -105,43 +106,16 @@ export async function createAgentKey(
 }
 
 /** A response as tests look at it. */
-export interface VectorResponse<T = Record<string, unknown>> {
-  status: number;
-  headers: Headers;
-  body: T;
-  text: string;
-}
+/** A response as tests look at it. */
+export type VectorResponse<T = Record<string, unknown>> = ApiResponse<T>;
 
 /** The error of an error response. */
 export interface ErrorBody {
   error: { code: string; message: string; retriable?: boolean; [extra: string]: unknown };
 }
 
-/** Sends a request with a key (or none) and a JSON body when given. */
-export async function vcall<T = Record<string, unknown>>(
-  server: Pick<VectorServer, 'base'>,
-  method: string,
-  path: string,
-  opts: {
-    key?: string | null;
-    body?: unknown;
-    rawBody?: string | Buffer;
-    headers?: Record<string, string>;
-  } = {},
-): Promise<VectorResponse<T>> {
-  const headers: Record<string, string> = { ...opts.headers };
-  if (opts.key) headers.authorization = `Bearer ${opts.key}`;
-  let body: string | Buffer | undefined = opts.rawBody;
-  if (opts.body !== undefined) {
-    body = JSON.stringify(opts.body);
-    headers['content-type'] = 'application/json';
-  }
-  const res = await fetch(`${server.base}${path}`, { method, headers, body });
-  const text = await res.text();
-  let parsed: unknown = text;
-  if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
-  return { status: res.status, headers: res.headers, body: parsed as T, text };
-}
+/** Sends a request with a key (or none) and a JSON body when given (the same helper as the control plane's). */
+export const vcall = call;
 
 /** Creates a collection through the gateway; throws unless it answers 200 or 201. */
 export async function createCollection(

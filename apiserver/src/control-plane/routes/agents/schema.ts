@@ -3,6 +3,7 @@
  * these and the OpenAPI document is generated from them.
  */
 import * as yup from 'yup';
+import { pageEnvelope, pageQueryFields } from '../paging.js';
 import {
   AGENT_STATUSES,
   AGENT_TYPES,
@@ -131,21 +132,7 @@ export const AgentParams = yup.object({
 
 /** Query of `GET /api/v1/agents`. */
 export const AgentListQuery = yup.object({
-  limit: yup
-    .number()
-    .integer()
-    .min(1)
-    .max(100)
-    .optional()
-    .default(20)
-    .meta({ description: 'Page size (1-100).' }),
-  offset: yup
-    .number()
-    .integer()
-    .min(0)
-    .optional()
-    .default(0)
-    .meta({ description: 'Items to skip.' }),
+  ...pageQueryFields(),
   status: oneOf(AGENT_STATUSES).optional().meta({ description: 'Only agents with this status.' }),
   agent_type: oneOf(AGENT_TYPES).optional(),
   workspace_name: yup.string().optional().meta({ description: 'Only agents of this workspace.' }),
@@ -237,20 +224,7 @@ export interface AgentRecordValue {
 }
 
 /** The list envelope of `GET /api/v1/agents`. */
-export const AgentList = yup.object({
-  items: yup
-    .array(yup.mixed().meta({ openapi: { $ref: '#/components/schemas/Agent' } }))
-    .required(),
-  total: yup.number().integer().required().meta({ description: 'Agents matching the filters.' }),
-  limit: yup.number().integer().required(),
-  offset: yup.number().integer().required(),
-  next_offset: yup
-    .number()
-    .integer()
-    .nullable()
-    .defined()
-    .meta({ description: 'Offset of the next page; null on the last page.' }),
-});
+export const AgentList = pageEnvelope('Agent');
 
 /** The 202 body of stop, start, archive, restore and delete. */
 export const AgentAction = yup.object({

@@ -1,5 +1,6 @@
 /** Request and response schemas of the deployment routes. */
 import * as yup from 'yup';
+import { pageEnvelope, pageQueryFields } from '../paging.js';
 import { DEPLOYMENT_STATES } from '../../../../../crds/src/index.js';
 
 const dateTime = () => yup.string().meta({ openapi: { format: 'date-time' } });
@@ -27,21 +28,7 @@ export const AgentVersionParams = yup.object({
 
 /** Query of the deployment lists. */
 export const DeploymentListQuery = yup.object({
-  limit: yup
-    .number()
-    .integer()
-    .min(1)
-    .max(100)
-    .optional()
-    .default(20)
-    .meta({ description: 'Page size (1-100).' }),
-  offset: yup
-    .number()
-    .integer()
-    .min(0)
-    .optional()
-    .default(0)
-    .meta({ description: 'Items to skip.' }),
+  ...pageQueryFields(),
   state: yup
     .mixed<(typeof DEPLOYMENT_STATES)[number]>()
     .oneOf([...DEPLOYMENT_STATES])
@@ -112,15 +99,7 @@ export const DeploymentRecord = yup.object({
 });
 
 /** A page of deployments. */
-export const DeploymentList = yup.object({
-  items: yup
-    .array(yup.mixed().meta({ openapi: { $ref: '#/components/schemas/Deployment' } }))
-    .required(),
-  total: yup.number().integer().required(),
-  limit: yup.number().integer().required(),
-  offset: yup.number().integer().required(),
-  next_offset: yup.number().integer().nullable().defined(),
-});
+export const DeploymentList = pageEnvelope('Deployment');
 
 /** The payload of a run. */
 export const RunPayload = yup.object({

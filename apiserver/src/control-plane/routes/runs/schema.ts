@@ -1,5 +1,6 @@
 /** Request and response schemas of the run, schedule and spawn routes. */
 import * as yup from 'yup';
+import { pageEnvelope, pageQueryFields } from '../paging.js';
 
 const dateTime = () => yup.string().meta({ openapi: { format: 'date-time' } });
 const anyObject = () =>
@@ -30,17 +31,7 @@ export const RunAccepted = yup.object({
 });
 
 /** Query of the run list. */
-export const RunListQuery = yup.object({
-  limit: yup
-    .number()
-    .integer()
-    .min(1)
-    .max(100)
-    .optional()
-    .default(20)
-    .meta({ description: 'Page size (1-100).' }),
-  offset: yup.number().integer().min(0).optional().default(0),
-});
+export const RunListQuery = yup.object(pageQueryFields());
 
 /** The Run record. */
 export const RunRecord = yup.object({
@@ -55,13 +46,7 @@ export const RunRecord = yup.object({
 });
 
 /** A page of runs. */
-export const RunList = yup.object({
-  items: yup.array(yup.mixed().meta({ openapi: { $ref: '#/components/schemas/Run' } })).required(),
-  total: yup.number().integer().required(),
-  limit: yup.number().integer().required(),
-  offset: yup.number().integer().required(),
-  next_offset: yup.number().integer().nullable().defined(),
-});
+export const RunList = pageEnvelope('Run');
 
 /** ScheduleState. */
 export const ScheduleState = yup.object({
