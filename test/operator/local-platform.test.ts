@@ -145,8 +145,17 @@ async function deployAndWait(
     `${name} deployed`,
     120_000,
   );
-  const agent = (await call<Agent>(server, 'GET', `/api/v1/agents/${name}`, { key: owner.key }))
-    .body;
+  // The agent's status follows its deployment at the operator's next reconcile.
+  const settled = final.state === 'active' ? 'running' : 'failed';
+  const agent = (
+    await eventually(
+      () => call<Agent>(server, 'GET', `/api/v1/agents/${name}`, { key: owner.key }),
+      (r) =>
+        r.body.status === settled &&
+        (create.agent_type === 'job' || settled === 'failed' || r.body.url !== null),
+      `${name} ${settled}`,
+    )
+  ).body;
   return { agent, deployment: final };
 }
 
