@@ -127,7 +127,7 @@ describe('agent edge', () => {
         .error.code,
     ).toBe('AGENT_NOT_REACHABLE');
     await agentAt('undeployed-aaaaaa', `127.0.0.1:${upstreamPort}`, false);
-    await until(() => Boolean(index.find('undeployed-aaaaaa')));
+    await until(() => Boolean(index.find('undeployed-aaaaaa')?.status));
     const res = await viaEdge(`undeployed-aaaaaa.${DOMAIN}`);
     expect(res.status).toBe(404);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe(
@@ -158,7 +158,7 @@ describe('agent edge', () => {
 
   it('wakes an agent scaled to zero and holds the request until it serves', async () => {
     const agent = await agentAt('sleepy-dddddd', null);
-    await until(() => Boolean(index.find('sleepy-dddddd')));
+    await until(() => Boolean(index.find('sleepy-dddddd')?.status?.deployed));
     const pending = viaEdge(`sleepy-dddddd.${DOMAIN}`, '/woken');
     // The edge marks activity; the operator would then start the agent and publish its endpoint.
     await until(async () => {
@@ -184,7 +184,7 @@ describe('agent edge', () => {
 
   it('returns 504 AGENT_UPSTREAM_FAILURE when a woken agent does not come up in time', async () => {
     await agentAt('never-eeeeee', null);
-    await until(() => Boolean(index.find('never-eeeeee')));
+    await until(() => Boolean(index.find('never-eeeeee')?.status?.deployed));
     const res = await viaEdge(`never-eeeeee.${DOMAIN}`);
     expect(res.status).toBe(504);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe(

@@ -6,6 +6,7 @@
  * logs. Secrets come from the same Kubernetes Secrets a cluster pod would
  * mount, so the reconcilers cannot tell the two drivers apart.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
@@ -25,6 +26,8 @@ import { SupervisedService } from './supervised-service.js';
 
 interface TaskRecord extends TaskStatus {
   deploymentId: string;
+  /** The driver instance that started it: only another instance's unfinished run was cut short. */
+  owner?: string;
 }
 
 /** Time as the schedule timers see it. */
@@ -60,6 +63,7 @@ export class LocalDriver implements WorkloadDriver {
   private readonly runs = new Set<string>();
   private readonly schedules = new Map<string, { key: string; timer: NodeJS.Timeout }>();
   private notifier: DriverNotifier | null = null;
+  private readonly instance = randomUUID();
 
   constructor(
     kc: KubeConfig,
@@ -342,6 +346,7 @@ export class LocalDriver implements WorkloadDriver {
       deploymentId: runId,
       phase: 'running',
       startedAt,
+      owner: this.instance,
     } satisfies TaskRecord);
     const finish = async (phase: 'succeeded' | 'failed', message?: string) => {
       await writeRecord(this.runRecord(runId), {
@@ -432,7 +437,7 @@ export class LocalDriver implements WorkloadDriver {
     const runId = run.metadata.name ?? '';
     const record = await readRecord<TaskRecord>(this.runRecord(runId));
     if (!record) return { phase: 'missing' };
-    if (record.phase === 'running' && !this.runs.has(runId)) {
+    if (record.phase === 'running' && !this.runs.has(runId) && record.owner !== this.instance) {
       // Started by an operator that is gone: at most once, so it is not run again.
       return {
         phase: 'failed',

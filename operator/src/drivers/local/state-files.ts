@@ -3,6 +3,7 @@
  * knows which builds finished, which agents should be serving which version,
  * and which runs it had started (a run is never started twice).
  */
+import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile, rename } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
@@ -18,7 +19,8 @@ export async function readRecord<T>(path: string): Promise<T | null> {
 /** Writes a record atomically (write then rename). */
 export async function writeRecord(path: string, value: unknown): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
-  const temporary = `${path}.${process.pid}.tmp`;
+  // Unique per write: two writes of one record at once must not share a temporary file.
+  const temporary = `${path}.${process.pid}.${randomUUID()}.tmp`;
   await writeFile(temporary, JSON.stringify(value));
   await rename(temporary, path);
 }
