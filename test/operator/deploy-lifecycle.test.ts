@@ -216,7 +216,7 @@ describe('deploy finishes successfully: deployment active, agent running', () =>
     expect(service.spec?.ports?.[0]).toMatchObject({ port: 80, targetPort: 8080 });
 
     expect((await getDeployment(d.id)).state).toBe('deploying');
-    expect((await getAgent(agent.id)).status).toBe('deploying');
+    await waitAgent(agent.id, (a) => a.status === 'deploying', 'agent deploying');
     await serveReady(agent.id, d);
     const active = await waitDeployment(d.id, 'active');
     expect(active.deployed_at).not.toBeNull();

@@ -172,7 +172,7 @@ describe('schedules', () => {
             `/api/v1/agents/${agent.id}`,
             { key: owner.key },
           ),
-        (r) => r.body.cron_next_run_at !== null,
+        (r) => r.body.cron_next_run_at !== null && r.body.status === 'running' && r.body.deployed,
         'next run',
       );
       expect(first.body).toMatchObject({ deployed: true, status: 'running' });
