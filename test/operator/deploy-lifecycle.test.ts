@@ -120,13 +120,13 @@ async function deployedAgent(): Promise<{ agent: Agent; deployment: Deployment }
   await serveReady(agent.id, deployment);
   await waitDeployment(deployment.id, 'active');
   await waitAgent(agent.id, (a) => a.status === 'running', 'agent running');
-  // The operator has seen the workload serve (what makes its disappearance a loss, not a rollout).
+  // The operator has seen the active version's workload (what makes its disappearance a loss).
   await eventually(
     () => readAgent(server.kc, owner.namespace, agent.id),
     (a) =>
-      a.status?.conditions?.some((c) => c.type === 'WorkloadAvailable' && c.status === 'True') ??
-      false,
-    'workload available',
+      a.status?.workloadVersion === deployment.version &&
+      a.status.activeDeploymentId === deployment.id,
+    'workload of the active version seen',
   );
   return { agent, deployment };
 }
