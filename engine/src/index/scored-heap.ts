@@ -53,8 +53,21 @@ export class ScoredHeap {
   pop(): void {
     const n = --this.size;
     if (n <= 0) return;
-    const score = this.scores[n]!;
-    const slot = this.slots[n]!;
+    this.siftDown(this.scores[n]!, this.slots[n]!, n);
+  }
+
+  /** Replaces the smallest entry by (score, slot), in one sift (a bounded heap's hot path). */
+  replaceTop(score: number, slot: number): void {
+    this.siftDown(score, slot, this.size);
+  }
+
+  /** The entry at heap position `i` (0 ≤ i < size), in no particular order. */
+  entryAt(i: number): { score: number; slot: number } {
+    return { score: this.scores[i]!, slot: this.slots[i]! };
+  }
+
+  /** Places (score, slot) from the root down among the first `n` entries. */
+  private siftDown(score: number, slot: number, n: number): void {
     let i = 0;
     for (;;) {
       const left = 2 * i + 1;
