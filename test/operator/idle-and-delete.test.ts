@@ -4,7 +4,7 @@
  * what it ran (owner references, collected by the controller manager).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { CustomObjectsApi } from '@kubernetes/client-node';
+import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import {
   ANNOTATIONS,
   API_GROUP,
@@ -14,7 +14,6 @@ import {
   PLURALS,
 } from '../../crds/src/index.js';
 import { PYTHON_SERVICE } from '../factories/archives.js';
-import { readAgent } from '../apiserver/agents/operator-view.js';
 import {
   call,
   createCaller,
@@ -111,20 +110,24 @@ describe('scale to zero', () => {
       'running while scaled to zero',
     );
 
-    const api = server.kc.makeApiClient(CustomObjectsApi);
-    const agent = await readAgent(server.kc, owner.namespace, id);
-    agent.metadata.annotations = {
-      ...agent.metadata.annotations,
-      [ANNOTATIONS.lastActivity]: new Date(Date.now() + AHEAD_MS).toISOString(),
-    };
-    await api.replaceNamespacedCustomObject({
-      group: API_GROUP,
-      version: API_VERSION,
-      namespace: owner.namespace,
-      plural: PLURALS.Agent,
-      name: id,
-      body: agent,
-    });
+    // The activity mark as the edge writes it: a merge patch, which cannot conflict with the operator's writes.
+    await server.kc.makeApiClient(CustomObjectsApi).patchNamespacedCustomObject(
+      {
+        group: API_GROUP,
+        version: API_VERSION,
+        namespace: owner.namespace,
+        plural: PLURALS.Agent,
+        name: id,
+        body: {
+          metadata: {
+            annotations: {
+              [ANNOTATIONS.lastActivity]: new Date(Date.now() + AHEAD_MS).toISOString(),
+            },
+          },
+        },
+      },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
     await eventually(
       () => replicas(id),
       (r) => r === 1,
