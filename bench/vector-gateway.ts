@@ -1,33 +1,26 @@
 /**
  * Search and upsert throughput through the vector gateway against the engine
  * directly, in the same run on the same engine (the ratio is what matters:
- * the goal is gateway/direct >= 0.9), and the gateway's peak RSS while it
- * streams one large upsert (10,000 points with ~50 KB payloads each, so a
- * 500 MB body at the default size). The gateway runs as its own process;
- * peak RSS is its VmHWM from /proc. The caller is an enterprise account, so
- * the rate limit does not cap the numbers.
+ * the goal is gateway/direct >= 0.9), the CPU each process spends per request
+ * (what the ratio is made of), and the gateway's peak RSS while it streams one
+ * large upsert (10,000 points with ~50 KB payloads each, so a 500 MB body at
+ * the default size). The gateway runs as its own process; peak RSS is its
+ * VmHWM from /proc, CPU its utime+stime. The caller is an enterprise account,
+ * so the rate limit does not cap the numbers. The load generator is a
+ * keep-alive node:http client, the cheapest Node has, since on a small
+ * machine it shares the cores with what it measures.
  *
- *   npx tsx bench/vector-gateway.ts [searches=3000] [upsertPoints=20000] [largeMb=500] [concurrency=16]
+ *   npx tsx bench/vector-gateway.ts [searches=3000] [upsertPoints=20000] [largeMb=500] [concurrency=16] [dims=128]
  *
- * Printed on 2026-11-21, a 2-core VM shared with other work (load average
- * 1.5-4), bench client, gateway and engine all on those two cores:
+ * PIN=1 pins the engine to CPU 1 and the gateway and the load generator to
+ * CPU 0 (taskset), the shape of a deployment where the gateway has cores of
+ * its own; without it every process shares every core.
  *
- *   points: 20000 x 128 dims, upsert batches of 500, concurrency 16
- *   upsert  direct    29325 points/s   gateway    12519 points/s   ratio 0.43
- *   search  direct     2704 req/s      gateway      960 req/s      ratio 0.36
- *   large upsert: 500 MB in 10.8 s (46 MB/s), status 200; gateway peak RSS 241 MB before, 253 MB after
- *
- * Ratios across runs on that machine ranged 0.30-0.66 (upsert) and 0.24-0.58
- * (search): the goal of 0.9 is not met there. Every proxied request costs the
- * gateway's CPU on the same two cores the engine needs, so the ratio measures
- * CPU sharing as much as gateway overhead; run it where the gateway has cores
- * of its own before drawing conclusions. Peak RSS is V8's: with
- * GATEWAY_NODE_ARGS=--max-old-space-size=160 the same 500 MB upsert succeeds
- * at a 288 MB peak (with 16 MB engine batches; batches are 4 MB now).
+ * Measured numbers: see bench/README.md.
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { request } from 'node:http';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -38,49 +31,99 @@ import { AccountService } from '../apiserver/src/accounts/account-service.js';
 import { collections, ensureIndexes } from '../apiserver/src/store/database.js';
 import { startControlPlane } from '../hack/control-plane/index.js';
 import { startEngine } from '../test/engine/support/engine-process.js';
+import { cpuSeconds, peakRssMb } from './support/proc.js';
 
-const [searches = 3000, upsertPoints = 20_000, largeMb = 500, concurrency = 16] = process.argv
-  .slice(2)
-  .map(Number);
-const DIM = 128;
+const [searches = 3000, upsertPoints = 20_000, largeMb = 500, concurrency = 16, DIM = 128] =
+  process.argv.slice(2).map(Number);
 const BATCH = 500;
+const PIN = process.env.PIN === '1';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const client = new Agent({ keepAlive: true, maxSockets: concurrency });
 
 function vector(i: number): number[] {
   return Array.from({ length: DIM }, (_, d) => Math.sin(i * 31 + d));
 }
 
-/** Runs `total` calls, `concurrency` at a time; returns calls per second. */
-async function rate(total: number, call: (i: number) => Promise<Response>): Promise<number> {
+/** One request with a JSON body; resolves with the status once the answer is read. */
+function send(url: string, method: string, body: string, key?: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      {
+        method,
+        agent: client,
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          ...(key ? { authorization: `Bearer ${key}` } : {}),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          if (res.statusCode! < 300) return resolve(res.statusCode!);
+          const text = Buffer.concat(chunks).toString().slice(0, 200);
+          reject(new Error(`${method} ${url} answered ${res.statusCode}: ${text}`));
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Throughput of one phase and the CPU the engine and the gateway spent on it. */
+interface Phase {
+  perSecond: number;
+  engineCpuMs: number;
+  gatewayCpuMs: number;
+}
+
+/** Runs `total` calls, `concurrency` at a time; per-call CPU is in milliseconds. */
+async function phase(
+  total: number,
+  pids: { engine: number; gateway: number },
+  call: (i: number) => Promise<number>,
+): Promise<Phase> {
   let next = 0;
+  const cpu0 = [await cpuSeconds(pids.engine), await cpuSeconds(pids.gateway)];
   const started = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
-      for (let i = next++; i < total; i = next++) {
-        const res = await call(i);
-        const text = await res.text();
-        if (!res.ok) throw new Error(`call ${i} answered ${res.status}: ${text.slice(0, 200)}`);
-      }
+      for (let i = next++; i < total; i = next++) await call(i);
     }),
   );
-  return total / ((performance.now() - started) / 1000);
-}
-
-function json(method: string, body: unknown, key?: string): RequestInit {
+  const seconds = (performance.now() - started) / 1000;
+  const cpu1 = [await cpuSeconds(pids.engine), await cpuSeconds(pids.gateway)];
   return {
-    method,
-    headers: {
-      'content-type': 'application/json',
-      ...(key ? { authorization: `Bearer ${key}` } : {}),
-    },
-    body: JSON.stringify(body),
+    perSecond: total / seconds,
+    engineCpuMs: ((cpu1[0]! - cpu0[0]!) * 1000) / total,
+    gatewayCpuMs: ((cpu1[1]! - cpu0[1]!) * 1000) / total,
   };
 }
 
-async function peakRssMb(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
-  return kb / 1024;
+/** Pins a process and all its threads to one CPU. */
+async function pin(pid: number, cpu: number): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const taskset = spawn('taskset', ['-a', '-p', '-c', String(cpu), String(pid)], {
+      stdio: 'ignore',
+    });
+    taskset.once('error', reject);
+    taskset.once('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`taskset exited with ${code}`)),
+    );
+  });
+}
+
+function report(label: string, unit: string, per: number, direct: Phase, gateway: Phase): void {
+  const rate = (p: Phase) => (p.perSecond * per).toFixed(0).padStart(8);
+  console.log(
+    `${label} direct ${rate(direct)} ${unit}   gateway ${rate(gateway)} ${unit}   ratio ${(gateway.perSecond / direct.perSecond).toFixed(2)}`,
+  );
+  console.log(
+    `${' '.repeat(label.length)} CPU per request: engine ${direct.engineCpuMs.toFixed(2)} ms direct, ${gateway.engineCpuMs.toFixed(2)} ms behind the gateway; gateway ${gateway.gatewayCpuMs.toFixed(2)} ms`,
+  );
 }
 
 /** A body of `points` points whose payloads fill `totalMb` MiB, generated as it is sent. */
@@ -142,15 +185,20 @@ try {
     gateway!.once('exit', (code) => reject(new Error(`gateway exited with ${code}`)));
   });
 
-  const create = await fetch(
-    `${gatewayUrl}/api/v1/collections`,
-    json('POST', { name: 'bench', vectors: { size: DIM, distance: 'cosine' } }, key),
-  );
-  if (create.status !== 201) throw new Error(`create: ${create.status} ${await create.text()}`);
+  const pids = { engine: engine.child.pid!, gateway: gateway.pid! };
+  if (PIN) {
+    await pin(pids.engine, 1);
+    await pin(pids.gateway, 0);
+    await pin(process.pid, 0);
+  }
+  const collection = (name: string) =>
+    JSON.stringify({ name, vectors: { size: DIM, distance: 'cosine' } });
+  await send(`${gatewayUrl}/api/v1/collections`, 'POST', collection('bench'), key);
   const engineName = `t_live_${account._id.replaceAll('-', '')}_bench`;
-  await fetch(
+  await send(
     `${engine.url}/collections/direct`,
-    json('PUT', { vectors: { size: DIM, distance: 'Cosine' } }),
+    'PUT',
+    JSON.stringify({ vectors: { size: DIM, distance: 'Cosine' } }),
   );
 
   const batches = Math.ceil(upsertPoints / BATCH);
@@ -161,53 +209,33 @@ try {
     }),
   });
   const bodies = Array.from({ length: batches }, (_, b) => JSON.stringify(batch(b)));
-  const send = (url: string, body: string, auth?: string) =>
-    fetch(url, {
-      method: 'PUT',
-      headers: {
-        'content-type': 'application/json',
-        ...(auth ? { authorization: `Bearer ${auth}` } : {}),
-      },
-      body,
-    });
-  // Alternate the order so neither side always runs on a colder engine.
-  const upDirect = await rate(batches, (b) =>
-    send(`${engine.url}/collections/direct/points?wait=true`, bodies[b]!),
+  const upDirect = await phase(batches, pids, (b) =>
+    send(`${engine.url}/collections/direct/points?wait=true`, 'PUT', bodies[b]!),
   );
-  const upGateway = await rate(batches, (b) =>
-    send(`${gatewayUrl}/api/v1/collections/bench/points?wait=true`, bodies[b]!, key),
+  const upGateway = await phase(batches, pids, (b) =>
+    send(`${gatewayUrl}/api/v1/collections/bench/points?wait=true`, 'PUT', bodies[b]!, key),
   );
 
-  const query = (i: number) => ({ vector: vector(i * 7 + 3), limit: 10, with_payload: true });
+  const query = (i: number) =>
+    JSON.stringify({ vector: vector(i * 7 + 3), limit: 10, with_payload: true });
+  const searchDirect = (i: number) =>
+    send(`${engine.url}/collections/${engineName}/points/search`, 'POST', query(i));
+  const searchGateway = (i: number) =>
+    send(`${gatewayUrl}/api/v1/collections/bench/points/search`, 'POST', query(i), key);
   // Warm both paths (connections, JIT) before timing.
-  await rate(200, (i) =>
-    fetch(`${engine.url}/collections/${engineName}/points/search`, json('POST', query(i))),
-  );
-  await rate(200, (i) =>
-    fetch(`${gatewayUrl}/api/v1/collections/bench/points/search`, json('POST', query(i), key)),
-  );
-  const searchGateway = await rate(searches, (i) =>
-    fetch(`${gatewayUrl}/api/v1/collections/bench/points/search`, json('POST', query(i), key)),
-  );
-  const searchDirect = await rate(searches, (i) =>
-    fetch(`${engine.url}/collections/${engineName}/points/search`, json('POST', query(i))),
-  );
+  await phase(200, pids, searchDirect);
+  await phase(200, pids, searchGateway);
+  const sGateway = await phase(searches, pids, searchGateway);
+  const sDirect = await phase(searches, pids, searchDirect);
 
   console.log(
-    `points: ${upsertPoints} x ${DIM} dims, upsert batches of ${BATCH}, concurrency ${concurrency}`,
+    `points: ${upsertPoints} x ${DIM} dims, upsert batches of ${BATCH}, concurrency ${concurrency}, ${PIN ? 'engine on CPU 1, gateway and client on CPU 0' : 'all processes on all CPUs'}`,
   );
-  console.log(
-    `upsert  direct ${(upDirect * BATCH).toFixed(0).padStart(8)} points/s   gateway ${(upGateway * BATCH).toFixed(0).padStart(8)} points/s   ratio ${(upGateway / upDirect).toFixed(2)}`,
-  );
-  console.log(
-    `search  direct ${searchDirect.toFixed(0).padStart(8)} req/s      gateway ${searchGateway.toFixed(0).padStart(8)} req/s      ratio ${(searchGateway / searchDirect).toFixed(2)}`,
-  );
+  report('upsert', 'points/s', BATCH, upDirect, upGateway);
+  report('search', 'req/s   ', 1, sDirect, sGateway);
 
   // The large streaming upsert: one request of 10,000 points.
-  await fetch(
-    `${gatewayUrl}/api/v1/collections`,
-    json('POST', { name: 'large', vectors: { size: DIM, distance: 'dot' } }, key),
-  );
+  await send(`${gatewayUrl}/api/v1/collections`, 'POST', collection('large'), key);
   const before = await peakRssMb(gateway.pid!);
   const started = performance.now();
   let sent = 0;
