@@ -4,9 +4,10 @@
 // or older than package-lock.json; `npm install --no-save` rather than `npm ci`,
 // which refuses a lock that lacks optional platform packages the registry does
 // not serve, such as @swc/core's macOS and Windows builds) and the binaries built from the Go
-// module proxy (hack/build-tools.sh skips up-to-date ones), and the Python virtual
-// environments (each skipped while its requirements are unchanged). Plain Node with no
-// dependencies, because it runs before node_modules exists.
+// module proxy (hack/build-tools.sh skips up-to-date ones), the Python virtual
+// environments (each skipped while its requirements are unchanged) and the Bun that runs
+// `bun` agents (hack/bun.mjs, skipped while the pinned version is in place). Plain Node with
+// no dependencies, because it runs before node_modules exists.
 import { spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -43,3 +44,4 @@ run('bash', [join('hack', 'build-tools.sh')]);
 // Python environments: the runners' (uvicorn) and the engine's differential tests' (qdrant-edge-py).
 run(process.execPath, [join('hack', 'runner-venv.mjs')]);
 run(process.execPath, [join('hack', 'python', 'ensure-venv.mjs')]);
+run(process.execPath, [join('hack', 'bun.mjs')]);
