@@ -5,12 +5,16 @@
  * CommonJS (`.cjs`, or `.js` outside a `"type": "module"` package) is required, so
  * `require.main === module` is false and a "start the server when run directly" block stays
  * quiet; ES modules are imported; TypeScript (`.ts`, `.mts`, `.cts`) goes through tsx, resolved
- * from the runner's own location so the app needs no tsx of its own.
+ * from the runner's own location so the app needs no tsx of its own. Under Bun, which runs this
+ * file too, TypeScript is imported like any module: Bun compiles it.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, extname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+
+/** True under Bun (the `bun` runtime), which loads TypeScript itself: no tsx there. */
+export const isBun = typeof process.versions.bun === 'string';
 
 /** The entry point cannot be served; the message is written for the user, as is. */
 export class EntrypointError extends Error {
@@ -86,7 +90,7 @@ export async function loadEntrypoint(file) {
     return { app: isObjectLike(exports) ? exports.app : undefined, default: exports };
   }
   const url = pathToFileURL(file).href;
-  if (kind === 'module') return import(url);
+  if (kind === 'module' || isBun) return import(url);
   const { tsImport } = await importTsx();
   return tsImport(url, import.meta.url);
 }

@@ -2,6 +2,8 @@
 // @ts-check
 /**
  * The platform's Node runner: serves a service agent's HTTP `app` or runs a job agent's script.
+ * Bun runs it too, for the `bun` runtime (`bun --no-install runner.mjs …`): Bun's node:http
+ * serves the app, and the few differences (TypeScript, the main module) are marked `isBun`.
  *
  *   node operator/runners/node/runner.mjs serve --app-dir DIR --entrypoint FILE [--port P] [--host H]
  *   node operator/runners/node/runner.mjs run   --app-dir DIR --entrypoint FILE
@@ -28,6 +30,7 @@ import {
   appShape,
   entrypointPath,
   findApp,
+  isBun,
   loadEntrypoint,
   moduleKind,
   upgradeListener,
@@ -224,7 +227,12 @@ async function run({ appDir, entrypoint }) {
     failEntrypoint(error);
   }
   process.argv = [process.execPath, file];
-  if (moduleKind(file) !== 'typescript') {
+  if (isBun) {
+    // Bun's Module.runMain neither makes the file the main module nor reports what it throws.
+    // Pointing Bun.main at it does the first, as `bun FILE` would: `import.meta.main` and
+    // `require.main === module` hold; loading it below does the second.
+    /** @type {{ Bun: { main: string } }} */ (/** @type {unknown} */ (globalThis)).Bun.main = file;
+  } else if (moduleKind(file) !== 'typescript') {
     // Node's own entry-point loader, as `node FILE` uses: `require.main === module` holds in a
     // CommonJS script and the exit code, uncaught errors and printing are Node's.
     try {
@@ -237,8 +245,9 @@ async function run({ appDir, entrypoint }) {
     }
     return;
   }
-  // TypeScript goes through tsx's tsImport: the script runs, but as an imported module, so a
-  // `require.main === module` check in it is false.
+  // Under Node, TypeScript goes through tsx's tsImport: the script runs, but as an imported
+  // module, so a `require.main === module` check in it is false. Under Bun every script comes
+  // here, as the main module.
   try {
     await loadEntrypoint(file);
   } catch (error) {
