@@ -12,6 +12,11 @@ export interface OperatorConfig {
   driver: 'kubernetes' | 'local';
   /** Where the local driver keeps builds, process logs and its records. */
   localDir: string;
+  /**
+   * The Bun binary the local driver runs `bun` agents with (SVC_BUN_PATH); unset means the
+   * one `hack/bun.mjs` installs into `.tools/bun` (see the local driver's `runnerPaths`).
+   */
+  bunPath: string | undefined;
   /** Namespace of the leader-election Lease. */
   leaseNamespace: string;
   leaseName: string;
@@ -55,6 +60,7 @@ export function loadOperatorConfig(env = process.env): OperatorConfig {
     kubeconfig: envOptional('KUBECONFIG', env),
     driver: envString('SVC_DRIVER', 'kubernetes', env) === 'local' ? 'local' : 'kubernetes',
     localDir: envString('SVC_LOCAL_DIR', '.dev/local', env),
+    bunPath: envOptional('SVC_BUN_PATH', env),
     leaseNamespace: envString('SVC_OPERATOR_NAMESPACE', 'default', env),
     leaseName: envString('SVC_OPERATOR_LEASE', 'svc-operator', env),
     leaseDurationSeconds: envInt('SVC_OPERATOR_LEASE_SECONDS', 15, { min: 2, max: 300 }, env),

@@ -16,7 +16,7 @@ import { createGunzip } from 'node:zlib';
 import { extract } from 'tar-stream';
 import type { AgentDeployment, Runtime } from '../../../../crds/src/index.js';
 import { internalToken } from '../../../../common/internal-token.js';
-import { RUNNERS, runtimeAvailable } from './runner-command.js';
+import { runtimeAvailable, type RunnerPaths } from './runner-command.js';
 
 /** Where a build's output goes while it runs. */
 export type BuildOutput = (line: string) => void;
@@ -101,6 +101,9 @@ export async function fetchAndUnpack(
 /**
  * Installs a project's dependencies into its own directory: `requirements.txt`
  * with `python` (pip, into `.svc/deps`), or `package.json` dependencies with npm.
+ * Bun projects too get npm, not `bun install`: Bun resolves from the same
+ * `node_modules`, and the cluster's builder image has Node and npm but no Bun
+ * (a `bun.lock` is therefore not honoured; `package.json` ranges are).
  */
 export async function installDependencies(
   runtime: Runtime,
@@ -150,17 +153,23 @@ export async function installDependencies(
 export async function buildDeployment(
   deployment: AgentDeployment,
   appDir: string,
-  opts: { apiUrl: string; secret: string; output: BuildOutput; signal: AbortSignal },
+  opts: {
+    apiUrl: string;
+    secret: string;
+    runners: RunnerPaths;
+    output: BuildOutput;
+    signal: AbortSignal;
+  },
 ): Promise<void> {
   const runtime = deployment.spec.config.runtime;
-  const available = runtimeAvailable(runtime);
+  const available = runtimeAvailable(opts.runners, runtime);
   if (!available.ok) throw new Error(available.reason);
   const id = deployment.metadata.name ?? '';
   const url = `${opts.apiUrl}/internal/deployments/${id}/archive?token=${internalToken(opts.secret, 'archive:read', id)}`;
   await fetchAndUnpack(url, appDir, opts.signal);
   opts.output(`unpacked the code of version ${deployment.spec.version}`);
   await installDependencies(runtime, appDir, {
-    python: RUNNERS.python,
+    python: opts.runners.python,
     output: opts.output,
     signal: opts.signal,
   });

@@ -20,7 +20,12 @@ import type { DriverNotifier, ServingStatus, TaskStatus, WorkloadDriver } from '
 import { agentEnv } from '../kubernetes/pod-template.js';
 import { buildDeployment } from './builder.js';
 import { LogShipper, type LogOwner } from './log-shipper.js';
-import { runnerCommand } from './runner-command.js';
+import {
+  runnerCommand,
+  runnerPaths,
+  runtimeAvailable,
+  type RunnerPaths,
+} from './runner-command.js';
 import { readRecord, removeRecord, writeRecord } from './state-files.js';
 import { SupervisedService } from './supervised-service.js';
 
@@ -64,6 +69,7 @@ export class LocalDriver implements WorkloadDriver {
   private readonly schedules = new Map<string, { key: string; timer: NodeJS.Timeout }>();
   private notifier: DriverNotifier | null = null;
   private readonly instance = randomUUID();
+  private readonly runners: RunnerPaths;
 
   constructor(
     kc: KubeConfig,
@@ -76,6 +82,7 @@ export class LocalDriver implements WorkloadDriver {
     this.group = new ProcessGroup(join(dir, 'logs'));
     this.core = kc.makeApiClient(CoreV1Api);
     this.shipper = new LogShipper(cfg.internalApiUrl, cfg.internalSecret, log);
+    this.runners = runnerPaths(cfg);
   }
 
   notify(notifier: DriverNotifier): void {
@@ -124,6 +131,7 @@ export class LocalDriver implements WorkloadDriver {
     void buildDeployment(deployment, join(this.buildDir(id), 'app'), {
       apiUrl: this.cfg.internalApiUrl,
       secret: this.cfg.internalSecret,
+      runners: this.runners,
       signal: controller.signal,
       output: (line) => this.event(agent, id, `build: ${line}`, 'INFO'),
     })
@@ -226,12 +234,13 @@ export class LocalDriver implements WorkloadDriver {
     }
     if (replicas === 0 || this.services.has(agentId)) return;
     const appDir = join(this.buildDir(deploymentId), 'app');
+    const runtime = deployment.spec.config.runtime;
     const entrypoint = deployment.spec.config.entrypoint ?? 'main.py';
     const port = await freePort();
     const owner = this.owner(agent);
     const service = new SupervisedService(this.group, {
       name: `agent-${agentId}`,
-      command: runnerCommand(deployment.spec.config.runtime, 'serve', appDir, entrypoint, port),
+      command: runnerCommand(this.runners, runtime, 'serve', appDir, entrypoint, port),
       cwd: appDir,
       env: await this.environment(agent, deployment, {}),
       port,
@@ -248,7 +257,11 @@ export class LocalDriver implements WorkloadDriver {
       },
     });
     this.services.set(agentId, { deploymentId, service });
-    service.start();
+    // Built while the interpreter was there (SVC_BUN_PATH changed since, say): a failure, not
+    // a process restarted for ever.
+    const available = runtimeAvailable(this.runners, runtime);
+    if (available.ok) service.start();
+    else service.fail(available.reason);
   }
 
   async serviceStatus(agent: Agent): Promise<ServingStatus> {
@@ -373,6 +386,13 @@ export class LocalDriver implements WorkloadDriver {
       );
       return;
     }
+    const runtime = serving.spec.config.runtime;
+    const entrypoint = serving.spec.config.entrypoint ?? 'main.py';
+    const available = runtimeAvailable(this.runners, runtime);
+    if (!available.ok) {
+      await finish('failed', available.reason);
+      return;
+    }
     const appDir = join(this.buildDir(serving.metadata.name ?? ''), 'app');
     const owner = this.owner(agent);
     const env = await this.environment(agent, serving, {});
@@ -384,12 +404,7 @@ export class LocalDriver implements WorkloadDriver {
     const proc = this.group.start({
       name: `run-${runId}`,
       ...(() => {
-        const c = runnerCommand(
-          serving.spec.config.runtime,
-          'run',
-          appDir,
-          serving.spec.config.entrypoint ?? 'main.py',
-        );
+        const c = runnerCommand(this.runners, runtime, 'run', appDir, entrypoint);
         return { command: c.command, args: c.args, env: { ...process.env, ...env, ...c.env } };
       })(),
       cwd: appDir,

@@ -1,14 +1,16 @@
 /**
  * The command line that runs a runtime's runner for a deployment on this
  * machine. Python runtimes (3.11, 3.12, 3.13) are all served by the
- * interpreter of `.tools/runner-venv` (the machine's python3), and Node
- * runtimes (node20, node22, and their -ts variants through tsx) by the Node
- * running the operator; Bun is served by `bun` when it is on PATH.
+ * interpreter of `.tools/runner-venv` (the machine's python3), Node runtimes
+ * (node20, node22, and their -ts variants through tsx) by the Node running the
+ * operator, and `bun` by the Bun that `hack/bun.mjs` installs into `.tools/bun`
+ * (or SVC_BUN_PATH), running the same Node runner.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Runtime } from '../../../../crds/src/index.js';
+import type { OperatorConfig } from '../../config.js';
 
 const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
 
@@ -19,15 +21,30 @@ export interface Command {
   env: Record<string, string>;
 }
 
-/** Where the runners and the Python interpreter live. */
-export const RUNNERS = {
+/** Where the runners and the interpreters that run them live. */
+export interface RunnerPaths {
+  pythonPackageDir: string;
+  python: string;
+  nodeRunner: string;
+  bun: string;
+}
+
+/** The runners and interpreters as the project's own scripts install them. */
+export const RUNNERS: RunnerPaths = {
   pythonPackageDir: join(repoRoot, 'operator', 'runners', 'python'),
   python: join(repoRoot, '.tools', 'runner-venv', 'bin', 'python'),
   nodeRunner: join(repoRoot, 'operator', 'runners', 'node', 'runner.mjs'),
+  bun: join(repoRoot, '.tools', 'bun', 'bin', 'bun'),
 };
+
+/** The paths the local driver uses: {@link RUNNERS}, with Bun at SVC_BUN_PATH when it is set. */
+export function runnerPaths(cfg: Pick<OperatorConfig, 'bunPath'>): RunnerPaths {
+  return { ...RUNNERS, bun: cfg.bunPath ?? RUNNERS.bun };
+}
 
 /** The runner command for `mode` of a deployment built into `appDir`. */
 export function runnerCommand(
+  paths: RunnerPaths,
   runtime: Runtime,
   mode: 'serve' | 'run',
   appDir: string,
@@ -43,32 +60,47 @@ export function runnerCommand(
   ];
   if (runtime.startsWith('python')) {
     return {
-      command: RUNNERS.python,
+      command: paths.python,
       args: ['-m', 'svc_runner', mode, ...common],
       env: {
-        PYTHONPATH: `${RUNNERS.pythonPackageDir}:${join(appDir, '.svc', 'deps')}`,
+        PYTHONPATH: `${paths.pythonPackageDir}:${join(appDir, '.svc', 'deps')}`,
         PYTHONUNBUFFERED: '1',
       },
     };
   }
   if (runtime === 'dockerfile')
     throw new Error('The local driver cannot run Dockerfile agents; deploy them to a cluster.');
-  const command = runtime === 'bun' ? 'bun' : process.execPath;
+  // Bun would otherwise install a missing import from the registry at run time (its
+  // auto-install, on when the app has no node_modules): dependencies come from the build only.
+  const [command, flags] =
+    runtime === 'bun' ? [paths.bun, ['--no-install']] : [process.execPath, []];
   return {
     command,
-    args: [RUNNERS.nodeRunner, mode, ...common],
+    args: [...flags, paths.nodeRunner, mode, ...common],
     env: { NODE_PATH: join(appDir, 'node_modules') },
   };
 }
 
-/** True when the machine can run `runtime` locally. */
-export function runtimeAvailable(runtime: Runtime): { ok: boolean; reason?: string } {
+/**
+ * True when the machine can run `runtime` locally; otherwise the reason, which becomes the
+ * deployment's or run's error_message.
+ */
+export function runtimeAvailable(
+  paths: RunnerPaths,
+  runtime: Runtime,
+): { ok: true } | { ok: false; reason: string } {
   if (runtime === 'dockerfile')
     return { ok: false, reason: 'The local driver cannot build Dockerfiles; deploy to a cluster.' };
-  if (runtime.startsWith('python') && !existsSync(RUNNERS.python)) {
+  if (runtime.startsWith('python') && !existsSync(paths.python)) {
     return {
       ok: false,
       reason: 'The Python runner is not installed; run `node hack/runner-venv.mjs`.',
+    };
+  }
+  if (runtime === 'bun' && !existsSync(paths.bun)) {
+    return {
+      ok: false,
+      reason: `Bun is not installed at ${paths.bun}; run \`node hack/bun.mjs\` or set SVC_BUN_PATH.`,
     };
   }
   return { ok: true };

@@ -94,9 +94,7 @@ export class SupervisedService {
     if (this.proc !== proc || this.stopped) return;
     if (code === IMPORT_FAILED) {
       const message = (await readFile(this.opts.errorFile, 'utf8').catch(() => '')).trim();
-      this.failure = message || 'The entry point failed to load.';
-      this.state = 'failed';
-      this.opts.onEvent(`service failed to start: ${this.failure}`, 'ERROR');
+      this.fail(message || 'The entry point failed to load.');
       return;
     }
     const delay = Math.min(
@@ -110,6 +108,13 @@ export class SupervisedService {
       'WARN',
     );
     this.timer = setTimeout(() => this.start(), delay);
+  }
+
+  /** Fails the service without starting it, when it cannot run at all. */
+  fail(reason: string): void {
+    this.failure = reason;
+    this.state = 'failed';
+    this.opts.onEvent(`service failed to start: ${reason}`, 'ERROR');
   }
 
   /** Stops the process and any pending restart. */
