@@ -1,12 +1,14 @@
 /**
  * End to end on one machine, through the HTTP API alone: the operator with
- * the local driver runs real Python and Node processes. Deploy, wait for
+ * the local driver runs real Python, Node and Bun processes. Deploy, wait for
  * active, call the agent at its address through the edge, run a job with a
  * payload, read the logs; an entry point that does not import fails the
- * deployment with the interpreter's own message.
+ * deployment with the interpreter's own message, and a missing Bun fails a
+ * `bun` deployment saying so.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
 import { request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -16,6 +18,7 @@ import { AgentIndex } from '../../apiserver/src/edge/agent-index.js';
 import { createEdgeServer } from '../../apiserver/src/edge/edge-server.js';
 import { loadOperatorConfig } from '../../operator/src/config.js';
 import { LocalDriver, type ScheduleClock } from '../../operator/src/drivers/local/local-driver.js';
+import { RUNNERS } from '../../operator/src/drivers/local/runner-command.js';
 import { OperatorManager } from '../../operator/src/manager.js';
 import {
   call,
@@ -36,6 +39,8 @@ let index: AgentIndex;
 let edge: Server;
 let edgePort: number;
 const dir = mkdtempSync(join(tmpdir(), 'svc-local-'));
+/** SVC_BUN_PATH of the operator: a link to the Bun of .tools, which one test takes away. */
+const bunLink = join(dir, 'bun');
 
 /**
  * A schedule clock the test drives: the next `fastForwards` timers fire at
@@ -63,8 +68,9 @@ beforeAll(async () => {
   server = await startControlPlaneServer();
   owner = await createCaller(server, { tier: 'starter' });
   const log = createLogger('operator', 'silent');
+  symlinkSync(RUNNERS.bun, bunLink);
   const cfg = {
-    ...loadOperatorConfig({}),
+    ...loadOperatorConfig({ SVC_BUN_PATH: bunLink }),
     internalApiUrl: server.base,
     publicApiUrl: server.base,
     agentDomain: DOMAIN,
@@ -170,6 +176,32 @@ async function logs(agent: string): Promise<Array<{ stream: string; message: str
   ).body.items;
 }
 
+/** Runs `agent` with `payload` through the API and waits for the run to finish. */
+async function runToEnd(agent: string, payload: unknown): Promise<Deployment> {
+  const accepted = await call<{ deployment_id: string }>(
+    server,
+    'POST',
+    `/api/v1/agents/${agent}/run`,
+    { key: owner.key, body: { payload } },
+  );
+  expect(accepted.status).toBe(202);
+  return eventually(
+    () => getDeployment(accepted.body.deployment_id),
+    (x) => ['completed', 'failed'].includes(x.state),
+    `${agent} run finished`,
+    60_000,
+  );
+}
+
+/** Waits until the agent's logs have a line whose message is `message`. */
+async function waitForLogLine(agent: string, message: string, stream?: string): Promise<void> {
+  await eventually(
+    () => logs(agent),
+    (lines) => lines.some((l) => l.message === message && (!stream || l.stream === stream)),
+    `${agent} logged ${message}`,
+  );
+}
+
 describe('single machine, end to end', () => {
   it('deploys a Python ASGI service with a dependency and serves it at its address', async () => {
     const { agent, deployment } = await deployAndWait(
@@ -252,30 +284,14 @@ describe('single machine, end to end', () => {
       },
     );
     expect(deployment.state).toBe('active');
-    const accepted = await call<{ deployment_id: string }>(
-      server,
-      'POST',
-      '/api/v1/agents/py-job/run',
-      { key: owner.key, body: { payload: { city: 'Bergen' } } },
-    );
-    expect(accepted.status).toBe(202);
-    const run = await eventually(
-      () => getDeployment(accepted.body.deployment_id),
-      (x) => ['completed', 'failed'].includes(x.state),
-      'run finished',
-      60_000,
-    );
+    const run = await runToEnd('py-job', { city: 'Bergen' });
     expect(run).toMatchObject({ state: 'completed', error_message: null });
     const runs = await call<{
       items: Array<{ state: string; duration_seconds: number | null; trigger_source: string }>;
     }>(server, 'GET', '/api/v1/agents/py-job/runs', { key: owner.key });
     expect(runs.body.items[0]).toMatchObject({ state: 'completed', trigger_source: 'manual' });
     expect(runs.body.items[0]?.duration_seconds).not.toBeNull();
-    await eventually(
-      () => logs('py-job'),
-      (lines) => lines.some((l) => l.message === 'job got Bergen as py-job'),
-      'job output in logs',
-    );
+    await waitForLogLine('py-job', 'job got Bergen as py-job');
   });
 
   it('fires a schedule: the firing starts a cron run that completes (clock driven by the test)', async () => {
@@ -302,11 +318,7 @@ describe('single machine, end to end', () => {
       60_000,
     );
     expect(runs.body.items.filter((run) => run.trigger_source === 'cron')).toHaveLength(1);
-    await eventually(
-      () => logs('py-cron'),
-      (lines) => lines.some((l) => l.stream === 'stdout' && l.message === 'tick'),
-      'tick in logs',
-    );
+    await waitForLogLine('py-cron', 'tick', 'stdout');
   });
 
   it("runs a service agent as one POST /svc/run to it, with the run's payload", async () => {
@@ -329,26 +341,73 @@ describe('single machine, end to end', () => {
       },
     );
     expect(deployment.state).toBe('active');
-    const accepted = await call<{ deployment_id: string }>(
-      server,
-      'POST',
-      '/api/v1/agents/svc-run/run',
+    const run = await runToEnd('svc-run', { n: 7 });
+    expect(run).toMatchObject({ state: 'completed', error_message: null });
+    await waitForLogLine('svc-run', "svc run got {'n': 7}");
+  });
+
+  it('deploys a Bun service with a package.json dependency and serves it at its address', async () => {
+    const { agent, deployment } = await deployAndWait(
+      'bun-svc',
+      { runtime: 'bun', entrypoint: 'server.ts' },
       {
-        key: owner.key,
-        body: { payload: { n: 7 } },
+        'package.json': JSON.stringify({ dependencies: { ms: '2.1.3' } }),
+        'server.ts': [
+          "import ms from 'ms';",
+          'console.log(`starting on Bun ${Bun.version}`);',
+          'export default {',
+          '  fetch(request: Request): Response {',
+          '    const { pathname } = new URL(request.url);',
+          "    return new Response(`bun:${pathname}:${ms('1m')}`);",
+          '  },',
+          '};',
+          '',
+        ].join('\n'),
       },
     );
-    const run = await eventually(
-      () => getDeployment(accepted.body.deployment_id),
-      (x) => ['completed', 'failed'].includes(x.state),
-      'service run',
-      60_000,
+    expect(deployment).toMatchObject({ state: 'active', error_message: null });
+    expect(agent.status).toBe('running');
+    expect(await viaEdge(`${agent.url ?? ''}/hi`)).toEqual({ status: 200, text: 'bun:/hi:60000' });
+    const version = execFileSync(RUNNERS.bun, ['--version'], { encoding: 'utf8' }).trim();
+    await waitForLogLine('bun-svc', `starting on Bun ${version}`, 'stdout');
+  });
+
+  it('runs a Bun job with its payload as the main module and records the run', async () => {
+    const { deployment } = await deployAndWait(
+      'bun-job',
+      { runtime: 'bun', agent_type: 'job', entrypoint: 'job.ts' },
+      {
+        'job.ts': [
+          'const { SVC_API_URL, SVC_API_KEY, SVC_DEPLOYMENT_ID, SVC_AGENT_NAME } = process.env;',
+          'const url = `${SVC_API_URL}/api/v1/deployments/${SVC_DEPLOYMENT_ID}/payload`;',
+          'const res = await fetch(url, { headers: { authorization: `Bearer ${SVC_API_KEY}` } });',
+          'const { payload } = (await res.json()) as { payload: { city: string } };',
+          'if (import.meta.main) console.log(`bun job got ${payload.city} as ${SVC_AGENT_NAME}`);',
+          '',
+        ].join('\n'),
+      },
     );
+    expect(deployment.state).toBe('active');
+    const run = await runToEnd('bun-job', { city: 'Oslo' });
     expect(run).toMatchObject({ state: 'completed', error_message: null });
-    await eventually(
-      () => logs('svc-run'),
-      (lines) => lines.some((l) => l.message === "svc run got {'n': 7}"),
-      'svc run in logs',
-    );
+    await waitForLogLine('bun-job', 'bun job got Oslo as bun-job', 'stdout');
+  });
+
+  it('fails a Bun deployment, saying so, when Bun is not installed', async () => {
+    unlinkSync(bunLink);
+    try {
+      const { deployment, agent } = await deployAndWait(
+        'bun-missing',
+        { runtime: 'bun' },
+        { 'index.js': 'module.exports = { app: (req, res) => res.end() };\n' },
+      );
+      expect(deployment.state).toBe('failed');
+      expect(deployment.error_message).toBe(
+        `Build failed: Bun is not installed at ${bunLink}; run \`node hack/bun.mjs\` or set SVC_BUN_PATH.`,
+      );
+      expect(agent.status).toBe('failed');
+    } finally {
+      symlinkSync(RUNNERS.bun, bunLink);
+    }
   });
 });
