@@ -344,6 +344,48 @@ export class StarterRegionConsistency extends entry(
   422,
   'A single-region plan asked for a different region; carries existing_regions.',
 ) {}
+/** 404: the collection has no payload schema. */
+export class SchemaNotDefined extends entry(
+  'SCHEMA_NOT_DEFINED',
+  404,
+  'The collection has no payload schema; carries collection_name.',
+) {}
+/** 412: `If-Match` does not name the current schema; carries current_etag (null when none). */
+export class SchemaVersionMismatch extends entry(
+  'SCHEMA_VERSION_MISMATCH',
+  412,
+  'If-Match does not name the current payload schema; carries current_etag.',
+) {}
+/** 400: a write breaks the collection's strict payload schema; carries details.violations. */
+export class SchemaValidationFailed extends entry(
+  'SCHEMA_VALIDATION_FAILED',
+  400,
+  "A payload breaks the collection's strict schema; carries details.violations.",
+) {}
+/** 400: enforcement_mode is not off, warn or strict. */
+export class InvalidEnforcementMode extends entry(
+  'INVALID_ENFORCEMENT_MODE',
+  400,
+  'enforcement_mode is not off, warn or strict; carries allowed.',
+) {}
+/** 400: sample_size is not an integer from 100 to 10,000. */
+export class InvalidSampleSize extends entry(
+  'INVALID_SAMPLE_SIZE',
+  400,
+  'sample_size is not an integer from 100 to 10,000; carries field, min and max.',
+) {}
+/** 400: the conformance mode is not sample or full. */
+export class InvalidScanMode extends entry(
+  'INVALID_SCAN_MODE',
+  400,
+  'The conformance mode is not sample or full; carries allowed.',
+) {}
+/** 400: max_examples is not an integer from 0 to 100. */
+export class InvalidMaxExamples extends entry(
+  'INVALID_MAX_EXAMPLES',
+  400,
+  'max_examples is not an integer from 0 to 100; carries field, min and max.',
+) {}
 /** 500 on the vector plane: an unhandled failure. */
 export class VectorInternalError extends entry('INTERNAL_ERROR', 500, 'Unhandled failure.') {}
 /** 502: the engine could not be reached. */

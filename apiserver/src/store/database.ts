@@ -12,6 +12,7 @@ import type {
   CollectionUsageDoc,
   VectorCollectionDoc,
 } from '../vector/collections/model.js';
+import type { PayloadSchemaDoc } from '../vector/schema/model.js';
 
 /** Reserves an agent name within a tenant; the unique `_id` makes concurrent creates safe. */
 export interface NameReservationDoc {
@@ -57,6 +58,7 @@ export interface Collections {
   vectorCollections: Collection<VectorCollectionDoc>;
   vectorCollectionUsage: Collection<CollectionUsageDoc>;
   vectorDeletions: Collection<CollectionDeletionDoc>;
+  payloadSchemas: Collection<PayloadSchemaDoc>;
 }
 
 /** Opens the collections of `db`. */
@@ -72,6 +74,7 @@ export function collections(db: Db): Collections {
     vectorCollections: db.collection<VectorCollectionDoc>('vector_collections'),
     vectorCollectionUsage: db.collection<CollectionUsageDoc>('vector_collection_usage'),
     vectorDeletions: db.collection<CollectionDeletionDoc>('vector_deletions'),
+    payloadSchemas: db.collection<PayloadSchemaDoc>('vector_payload_schemas'),
   };
 }
 
@@ -86,6 +89,7 @@ export async function ensureIndexes(c: Collections): Promise<void> {
     LogStore.ensureIndexes(c.logs),
     c.vectorCollections.createIndex({ accountId: 1, environment: 1 }),
     c.vectorCollectionUsage.createIndex({ collectionId: 1, lastUsedAt: -1 }),
+    c.payloadSchemas.createIndex({ collectionId: 1, version: -1 }),
   ]);
 }
 

@@ -47,8 +47,10 @@ export async function resolveCollection(
   ctx: Context,
   caller: AuthContext,
   collections: CollectionService,
+  /** The path parameter naming the collection (`collection` on the schema routes). */
+  param = 'name',
 ): Promise<VectorCollectionDoc> {
-  const name = (ctx.params as Record<string, string>).name!;
+  const name = (ctx.params as Record<string, string>)[param]!;
   refuseForeignEngineName(caller, name);
   validateName(name);
   const doc = await collections.get(scopeOf(caller, workspaceParam(ctx)), name);

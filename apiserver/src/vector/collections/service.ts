@@ -20,6 +20,7 @@ import type { Collections } from '../../store/database.js';
 import type { EngineClient } from '../engine-client.js';
 import { TtlCache } from '../ttl-cache.js';
 import { engineFailure } from '../engine-errors.js';
+import { deleteSchemasOf } from '../schema/store.js';
 import {
   collectionId,
   ENGINE_NAME,
@@ -89,7 +90,7 @@ export class CollectionService {
   constructor(
     private readonly c: Pick<
       Collections,
-      'vectorCollections' | 'vectorCollectionUsage' | 'vectorDeletions'
+      'vectorCollections' | 'vectorCollectionUsage' | 'vectorDeletions' | 'payloadSchemas'
     >,
     private readonly engine: EngineClient,
     private readonly regions: readonly string[],
@@ -227,6 +228,9 @@ export class CollectionService {
     try {
       const res = await this.engine.send('DELETE', `/collections/${doc.engineName}`);
       if (res.status >= 400 && res.status !== 404) throw engineFailure(res);
+      // Before the collection record: a failure here leaves a collection a retry deletes, never
+      // a schema a re-created collection of the same name would inherit.
+      await deleteSchemasOf(this.c.payloadSchemas, doc._id);
       await this.c.vectorCollections.deleteOne({ _id: doc._id });
       await this.c.vectorCollectionUsage.deleteMany({ collectionId: doc._id });
     } finally {
