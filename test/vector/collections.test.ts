@@ -296,7 +296,7 @@ describe('GET /api/v1/collections and /collections/{name}', () => {
     );
   });
 
-  test('returns {result, schema_version} with ETag, X-Collection-Source and X-Collection-Status', async () => {
+  test('returns {result, schema_version} with ETag, X-Collection-Source and X-Collection-Status (schema_version null without a payload schema)', async () => {
     await createCollection(server, caller.key, 'read-me');
     const res = await vcall<CollectionBody>(server, 'GET', '/api/v1/collections/read-me', {
       key: caller.key,
@@ -308,7 +308,7 @@ describe('GET /api/v1/collections and /collections/{name}', () => {
         vectors: { size: 4, distance: 'Cosine' },
         points_count: 0,
       }),
-      schema_version: 1,
+      schema_version: null,
     });
     expect(res.headers.get('etag')).toMatch(/^"\d+"$/);
     expect(res.headers.get('x-collection-source')).toBeTruthy();

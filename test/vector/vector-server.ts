@@ -45,7 +45,7 @@ export async function startVectorServer(opts: VectorServerOptions = {}): Promise
     { db },
     { engineUrl, regions: opts.regions ?? ['local', 'eu-west'], plansJson: opts.plansJson },
     createLogger('apiserver', 'silent'),
-    { now: opts.now, upsert: opts.upsert },
+    { now: opts.now, upsert: opts.upsert, schema: opts.schema },
   );
   const server: Server = plane.app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));

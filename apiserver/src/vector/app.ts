@@ -12,6 +12,8 @@ import { vectorErrors } from './error-envelope.js';
 import type { VectorGuard } from './guards.js';
 import { vectorOpenApi } from './openapi.js';
 import { mountPointRoutes, type UpsertLimits } from './points/routes.js';
+import { mountSchemaRoutes } from './schema/routes.js';
+import type { SchemaService } from './schema/service.js';
 import { unsupportedEndpoints } from './unsupported.js';
 
 /** What the vector app is built from. */
@@ -20,6 +22,7 @@ export interface VectorAppDeps {
   guard: VectorGuard;
   collections: CollectionService;
   engine: EngineClient;
+  schemas: SchemaService;
   regions: readonly string[];
   /** Upsert limits; tests shorten the idle timeout. */
   upsert?: Partial<UpsertLimits>;
@@ -46,6 +49,7 @@ export function createVectorAppWithRouter(deps: VectorAppDeps): {
   const router = new Router<VectorState>();
   mountCollectionRoutes(router, deps);
   mountPointRoutes(router, deps);
+  mountSchemaRoutes(router, deps);
   const document = vectorOpenApi();
   router.get('/api/v1/openapi.json', (ctx) => {
     ctx.body = document;

@@ -15,6 +15,7 @@ import { CollectionService } from './collections/service.js';
 import { EngineClient } from './engine-client.js';
 import { cachedKeyResolver, vectorGuard } from './guards.js';
 import type { UpsertLimits } from './points/routes.js';
+import { SchemaService, type SchemaLimits } from './schema/service.js';
 
 /** Configuration of the vector plane. */
 export interface VectorPlaneConfig {
@@ -30,6 +31,8 @@ export interface VectorPlaneConfig {
 export interface VectorPlaneOptions {
   now?: () => number;
   upsert?: Partial<UpsertLimits>;
+  /** Payload schema bounds; tests shorten the conformance time budget. */
+  schema?: Partial<SchemaLimits>;
 }
 
 /** A built vector plane. */
@@ -74,6 +77,7 @@ export function vectorPlaneApp(
     guard: vectorGuard({ accounts: cachedKeyResolver(accounts), plans }, windows, now),
     collections: new CollectionService(c, engine, config.regions, now),
     engine,
+    schemas: new SchemaService(c.payloadSchemas, engine, options.schema, now),
     regions: config.regions,
     upsert: options.upsert,
   });

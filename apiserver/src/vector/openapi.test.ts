@@ -5,6 +5,7 @@ import { createVectorAppWithRouter } from './app.js';
 import type { CollectionService } from './collections/service.js';
 import { EngineClient } from './engine-client.js';
 import { vectorOpenApi } from './openapi.js';
+import type { SchemaService } from './schema/service.js';
 
 describe('vectorOpenApi', () => {
   test('documents every mounted route with its method, and nothing else', () => {
@@ -14,6 +15,7 @@ describe('vectorOpenApi', () => {
       guard: async () => ({}) as AuthContext,
       collections: {} as CollectionService,
       engine: new EngineClient('http://127.0.0.1:1'),
+      schemas: {} as SchemaService,
       regions: ['local'],
     });
     const mounted = router.stack

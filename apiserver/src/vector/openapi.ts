@@ -22,6 +22,13 @@ import {
   RequestIdleTimeout,
   ReservedField,
   ResponseTooLarge,
+  SchemaNotDefined,
+  SchemaValidationFailed,
+  SchemaVersionMismatch,
+  InvalidEnforcementMode,
+  InvalidMaxExamples,
+  InvalidSampleSize,
+  InvalidScanMode,
   StarterRegionConsistency,
   TooManyPoints,
   UpsertBodyTooLarge,
@@ -46,6 +53,25 @@ const COLLECTION = [CollectionOwnershipMismatch, VectorValidationError, Collecti
 const ENGINE = [ProxyError, GatewayTimeout, ResponseTooLarge];
 const POINT_READ = [...COLLECTION, MalformedJson, InvalidPointId, ...ENGINE];
 const POINT_WRITE = [...POINT_READ, ReservedField, PointPayloadTooLarge];
+const SCHEMA = [...COLLECTION, MalformedJson];
+
+const schema = (
+  method: VectorOperation['method'],
+  suffix: string,
+  summary: string,
+  success: string,
+  errors: readonly ErrorClass[],
+): VectorOperation => ({
+  method,
+  path: `/api/v1/schema/{collection}${suffix}`,
+  summary,
+  workspaceTwin: false,
+  success: { status: 200, description: success },
+  errors,
+});
+
+const SCHEMA_RECORD =
+  '{collection, schema, enforcement_mode, description, version, etag, created_at, updated_at}';
 
 const point = (
   method: VectorOperation['method'],
@@ -103,7 +129,7 @@ export const VECTOR_OPERATIONS: readonly VectorOperation[] = [
     success: {
       status: 200,
       description:
-        '{result: collection with points_count, schema_version: 1}; headers ETag, X-Collection-Source, X-Collection-Status.',
+        '{result: collection with points_count, schema_version}; schema_version is the version of the payload schema in force (the number in its ETag), null when none; headers ETag, X-Collection-Source, X-Collection-Status.',
     },
     errors: COLLECTION,
   },
@@ -144,6 +170,7 @@ export const VECTOR_OPERATIONS: readonly VectorOperation[] = [
     TooManyPoints,
     UpsertBodyTooLarge,
     RequestIdleTimeout,
+    SchemaValidationFailed,
   ]),
   point('post', '/points', 'Batch retrieve (falls through to retrieve; expects ids)'),
   point('post', '/points/retrieve', 'Retrieve points {ids, with_payload?, with_vector?}'),
@@ -155,14 +182,57 @@ export const VECTOR_OPERATIONS: readonly VectorOperation[] = [
   point('post', '/points/scroll', 'Page through points'),
   point('post', '/points/count', 'Count points {filter?, exact?}; limit is ignored'),
   point('post', '/points/delete', 'Delete points {points} or {filter}'),
-  point('post', '/points/payload', 'Merge payload {payload, points|filter}', POINT_WRITE),
-  point('put', '/points/payload', 'Overwrite payload {payload, points|filter}', POINT_WRITE),
+  point('post', '/points/payload', 'Merge payload {payload, points|filter}', [
+    ...POINT_WRITE,
+    SchemaValidationFailed,
+  ]),
+  point('put', '/points/payload', 'Overwrite payload {payload, points|filter}', [
+    ...POINT_WRITE,
+    SchemaValidationFailed,
+  ]),
   point('post', '/points/payload/delete', 'Delete payload keys {keys, points|filter}', POINT_WRITE),
   point('post', '/points/payload/clear', 'Clear payloads {points|filter}'),
   point('put', '/points/vectors', 'Update vectors {points:[{id, vector}]}'),
   point('put', '/index', 'Create a payload field index'),
   point('post', '/index', 'Create a payload field index'),
   point('delete', '/index/{field}', 'Delete a payload field index'),
+  schema('get', '', 'Read the payload schema', `{result: ${SCHEMA_RECORD}, status}; header ETag.`, [
+    ...COLLECTION,
+    SchemaNotDefined,
+  ]),
+  schema(
+    'put',
+    '',
+    'Write the payload schema {schema (JSON Schema 2020-12, or draft-07 by $schema; at most 64 KB), enforcement_mode: off|warn|strict, description?}; header If-Match for compare-and-set',
+    `{result: ${SCHEMA_RECORD}, status}; header ETag. Enforcement applies to new writes (upsert, payload set and overwrite): warn accepts them with header X-Schema-Warnings (points that broke the schema) and a body warnings array [{point_id, field, message}] (the first 100); strict refuses them with 400 SCHEMA_VALIDATION_FAILED (details.violations, details.points_written). The attested __svc_ keys are not checked.`,
+    [...SCHEMA, InvalidEnforcementMode, SchemaVersionMismatch],
+  ),
+  schema('delete', '', 'Remove the payload schema; honours If-Match', '{result: true, status}.', [
+    ...COLLECTION,
+    SchemaNotDefined,
+    SchemaVersionMismatch,
+  ]),
+  schema(
+    'post',
+    '/analyze',
+    'Infer a schema from stored points {sample_size?: 100..10000, default 1000}',
+    '{result: {collection, sample_size, schema, fields: [{field, types, present_in}], scan: {exact, stopped_because, points_scanned, elapsed_ms}}, status}.',
+    [...SCHEMA, InvalidSampleSize, ...ENGINE],
+  ),
+  schema(
+    'post',
+    '/conformance',
+    'Read-only conformance report {mode?: sample|full, sample_size?: 100..10000 (sample mode; default 1000), max_examples?: 0..100 (default 10)}',
+    '{result: {collection, schema_version, mode, scan: {exact, stopped_because: end_of_collection|sample_size|time_budget, points_scanned, elapsed_ms}, points_conforming, points_violating, conformance_ratio, fields: [{field, points}], offending_point_ids, examples: [{id, field, message}]}, status}. A scan stops at a time budget (10 s) with exact false.',
+    [
+      ...SCHEMA,
+      SchemaNotDefined,
+      InvalidScanMode,
+      InvalidSampleSize,
+      InvalidMaxExamples,
+      ...ENGINE,
+    ],
+  ),
   {
     method: 'get',
     path: '/api/v1/openapi.json',
@@ -231,7 +301,7 @@ export function vectorOpenApi(): Record<string, unknown> {
       title: 'svc vector data plane',
       version: '1.0.0',
       description:
-        'Collections, points, payloads and payload indexes, tenant-scoped. Errors are {error:{code,message,...}}; switch on error.code. Point routes relay the engine (Qdrant REST shapes). Unsupported engine endpoints (snapshots, telemetry, metrics, cluster, locks, shards) answer 404 NOT_FOUND "Unsupported endpoint".',
+        'Collections, points, payloads, payload indexes and payload schemas, tenant-scoped. Errors are {error:{code,message,...}}; switch on error.code. Point routes relay the engine (Qdrant REST shapes). Unsupported engine endpoints (snapshots, telemetry, metrics, cluster, locks, shards) answer 404 NOT_FOUND "Unsupported endpoint".',
     },
     security: [{ bearer: [] }],
     paths,

@@ -9,6 +9,7 @@ import type { EngineClient } from '../engine-client.js';
 import { authed, resolveCollection, workspaceParam, type VectorRouter } from '../context.js';
 import type { VectorGuard } from '../guards.js';
 import { readJsonObject } from '../json-body.js';
+import type { SchemaService } from '../schema/service.js';
 import { presentCollection } from './presenter.js';
 import { parseCreate, validateName } from './rules.js';
 import { refuseForeignEngineName, scopeOf, type CollectionService } from './service.js';
@@ -19,10 +20,8 @@ export interface CollectionRouteDeps {
   collections: CollectionService;
   engine: EngineClient;
   regions: readonly string[];
+  schemas: Pick<SchemaService, 'current'>;
 }
-
-/** The body format version of the single-collection read. */
-export const SCHEMA_VERSION = 1;
 
 const PREFIXES = ['/api/v1', '/api/v1/workspaces/:workspace'];
 
@@ -51,7 +50,10 @@ export function mountCollectionRoutes(router: VectorRouter, deps: CollectionRout
       authed(guard, async (ctx, caller) => {
         const doc = await resolveCollection(ctx, caller, collections);
         let pointsCount: number | null = null;
-        const info = await engine.send('GET', `/collections/${doc.engineName}`).catch(() => null);
+        const [info, schema] = await Promise.all([
+          engine.send('GET', `/collections/${doc.engineName}`).catch(() => null),
+          deps.schemas.current(doc),
+        ]);
         if (info && info.status === 200) {
           const parsed = JSON.parse(info.text) as { result?: { points_count?: number } };
           pointsCount = parsed.result?.points_count ?? null;
@@ -61,7 +63,8 @@ export function mountCollectionRoutes(router: VectorRouter, deps: CollectionRout
         ctx.set('X-Collection-Status', doc.status);
         ctx.body = {
           result: presentCollection(doc, { pointsCount }),
-          schema_version: SCHEMA_VERSION,
+          // The version of the payload schema in force (the number in its ETag); null when none.
+          schema_version: schema?.version ?? null,
         };
       }),
     );

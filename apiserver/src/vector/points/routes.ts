@@ -24,6 +24,7 @@ import {
   mayHoldInternalKeys,
   stripInternalKeys,
 } from './payload-keys.js';
+import type { SchemaService } from '../schema/service.js';
 import { streamUpsert, UPSERT_LIMITS, type UpsertLimits } from './upsert.js';
 
 export type { UpsertLimits } from './upsert.js';
@@ -33,6 +34,7 @@ export interface PointRouteDeps {
   guard: VectorGuard;
   collections: CollectionService;
   engine: EngineClient;
+  schemas: SchemaService;
   upsert?: Partial<UpsertLimits>;
 }
 
@@ -51,6 +53,8 @@ interface PointRoute {
   prepare?: (body: Body, caller: AuthContext) => void;
   /** After a successful mutation: the selector whose points get re-stamped separately. */
   restamp?: (body: Body) => Body | null;
+  /** A payload write whose result is checked against the collection's payload schema. */
+  schemaCheck?: 'merge' | 'overwrite';
 }
 
 /** `points` (ids) or `filter` of a mutation, for the follow-up stamp. */
@@ -154,6 +158,7 @@ const ROUTES: PointRoute[] = [
     method: 'post',
     path: '/points/payload',
     engineMethod: 'POST',
+    schemaCheck: 'merge',
     enginePath: () => '/points/payload',
     hasBody: true,
     prepare: (body, caller) => {
@@ -168,6 +173,7 @@ const ROUTES: PointRoute[] = [
     method: 'put',
     path: '/points/payload',
     engineMethod: 'PUT',
+    schemaCheck: 'overwrite',
     enginePath: () => '/points/payload',
     hasBody: true,
     prepare: (body, caller) => {
@@ -253,13 +259,16 @@ const PREFIXES = ['/api/v1/collections/:name', '/api/v1/workspaces/:workspace/co
 /** Mounts the point, payload and index routes (and their workspace twins). */
 export function mountPointRoutes(router: VectorRouter, deps: PointRouteDeps): void {
   const { guard, collections, engine } = deps;
+  const { schemas } = deps;
   const limits = { ...UPSERT_LIMITS, ...deps.upsert };
   for (const prefix of PREFIXES) {
     router.put(
       `${prefix}/points`,
       authed(guard, async (ctx, caller) => {
         const doc = await resolveCollection(ctx, caller, collections);
-        relay(ctx, await streamUpsert(ctx, caller, doc, engine, limits), false);
+        const check = await schemas.writeCheck(doc);
+        relay(ctx, await streamUpsert(ctx, caller, doc, engine, limits, check), false);
+        check.surfaceWarnings(ctx);
       }),
     );
     for (const route of ROUTES) {
@@ -267,7 +276,7 @@ export function mountPointRoutes(router: VectorRouter, deps: PointRouteDeps): vo
         `${prefix}${route.path}`,
         authed(guard, async (ctx, caller) => {
           const doc = await resolveCollection(ctx, caller, collections);
-          await forward(ctx, caller, doc, route, engine);
+          await forward(ctx, caller, doc, route, engine, schemas);
         }),
       );
     }
@@ -280,6 +289,7 @@ async function forward(
   doc: VectorCollectionDoc,
   route: PointRoute,
   engine: EngineClient,
+  schemas: SchemaService,
 ): Promise<void> {
   const base = `/collections/${doc.engineName}`;
   const path = `${base}${route.enginePath(ctx)}`;
@@ -288,6 +298,10 @@ async function forward(
     body = await readJsonObject(ctx);
     route.prepare?.(body, caller);
   }
+  const check =
+    body && route.schemaCheck
+      ? await schemas.payloadWriteCheck(doc, { ...body, kind: route.schemaCheck })
+      : null;
   const res = await engine.send(route.engineMethod, path, body, ctx.querystring);
   if (res.status >= 400) throw engineFailure(res);
   const selector = body && route.restamp?.(body);
@@ -301,6 +315,7 @@ async function forward(
     if (stamped.status >= 400) throw engineFailure(stamped);
   }
   relay(ctx, res, route.engineMethod === 'GET' || route.engineMethod === 'POST');
+  check?.surfaceWarnings(ctx);
 }
 
 /**

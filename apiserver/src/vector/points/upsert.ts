@@ -8,6 +8,12 @@
  * the error, and batches already forwarded stay written: holding every point
  * until the end would mean holding the body. Upsert is idempotent, so
  * resending the corrected request converges.
+ *
+ * A payload schema is enforced point by point as the body streams: under
+ * `strict`, violations are collected while a batch fills and the batch is
+ * refused (400 SCHEMA_VALIDATION_FAILED) instead of being forwarded, so a
+ * refused batch writes none of its points; earlier batches stay written, and
+ * the error's `details.points_written` says how many points that was.
  */
 import type { Context } from 'koa';
 import type { AuthContext } from '../../auth/authenticate.js';
@@ -20,6 +26,8 @@ import {
 import type { VectorCollectionDoc } from '../collections/model.js';
 import type { EngineClient, EngineResponse } from '../engine-client.js';
 import { engineFailure } from '../engine-errors.js';
+import { WriteCheck } from '../schema/enforcement.js';
+import type { PointId } from '../schema/scan.js';
 import { attestation, checkPointId, cleanPayload } from './payload-keys.js';
 import { parse, UpsertScanner } from './upsert-scanner.js';
 
@@ -50,6 +58,7 @@ export async function streamUpsert(
   collection: VectorCollectionDoc,
   engine: EngineClient,
   limits: UpsertLimits,
+  check: WriteCheck = WriteCheck.none(),
 ): Promise<EngineResponse> {
   const declared = Number(ctx.get('content-length') || 0);
   if (declared > limits.maxBodyBytes) throw bodyTooLarge(limits);
@@ -84,10 +93,9 @@ export async function streamUpsert(
       }
       const record = point as Record<string, unknown>;
       checkPointId(record.id, `${field}.id`);
-      record.payload = {
-        ...cleanPayload(record.payload, `${field}.payload`, raw.length),
-        ...stamp,
-      };
+      const payload = cleanPayload(record.payload, `${field}.payload`, raw.length);
+      check.point(record.id as PointId, payload);
+      record.payload = { ...payload, ...stamp };
       const text = JSON.stringify(record);
       batch.push(text);
       batchBytes += text.length;
@@ -95,6 +103,8 @@ export async function streamUpsert(
   });
 
   const flush = async () => {
+    // Strict: a batch with a violation is refused here, before any of it is forwarded.
+    check.settle();
     const body = `{${Object.entries(extra)
       .map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)},`)
       .join('')}"points":[${batch.join(',')}]}`;
