@@ -120,6 +120,21 @@ function streamedUpsert(
   });
 }
 
+function getSchema(key: string, collection: string) {
+  return vcall<ErrorBody & Result<SchemaRecord>>(server, 'GET', schemaPath(collection), { key });
+}
+
+/** The `schema_version` of the single-collection read. */
+async function schemaVersionOf(key: string, collection: string) {
+  const res = await vcall<{ schema_version: unknown }>(
+    server,
+    'GET',
+    `/api/v1/collections/${collection}`,
+    { key },
+  );
+  return res.body.schema_version;
+}
+
 async function payloadsOf(key: string, collection: string, ids: number[]) {
   const res = await vcall<Result<{ id: number; payload: Record<string, unknown> }[]>>(
     server,
@@ -175,14 +190,19 @@ describe('PUT, GET and DELETE /schema/{collection}', () => {
     );
   });
 
-  test('returns 400 MALFORMED_JSON for a body that is not JSON', async () => {
-    const res = await vcall<ErrorBody>(server, 'PUT', schemaPath('catalog'), {
-      key: owner.key,
-      rawBody: '{"schema":',
-      headers: { 'content-type': 'application/json' },
-    });
-    expect(res.status).toBe(400);
-    expect(res.body.error.code).toBe('MALFORMED_JSON');
+  test('returns 400 MALFORMED_JSON for a body that is not JSON on every route that reads one', async () => {
+    for (const [method, rest] of [
+      ['PUT', ''],
+      ['POST', '/analyze'],
+      ['POST', '/conformance'],
+    ]) {
+      const res = await vcall<ErrorBody>(server, method!, schemaPath('catalog', rest), {
+        key: owner.key,
+        rawBody: '{"schema":',
+        headers: { 'content-type': 'application/json' },
+      });
+      expect([res.status, res.body.error.code]).toEqual([400, 'MALFORMED_JSON']);
+    }
   });
 
   test('returns 400 INVALID_ENFORCEMENT_MODE for a mode other than off, warn or strict', async () => {
@@ -232,13 +252,7 @@ describe('PUT, GET and DELETE /schema/{collection}', () => {
         expect.objectContaining({ code: 'SCHEMA_NOT_DEFINED', collection_name: 'catalog' }),
       );
     }
-    const collection = await vcall<{ schema_version: unknown }>(
-      server,
-      'GET',
-      '/api/v1/collections/catalog',
-      { key: owner.key },
-    );
-    expect(collection.body.schema_version).toBeNull();
+    expect(await schemaVersionOf(owner.key, 'catalog')).toBeNull();
   });
 
   test('stores a schema, returns it with its ETag, and the collection read carries its version', async () => {
@@ -267,20 +281,12 @@ describe('PUT, GET and DELETE /schema/{collection}', () => {
       }),
     );
 
-    const got = await vcall<Result<SchemaRecord>>(server, 'GET', schemaPath('catalog'), {
-      key: owner.key,
-    });
+    const got = await getSchema(owner.key, 'catalog');
     expect(got.status).toBe(200);
     expect(got.headers.get('etag')).toBe(etag);
     expect(got.body.result).toEqual(put.body.result);
 
-    const collection = await vcall<{ schema_version: unknown }>(
-      server,
-      'GET',
-      '/api/v1/collections/catalog',
-      { key: owner.key },
-    );
-    expect(collection.body.schema_version).toBe(put.body.result.version);
+    expect(await schemaVersionOf(owner.key, 'catalog')).toBe(put.body.result.version);
   });
 
   test('returns 412 SCHEMA_VERSION_MISMATCH with current_etag for a stale If-Match, and writes with the current one', async () => {
@@ -310,17 +316,13 @@ describe('PUT, GET and DELETE /schema/{collection}', () => {
     expect(conflict.body.error).toEqual(
       expect.objectContaining({ code: 'SCHEMA_VERSION_MISMATCH', current_etag: current }),
     );
-    const unchanged = await vcall<Result<SchemaRecord>>(server, 'GET', schemaPath('catalog'), {
-      key: owner.key,
-    });
+    const unchanged = await getSchema(owner.key, 'catalog');
     expect(unchanged.body.result.enforcement_mode).toBe('warn');
   });
 
   test('lets exactly one of two concurrent PUTs with the same If-Match win', async () => {
     for (let round = 0; round < 5; round++) {
-      const base = await vcall<Result<SchemaRecord>>(server, 'GET', schemaPath('catalog'), {
-        key: owner.key,
-      });
+      const base = await getSchema(owner.key, 'catalog');
       const etag = base.headers.get('etag')!;
       const [a, b] = await Promise.all(
         (['warn', 'strict'] as const).map((mode) =>
@@ -331,18 +333,14 @@ describe('PUT, GET and DELETE /schema/{collection}', () => {
       const winner = a!.status === 200 ? a! : b!;
       const loser = a!.status === 200 ? b! : a!;
       expect(loser.body.error.current_etag).toBe(winner.headers.get('etag'));
-      const now = await vcall<Result<SchemaRecord>>(server, 'GET', schemaPath('catalog'), {
-        key: owner.key,
-      });
+      const now = await getSchema(owner.key, 'catalog');
       expect(now.body.result.enforcement_mode).toBe(winner.body.result.enforcement_mode);
       expect(now.body.result.version).toBe(base.body.result.version + 1);
     }
   });
 
   test('deletes the schema (honouring If-Match); an ETag from before never matches again', async () => {
-    const before = await vcall<Result<SchemaRecord>>(server, 'GET', schemaPath('catalog'), {
-      key: owner.key,
-    });
+    const before = await getSchema(owner.key, 'catalog');
     const etag = before.headers.get('etag')!;
     const refused = await vcall<ErrorBody>(server, 'DELETE', schemaPath('catalog'), {
       key: owner.key,
@@ -354,16 +352,10 @@ describe('PUT, GET and DELETE /schema/{collection}', () => {
       headers: { 'if-match': etag },
     });
     expect(deleted.status).toBe(200);
-    const gone = await vcall<ErrorBody>(server, 'GET', schemaPath('catalog'), { key: owner.key });
+    const gone = await getSchema(owner.key, 'catalog');
     expect(gone.status).toBe(404);
     expect(gone.body.error.code).toBe('SCHEMA_NOT_DEFINED');
-    const collection = await vcall<{ schema_version: unknown }>(
-      server,
-      'GET',
-      '/api/v1/collections/catalog',
-      { key: owner.key },
-    );
-    expect(collection.body.schema_version).toBeNull();
+    expect(await schemaVersionOf(owner.key, 'catalog')).toBeNull();
 
     const afterDelete = await putSchema(
       owner.key,
@@ -391,7 +383,7 @@ describe('PUT, GET and DELETE /schema/{collection}', () => {
       (await vcall(server, 'DELETE', '/api/v1/collections/ephemeral', { key: owner.key })).status,
     ).toBe(200);
     await createCollection(server, owner.key, 'ephemeral');
-    const res = await vcall<ErrorBody>(server, 'GET', schemaPath('ephemeral'), { key: owner.key });
+    const res = await getSchema(owner.key, 'ephemeral');
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe('SCHEMA_NOT_DEFINED');
     // Nor is the old strict schema enforced on the new collection.
@@ -413,9 +405,7 @@ describe('tenancy', () => {
   });
 
   test("never shows another account's schema for a collection of the same name", async () => {
-    const res = await vcall<ErrorBody>(server, 'GET', schemaPath('shared-name'), {
-      key: other.key,
-    });
+    const res = await getSchema(other.key, 'shared-name');
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe('SCHEMA_NOT_DEFINED');
     const conformance = await vcall<ErrorBody>(
@@ -446,9 +436,7 @@ describe('tenancy', () => {
     expect(
       (await vcall(server, 'DELETE', schemaPath('shared-name'), { key: other.key })).status,
     ).toBe(200);
-    const owners = await vcall<Result<SchemaRecord>>(server, 'GET', schemaPath('shared-name'), {
-      key: owner.key,
-    });
+    const owners = await getSchema(owner.key, 'shared-name');
     expect(owners.status).toBe(200);
     expect(owners.body.result.enforcement_mode).toBe('strict');
     expect(owners.body.result.schema).toEqual(PRODUCT);
@@ -598,9 +586,7 @@ describe('enforcement on payload set and overwrite', () => {
   });
 
   test('warn accepts a violating payload set and overwrite with warnings', async () => {
-    const current = await vcall<Result<SchemaRecord>>(server, 'GET', schemaPath('payloads'), {
-      key: owner.key,
-    });
+    const current = await getSchema(owner.key, 'payloads');
     await putSchema(
       owner.key,
       'payloads',

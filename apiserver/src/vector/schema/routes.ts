@@ -36,6 +36,12 @@ export function presentSchema(collection: string, stored: StoredSchema): Record<
   };
 }
 
+/** Answers a stored schema with its ETag. */
+function answerSchema(ctx: Context, collection: string, stored: StoredSchema): void {
+  ctx.set('ETag', stored.etag);
+  ctx.body = { result: presentSchema(collection, stored), status: 'ok' };
+}
+
 /** Mounts the schema routes on `router`. */
 export function mountSchemaRoutes(router: VectorRouter, deps: SchemaRouteDeps): void {
   const { guard, collections, schemas } = deps;
@@ -46,9 +52,7 @@ export function mountSchemaRoutes(router: VectorRouter, deps: SchemaRouteDeps): 
     SCHEMA_PATH,
     authed(guard, async (ctx, caller) => {
       const collection = await collectionOf(ctx, caller);
-      const stored = await schemas.get(collection);
-      ctx.set('ETag', stored.etag);
-      ctx.body = { result: presentSchema(collection.name, stored), status: 'ok' };
+      answerSchema(ctx, collection.name, await schemas.get(collection));
     }),
   );
 
@@ -58,8 +62,7 @@ export function mountSchemaRoutes(router: VectorRouter, deps: SchemaRouteDeps): 
       const collection = await collectionOf(ctx, caller);
       const input = parsePut(await readJsonObject(ctx));
       const stored = await schemas.put(collection, input, parseIfMatch(ctx.get('if-match')));
-      ctx.set('ETag', stored.etag);
-      ctx.body = { result: presentSchema(collection.name, stored), status: 'ok' };
+      answerSchema(ctx, collection.name, stored);
     }),
   );
 
