@@ -4,16 +4,19 @@
  * `SVC_ENGINE_URL`, listens on a free loopback port and prints
  * `{"ready":"vector-gateway","url":...}`.
  *
- *   MONGODB_URI=... SVC_ENGINE_URL=... node --import tsx bench/vector-gateway-server.ts
+ *   MONGODB_URI=... SVC_ENGINE_URL=... KUBECONFIG=... node --import tsx bench/vector-gateway-server.ts
  */
 import type { AddressInfo } from 'node:net';
+import { KubeConfig } from '@kubernetes/client-node';
 import { MongoClient } from 'mongodb';
 import { createLogger } from '../common/logger.js';
 import { buildVectorPlane } from '../apiserver/src/vector/assemble.js';
 
 const mongo = new MongoClient(process.env.MONGODB_URI ?? 'mongodb://127.0.0.1:27017/svc');
+const kc = new KubeConfig();
+kc.loadFromDefault();
 const plane = await buildVectorPlane(
-  { db: mongo.db() },
+  { db: mongo.db(), kc },
   { engineUrl: process.env.SVC_ENGINE_URL ?? 'http://127.0.0.1:6333', regions: ['local'] },
   createLogger('apiserver', process.env.SVC_LOG_LEVEL ?? 'warn'),
 );

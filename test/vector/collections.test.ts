@@ -9,6 +9,7 @@ import {
   createAgentKey,
   createCollection,
   createVectorCaller,
+  createWorkspace,
   startVectorServer,
   vcall,
   type ErrorBody,
@@ -469,8 +470,42 @@ describe('workspace-scoped twins', () => {
     );
   });
 
+  test('returns 404 NOT_FOUND for a workspace the account does not have, and creates nothing', async () => {
+    const owner = await createVectorCaller(server);
+    const other = await createVectorCaller(server);
+    // Another account's workspace of that name does not count.
+    await createWorkspace(other, 'team-b');
+    const res = await create(
+      owner.key,
+      { name: 'ws', vectors: { size: 4, distance: 'dot' } },
+      '/api/v1/workspaces/team-b/collections',
+    );
+    expect(res.status).toBe(404);
+    expect(res.body.error).toEqual(
+      expect.objectContaining({ code: 'NOT_FOUND', workspace: 'team-b' }),
+    );
+    for (const [method, path, body] of [
+      ['GET', '/api/v1/workspaces/team-b/collections/ws', undefined],
+      ['DELETE', '/api/v1/workspaces/team-b/collections/ws', undefined],
+      ['PATCH', '/api/v1/workspaces/team-b/collections/ws', { description: 'x' }],
+      ['PUT', '/api/v1/workspaces/team-b/collections/ws/points', { points: [] }],
+      ['POST', '/api/v1/workspaces/team-b/collections/ws/points/search', { vector: [1, 0, 0, 0] }],
+    ] as const) {
+      const twin = await vcall<ErrorBody>(server, method, path, { key: owner.key, body });
+      expect([method, twin.status, twin.body.error.code]).toEqual([method, 404, 'NOT_FOUND']);
+    }
+    const list = await vcall<{ result: { collections: unknown[] } }>(
+      server,
+      'GET',
+      '/api/v1/collections',
+      { key: owner.key },
+    );
+    expect(list.body.result.collections).toEqual([]);
+  });
+
   test('keep a workspace collection apart from the workspace-less one of the same name', async () => {
     const owner = await createVectorCaller(server);
+    await createWorkspace(owner, 'team-a');
     const created = await create(
       owner.key,
       { name: 'shared', vectors: { size: 4, distance: 'dot' } },

@@ -11,6 +11,7 @@ import { createLogger } from '../../common/logger.js';
 import { MongoWindowStore } from '../../apiserver/src/rate-limit/mongo-window-store.js';
 import { collections } from '../../apiserver/src/store/database.js';
 import { vectorPlaneApp } from '../../apiserver/src/vector/assemble.js';
+import { kubeConfig } from '../harness/env.js';
 import {
   createVectorCaller,
   startVectorServer,
@@ -72,7 +73,7 @@ describe('authentication', () => {
   test('returns 500 AUTHENTICATION_ERROR, retriable, when the key store is unreachable', async () => {
     const mongo = new MongoClient('mongodb://127.0.0.1:1/', { serverSelectionTimeoutMS: 300 });
     const plane = vectorPlaneApp(
-      { db: mongo.db('unreachable') },
+      { db: mongo.db('unreachable'), kc: kubeConfig() },
       { engineUrl: server.engineUrl, regions: ['local'] },
       createLogger('apiserver', 'silent'),
     );

@@ -11,10 +11,13 @@ import type { Db, MongoClient } from 'mongodb';
 import type { Tier } from '../../crds/src/index.js';
 import { createLogger } from '../../common/logger.js';
 import { AccountService } from '../../apiserver/src/accounts/account-service.js';
-import type { Environment } from '../../apiserver/src/accounts/model.js';
+import { tenantNamespace, type Environment } from '../../apiserver/src/accounts/model.js';
+import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { API_GROUP, API_VERSION, PLURALS } from '../../crds/src/index.js';
+import { workspaceResource } from '../factories/custom-resources.js';
 import { collections } from '../../apiserver/src/store/database.js';
 import { buildVectorPlane, type VectorPlaneOptions } from '../../apiserver/src/vector/assemble.js';
-import { mongoDatabase, uniqueSuffix } from '../harness/env.js';
+import { kubeConfig, mongoDatabase, uniqueSuffix } from '../harness/env.js';
 import { startEngine, type EngineProcess } from '../engine/support/engine-process.js';
 
 /** A running vector plane with its engine. */
@@ -41,11 +44,12 @@ export async function startVectorServer(opts: VectorServerOptions = {}): Promise
   const ownEngine = opts.engine || opts.engineUrl ? null : await startEngine();
   const engineUrl = opts.engineUrl ?? (opts.engine ?? ownEngine)!.url;
   const { client, db }: { client: MongoClient; db: Db } = await mongoDatabase('vp');
+  const kc = kubeConfig();
   const plane = await buildVectorPlane(
-    { db },
+    { db, kc },
     { engineUrl, regions: opts.regions ?? ['local', 'eu-west'], plansJson: opts.plansJson },
     createLogger('apiserver', 'silent'),
-    { now: opts.now, upsert: opts.upsert, schema: opts.schema },
+    { now: opts.now, upsert: opts.upsert, schema: opts.schema, storageTtlMs: opts.storageTtlMs },
   );
   const server: Server = plane.app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
@@ -87,6 +91,30 @@ export async function createVectorCaller(
   const environment = opts.environment ?? 'live';
   const key = await server.accounts.createKey({ accountId: account._id, environment });
   return { accountId: account._id, key: key.text, environment };
+}
+
+/**
+ * Creates a `Workspace` of the caller's tenant (and its namespace when
+ * missing) in the real kube-apiserver, as the control plane's workspace
+ * routes would.
+ */
+export async function createWorkspace(caller: VectorCaller, name: string): Promise<void> {
+  const kc = kubeConfig();
+  const namespace = tenantNamespace(caller.accountId, caller.environment);
+  await kc
+    .makeApiClient(CoreV1Api)
+    .createNamespace({ body: { metadata: { name: namespace } } })
+    .catch((err: unknown) => {
+      if ((err as { code?: number }).code !== 409) throw err;
+    });
+  const workspace = workspaceResource(namespace, name);
+  await kc.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
+    group: API_GROUP,
+    version: API_VERSION,
+    namespace,
+    plural: PLURALS.Workspace,
+    body: workspace,
+  });
 }
 
 /** A key of the same account minted for an agent's deployment, as the deploy path mints it. */

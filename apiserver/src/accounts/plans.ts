@@ -19,6 +19,8 @@ export interface Plan {
   requestsPerMinute: number | null;
   /** Vector-plane requests per fixed minute; null means unlimited. */
   vectorRequestsPerMinute: number | null;
+  /** Vector storage (points' vectors and payloads, estimated) in MB; null means unlimited. */
+  vectorStorageMb: number | null;
   /** Deployed agents at once (enforced at deploy). */
   agentQuota: number;
   /** Runs in flight at once per agent. */
@@ -39,6 +41,7 @@ export const PLANS: Readonly<Record<Tier, Plan>> = {
     tier: 'free',
     requestsPerMinute: 60,
     vectorRequestsPerMinute: 120,
+    vectorStorageMb: 1024,
     agentQuota: 3,
     runsInFlight: 2,
     memoryMb: { min: 128, max: 512 },
@@ -51,6 +54,7 @@ export const PLANS: Readonly<Record<Tier, Plan>> = {
     tier: 'starter',
     requestsPerMinute: 300,
     vectorRequestsPerMinute: 600,
+    vectorStorageMb: 10240,
     agentQuota: 10,
     runsInFlight: 5,
     memoryMb: { min: 128, max: 2048 },
@@ -63,6 +67,7 @@ export const PLANS: Readonly<Record<Tier, Plan>> = {
     tier: 'performance',
     requestsPerMinute: 1200,
     vectorRequestsPerMinute: 3000,
+    vectorStorageMb: 102400,
     agentQuota: 50,
     runsInFlight: 20,
     memoryMb: { min: 128, max: 8192 },
@@ -75,6 +80,7 @@ export const PLANS: Readonly<Record<Tier, Plan>> = {
     tier: 'enterprise',
     requestsPerMinute: null,
     vectorRequestsPerMinute: null,
+    vectorStorageMb: null,
     agentQuota: 500,
     runsInFlight: 100,
     memoryMb: { min: 128, max: 32768 },

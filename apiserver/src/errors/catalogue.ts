@@ -320,6 +320,12 @@ export class CleanupInProgress extends entry(
   409,
   'A prior deletion is still finishing; retry shortly (retriable).',
 ) {}
+/** 429: the plan's vector storage cap is reached; free space first (not retriable); carries field and max. */
+export class StorageLimitExceeded extends entry(
+  'STORAGE_LIMIT_EXCEEDED',
+  429,
+  "The plan's vector storage cap is reached; delete points or collections first. Not retriable; carries field and max (MB).",
+) {}
 /** 413: the response would exceed 10 MB; carries size_mb and max_size_mb. */
 export class ResponseTooLarge extends entry(
   'RESPONSE_TOO_LARGE',

@@ -10,6 +10,7 @@ import type { VectorState } from './context.js';
 import type { EngineClient } from './engine-client.js';
 import { vectorErrors } from './error-envelope.js';
 import type { VectorGuard } from './guards.js';
+import type { StorageMeter } from './storage/storage-meter.js';
 import { vectorOpenApi } from './openapi.js';
 import { mountPointRoutes, type UpsertLimits } from './points/routes.js';
 import { mountSchemaRoutes } from './schema/routes.js';
@@ -23,6 +24,7 @@ export interface VectorAppDeps {
   collections: CollectionService;
   engine: EngineClient;
   schemas: SchemaService;
+  storage: StorageMeter;
   regions: readonly string[];
   /** Upsert limits; tests shorten the idle timeout. */
   upsert?: Partial<UpsertLimits>;

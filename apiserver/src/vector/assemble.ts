@@ -12,10 +12,12 @@ import { MongoWindowStore } from '../rate-limit/mongo-window-store.js';
 import { collections, ensureIndexes } from '../store/database.js';
 import { createVectorApp } from './app.js';
 import { CollectionService } from './collections/service.js';
+import { KubernetesWorkspaceDirectory } from './collections/workspace-directory.js';
 import { EngineClient } from './engine-client.js';
 import { cachedKeyResolver, vectorGuard } from './guards.js';
 import type { UpsertLimits } from './points/routes.js';
 import { SchemaService, type SchemaLimits } from './schema/service.js';
+import { StorageMeter } from './storage/storage-meter.js';
 
 /** Configuration of the vector plane. */
 export interface VectorPlaneConfig {
@@ -33,6 +35,8 @@ export interface VectorPlaneOptions {
   upsert?: Partial<UpsertLimits>;
   /** Payload schema bounds; tests shorten the conformance time budget. */
   schema?: Partial<SchemaLimits>;
+  /** How long an account's measured storage is reused (tests use 0: measure every time). */
+  storageTtlMs?: number;
 }
 
 /** A built vector plane. */
@@ -43,11 +47,11 @@ export interface VectorPlane {
 }
 
 /**
- * Creates the indexes (idempotent) and returns the vector-plane app. `kc` is
- * accepted for the workspace twins' future checks against Workspace resources.
+ * Creates the indexes (idempotent) and returns the vector-plane app. `kc`
+ * reads Workspace resources for the workspace-scoped routes.
  */
 export async function buildVectorPlane(
-  conn: { db: Db; kc?: KubeConfig },
+  conn: { db: Db; kc: KubeConfig },
   config: VectorPlaneConfig,
   log: Logger,
   options: VectorPlaneOptions = {},
@@ -61,7 +65,7 @@ export async function buildVectorPlane(
  * a database that is down (to test how that is answered).
  */
 export function vectorPlaneApp(
-  conn: { db: Db; kc?: KubeConfig },
+  conn: { db: Db; kc: KubeConfig },
   config: VectorPlaneConfig,
   log: Logger,
   options: VectorPlaneOptions = {},
@@ -75,9 +79,16 @@ export function vectorPlaneApp(
   const app = createVectorApp({
     log: log.child({ front: 'vectors' }),
     guard: vectorGuard({ accounts: cachedKeyResolver(accounts), plans }, windows, now),
-    collections: new CollectionService(c, engine, config.regions, now),
+    collections: new CollectionService(
+      c,
+      engine,
+      config.regions,
+      new KubernetesWorkspaceDirectory(conn.kc),
+      now,
+    ),
     engine,
     schemas: new SchemaService(c.payloadSchemas, engine, options.schema, now),
+    storage: new StorageMeter(c, engine, undefined, options.storageTtlMs),
     regions: config.regions,
     upsert: options.upsert,
   });

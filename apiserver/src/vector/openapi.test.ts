@@ -6,6 +6,7 @@ import type { CollectionService } from './collections/service.js';
 import { EngineClient } from './engine-client.js';
 import { vectorOpenApi } from './openapi.js';
 import type { SchemaService } from './schema/service.js';
+import type { StorageMeter } from './storage/storage-meter.js';
 
 describe('vectorOpenApi', () => {
   test('documents every mounted route with its method, and nothing else', () => {
@@ -16,6 +17,7 @@ describe('vectorOpenApi', () => {
       collections: {} as CollectionService,
       engine: new EngineClient('http://127.0.0.1:1'),
       schemas: {} as SchemaService,
+      storage: {} as StorageMeter,
       regions: ['local'],
     });
     const mounted = router.stack

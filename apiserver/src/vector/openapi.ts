@@ -30,6 +30,7 @@ import {
   InvalidSampleSize,
   InvalidScanMode,
   StarterRegionConsistency,
+  StorageLimitExceeded,
   TooManyPoints,
   UpsertBodyTooLarge,
   VectorMethodNotAllowed,
@@ -72,6 +73,8 @@ const schema = (
 
 const SCHEMA_RECORD =
   '{collection, schema, enforcement_mode, description, version, etag, created_at, updated_at}';
+/** Writes that add data: the plan's storage cap applies (deletes never refused). */
+const POINT_GROW = [...POINT_WRITE, StorageLimitExceeded];
 
 const point = (
   method: VectorOperation['method'],
@@ -166,7 +169,7 @@ export const VECTOR_OPERATIONS: readonly VectorOperation[] = [
     errors: [],
   },
   point('put', '/points', 'Upsert points (streamed) {points:[{id, vector, payload?}]}', [
-    ...POINT_WRITE,
+    ...POINT_GROW,
     TooManyPoints,
     UpsertBodyTooLarge,
     RequestIdleTimeout,
@@ -183,16 +186,19 @@ export const VECTOR_OPERATIONS: readonly VectorOperation[] = [
   point('post', '/points/count', 'Count points {filter?, exact?}; limit is ignored'),
   point('post', '/points/delete', 'Delete points {points} or {filter}'),
   point('post', '/points/payload', 'Merge payload {payload, points|filter}', [
-    ...POINT_WRITE,
+    ...POINT_GROW,
     SchemaValidationFailed,
   ]),
   point('put', '/points/payload', 'Overwrite payload {payload, points|filter}', [
-    ...POINT_WRITE,
+    ...POINT_GROW,
     SchemaValidationFailed,
   ]),
   point('post', '/points/payload/delete', 'Delete payload keys {keys, points|filter}', POINT_WRITE),
   point('post', '/points/payload/clear', 'Clear payloads {points|filter}'),
-  point('put', '/points/vectors', 'Update vectors {points:[{id, vector}]}'),
+  point('put', '/points/vectors', 'Update vectors {points:[{id, vector}]}', [
+    ...POINT_READ,
+    StorageLimitExceeded,
+  ]),
   point('put', '/index', 'Create a payload field index'),
   point('post', '/index', 'Create a payload field index'),
   point('delete', '/index/{field}', 'Delete a payload field index'),

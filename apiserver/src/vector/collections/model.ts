@@ -26,6 +26,8 @@ export interface VectorCollectionDoc {
   description: string | null;
   regions: string[];
   status: CollectionStatus;
+  /** Average JSON bytes of the payloads upserts carried (the storage estimate); absent until the first. */
+  payloadBytesPerPoint?: number;
   /** Bumped on every change; the ETag of the single-collection read. */
   version: number;
   createdAt: Date;

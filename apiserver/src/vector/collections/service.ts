@@ -19,6 +19,7 @@ import {
 import type { Collections } from '../../store/database.js';
 import type { EngineClient } from '../engine-client.js';
 import { TtlCache } from '../ttl-cache.js';
+import type { WorkspaceDirectory } from './workspace-directory.js';
 import { engineFailure } from '../engine-errors.js';
 import { deleteSchemasOf } from '../schema/store.js';
 import {
@@ -94,6 +95,7 @@ export class CollectionService {
     >,
     private readonly engine: EngineClient,
     private readonly regions: readonly string[],
+    private readonly workspaces: WorkspaceDirectory,
     private readonly now: () => number = () => Date.now(),
   ) {
     // Wall-clock TTLs: the injected clock is for the 35-day rule, which tests move by days.
@@ -103,6 +105,7 @@ export class CollectionService {
 
   /** The collection, or 404 COLLECTION_NOT_FOUND (also while it is being created or deleted). */
   async get(scope: CollectionScope, name: string): Promise<VectorCollectionDoc> {
+    await this.assertWorkspace(scope);
     const id = collectionId(scope, name);
     const cached = this.lookups.get(id);
     if (cached) return cached;
@@ -114,6 +117,12 @@ export class CollectionService {
       });
     }
     return doc;
+  }
+
+  /** 404 NOT_FOUND when the scope names a workspace that does not exist. */
+  private async assertWorkspace(scope: CollectionScope): Promise<void> {
+    if (scope.workspace === null) return;
+    await this.workspaces.assertExists(scope.accountId, scope.environment, scope.workspace);
   }
 
   /** Every collection of the tenant, workspace ones included, by name. */
@@ -133,6 +142,7 @@ export class CollectionService {
     scope: CollectionScope,
     input: CreateRequest,
   ): Promise<CreateOutcome> {
+    await this.assertWorkspace(scope);
     const id = collectionId(scope, input.name);
     if (await this.deletionInProgress(id)) throw cleanupInProgress(input.name);
     const existing = await this.c.vectorCollections.findOne({ _id: id });

@@ -24,6 +24,7 @@ import {
   mayHoldInternalKeys,
   stripInternalKeys,
 } from './payload-keys.js';
+import type { StorageMeter } from '../storage/storage-meter.js';
 import type { SchemaService } from '../schema/service.js';
 import { streamUpsert, UPSERT_LIMITS, type UpsertLimits } from './upsert.js';
 
@@ -35,6 +36,7 @@ export interface PointRouteDeps {
   collections: CollectionService;
   engine: EngineClient;
   schemas: SchemaService;
+  storage: StorageMeter;
   upsert?: Partial<UpsertLimits>;
 }
 
@@ -55,6 +57,8 @@ interface PointRoute {
   restamp?: (body: Body) => Body | null;
   /** A payload write whose result is checked against the collection's payload schema. */
   schemaCheck?: 'merge' | 'overwrite';
+  /** Whether the route adds data, so the plan's storage cap applies. */
+  grows?: boolean;
 }
 
 /** `points` (ids) or `filter` of a mutation, for the follow-up stamp. */
@@ -158,6 +162,7 @@ const ROUTES: PointRoute[] = [
     method: 'post',
     path: '/points/payload',
     engineMethod: 'POST',
+    grows: true,
     schemaCheck: 'merge',
     enginePath: () => '/points/payload',
     hasBody: true,
@@ -173,6 +178,7 @@ const ROUTES: PointRoute[] = [
     method: 'put',
     path: '/points/payload',
     engineMethod: 'PUT',
+    grows: true,
     schemaCheck: 'overwrite',
     enginePath: () => '/points/payload',
     hasBody: true,
@@ -206,6 +212,7 @@ const ROUTES: PointRoute[] = [
     method: 'put',
     path: '/points/vectors',
     engineMethod: 'PUT',
+    grows: true,
     enginePath: () => '/points/vectors',
     hasBody: true,
     prepare: (body) => {
@@ -258,7 +265,7 @@ const PREFIXES = ['/api/v1/collections/:name', '/api/v1/workspaces/:workspace/co
 
 /** Mounts the point, payload and index routes (and their workspace twins). */
 export function mountPointRoutes(router: VectorRouter, deps: PointRouteDeps): void {
-  const { guard, collections, engine } = deps;
+  const { guard, collections, engine, storage } = deps;
   const { schemas } = deps;
   const limits = { ...UPSERT_LIMITS, ...deps.upsert };
   for (const prefix of PREFIXES) {
@@ -267,7 +274,7 @@ export function mountPointRoutes(router: VectorRouter, deps: PointRouteDeps): vo
       authed(guard, async (ctx, caller) => {
         const doc = await resolveCollection(ctx, caller, collections);
         const check = await schemas.writeCheck(doc);
-        relay(ctx, await streamUpsert(ctx, caller, doc, engine, limits, check), false);
+        relay(ctx, await streamUpsert(ctx, caller, doc, engine, limits, storage, check), false);
         check.surfaceWarnings(ctx);
       }),
     );
@@ -276,6 +283,7 @@ export function mountPointRoutes(router: VectorRouter, deps: PointRouteDeps): vo
         `${prefix}${route.path}`,
         authed(guard, async (ctx, caller) => {
           const doc = await resolveCollection(ctx, caller, collections);
+          if (route.grows) await storage.assertRoom(caller.account._id, caller.plan);
           await forward(ctx, caller, doc, route, engine, schemas);
         }),
       );

@@ -26,6 +26,7 @@ import {
 import type { VectorCollectionDoc } from '../collections/model.js';
 import type { EngineClient, EngineResponse } from '../engine-client.js';
 import { engineFailure } from '../engine-errors.js';
+import type { StorageMeter } from '../storage/storage-meter.js';
 import { WriteCheck } from '../schema/enforcement.js';
 import type { PointId } from '../schema/scan.js';
 import { attestation, checkPointId, cleanPayload } from './payload-keys.js';
@@ -51,17 +52,23 @@ export const UPSERT_LIMITS: UpsertLimits = {
   batchBytes: 4 * 1024 * 1024,
 };
 
-/** Streams one upsert body into the engine collection; returns the last engine answer. */
+/**
+ * Streams one upsert body into the engine collection; returns the last engine
+ * answer. The storage cap is checked before every batch, counting what this
+ * request has already written.
+ */
 export async function streamUpsert(
   ctx: Context,
   caller: AuthContext,
   collection: VectorCollectionDoc,
   engine: EngineClient,
   limits: UpsertLimits,
+  storage: StorageMeter,
   check: WriteCheck = WriteCheck.none(),
 ): Promise<EngineResponse> {
   const declared = Number(ctx.get('content-length') || 0);
   if (declared > limits.maxBodyBytes) throw bodyTooLarge(limits);
+  await storage.assertRoom(caller.account._id, caller.plan);
 
   const stamp = attestation(caller);
   const extra: Record<string, unknown> = {};
@@ -69,6 +76,9 @@ export async function streamUpsert(
   let batchBytes = 0;
   let count = 0;
   let last: EngineResponse | null = null;
+  // For the storage estimate: payload JSON bytes and points forwarded so far.
+  let payloadBytes = 0;
+  let written = 0;
 
   const scanner = new UpsertScanner({
     onField: (key, value) => {
@@ -96,6 +106,7 @@ export async function streamUpsert(
       const payload = cleanPayload(record.payload, `${field}.payload`, raw.length);
       check.point(record.id as PointId, payload);
       record.payload = { ...payload, ...stamp };
+      payloadBytes += JSON.stringify(record.payload).length;
       const text = JSON.stringify(record);
       batch.push(text);
       batchBytes += text.length;
@@ -105,6 +116,10 @@ export async function streamUpsert(
   const flush = async () => {
     // Strict: a batch with a violation is refused here, before any of it is forwarded.
     check.settle();
+    const points = batch.length;
+    const batchEstimate =
+      points * 4 * collection.size + (payloadBytes * points) / Math.max(count, 1);
+    await storage.assertRoom(caller.account._id, caller.plan, written);
     const body = `{${Object.entries(extra)
       .map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)},`)
       .join('')}"points":[${batch.join(',')}]}`;
@@ -117,6 +132,8 @@ export async function streamUpsert(
       ctx.querystring,
     );
     if (res.status >= 400) throw engineFailure(res);
+    written += batchEstimate;
+    storage.noteWritten(caller.account._id, batchEstimate);
     last = res;
   };
 
@@ -134,6 +151,11 @@ export async function streamUpsert(
     });
   }
   if (batch.length > 0 || last === null) await flush();
+  if (count > 0) {
+    await storage
+      .recordPayloadAverage(collection, payloadBytes / count)
+      .catch((err: unknown) => ctx.state.log.warn('payload size not recorded', { err }));
+  }
   return last!;
 }
 
