@@ -98,6 +98,44 @@ describe('PUT /points (upsert)', () => {
     expect(res.body.error.code).toBe('MALFORMED_JSON');
   });
 
+  test.each([
+    ['a malformed number inside a vector', '{"points":[{"id":1,"vector":[1,,3,4]}]}'],
+    ['a bare word inside a vector', '{"points":[{"id":1,"vector":[1,x,3,4]}]}'],
+    ['brackets that do not match', '{"points":[{"id":1,"vector":[1,2,3,4}]}'],
+    ['a point that is not an object', '{"points":[[1,2]]}'],
+  ])('returns 400 MALFORMED_JSON for %s, and writes nothing', async (_, rawBody) => {
+    const res = await vcall<ErrorBody>(server, 'PUT', `${path('docs', '/points')}?wait=true`, {
+      key: owner.key,
+      rawBody: rawBody.replace('"id":1', '"id":424242'),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('MALFORMED_JSON');
+    const read = await vcall(server, 'GET', path('docs', '/points/424242'), { key: owner.key });
+    expect(read.status).toBe(404);
+  });
+
+  test('forwards the vector as sent (copied, not re-serialised) with the payload stamped', async () => {
+    const res = await vcall(server, 'PUT', `${path('docs', '/points')}?wait=true`, {
+      key: owner.key,
+      rawBody: '{"points":[{"vector" : [ 3.0e0, 4, 0.000 ,0 ],"id":424243,"payload":{"k":"v"}}]}',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.status).toBe(200);
+    const read = await vcall<Result<Point[]>>(server, 'POST', path('docs', '/points/retrieve'), {
+      key: owner.key,
+      body: { ids: [424243], with_vector: true },
+    });
+    // Cosine collections store the normalised vector.
+    expect(read.body.result).toEqual([
+      {
+        id: 424243,
+        vector: [0.6, 0.8, 0, 0].map((x) => expect.closeTo(x, 6)),
+        payload: { k: 'v', __svc_agent_id: null, __svc_deployment_id: null },
+      },
+    ]);
+  });
+
   test.each([[-1], ['abc'], [1.5], [null], ['123']])(
     'returns 400 INVALID_POINT_ID for id %j',
     async (id) => {

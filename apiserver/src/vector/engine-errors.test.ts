@@ -45,4 +45,25 @@ describe('engineFailure', () => {
     const err = engineFailure({ status: 502, text: '<html>bad gateway</html>' });
     expect(err).toMatchObject({ status: 502, code: 'UPSTREAM_ERROR' });
   });
+
+  test.each([
+    'Format error in JSON body: expected value at line 1 column 30',
+    'Format error in JSON body: EOF while parsing a list at line 1 column 12',
+    'Format error in JSON body: Unexpected token \',\', "[1,,2]" is not valid JSON',
+    "Format error in JSON body: Expected ',' or ']' after array element in JSON at position 3",
+  ])('maps a body that does not parse to 400 MALFORMED_JSON: %s', (message) => {
+    expect(engineFailure({ status: 400, text: qdrant(message) })).toMatchObject({
+      status: 400,
+      code: 'MALFORMED_JSON',
+    });
+  });
+
+  test('keeps valid JSON of the wrong shape a BAD_REQUEST', () => {
+    const message =
+      'Format error in JSON body: invalid type: string "a", expected f32 at line 1 column 9';
+    expect(engineFailure({ status: 400, text: qdrant(message) })).toMatchObject({
+      status: 400,
+      code: 'BAD_REQUEST',
+    });
+  });
 });

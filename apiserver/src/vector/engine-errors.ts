@@ -11,6 +11,25 @@ import { scrubEngineNames } from './error-envelope.js';
 
 const UPSTREAM_5XX = new Set([500, 502, 503, 504]);
 
+/** How Qdrant (serde_json) and `engine/` (JSON.parse) word a refused body. */
+const BODY_ERROR = /^(Format error in JSON body|Json deserialize error):/;
+
+/**
+ * Syntax errors among those, as opposed to valid JSON of the wrong shape
+ * ("invalid type", "missing field"): serde_json's and V8's wordings.
+ */
+const SYNTAX_ERROR =
+  /JSON at position|is not valid JSON|end of JSON input|EOF while parsing|expected `|expected value|expected ident|invalid escape|invalid number|number out of range|invalid unicode|control character|key must be a string|trailing comma|trailing characters|hex escape/i;
+
+/**
+ * Whether the engine refused the body as JSON that does not parse. The
+ * gateway copies vectors to the engine without parsing them, so the engine
+ * is where a malformed number inside one is found; it is still MALFORMED_JSON.
+ */
+export function isJsonSyntaxError(status: number, message: string): boolean {
+  return status === 400 && BODY_ERROR.test(message) && SYNTAX_ERROR.test(message);
+}
+
 /** The error to throw for an engine response with status >= 400. */
 export function engineFailure(res: EngineResponse): EngineError {
   let message = `The vector engine answered ${res.status}.`;
@@ -31,6 +50,7 @@ export function engineFailure(res: EngineResponse): EngineError {
     // Not JSON (a proxy's HTML page, a cut body): the status alone decides.
   }
   let status = res.status;
+  if (!code && isJsonSyntaxError(status, message)) code = 'MALFORMED_JSON';
   if (status === 422) status = 400; // The engine's "unprocessable" is the engine rejecting the query.
   if (status >= 500 && !UPSTREAM_5XX.has(status)) status = 502;
   if (status >= 400 && status < 500 && !EngineError.FALLBACK_CODES[status] && !code) status = 400;

@@ -36,6 +36,21 @@ const enum State {
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
+/** Bytes that change a captured value's nesting or start a string. */
+const STRUCTURAL = new Uint8Array(256);
+for (const b of [QUOTE, 0x7b, 0x7d, 0x5b, 0x5d]) STRUCTURAL[b] = 1;
+
+/** Bytes that end a bare scalar (number, true, false, null). */
+const SCALAR_END = new Uint8Array(256);
+for (const b of [0x2c, 0x7d, 0x5d, 0x20, 0x0a, 0x0d, 0x09]) SCALAR_END[b] = 1;
+
+/** How many backslashes directly precede `end` in `chunk`, not counting below `floor`. */
+function trailingBackslashes(chunk: Buffer, end: number, floor: number): number {
+  let k = end;
+  while (k > floor && chunk[k - 1] === BACKSLASH) k--;
+  return end - k;
+}
+
 function isSpace(b: number): boolean {
   return b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
 }
@@ -154,34 +169,78 @@ export class UpsertScanner {
     this.scalar = b !== 0x7b && b !== 0x5b && b !== QUOTE;
   }
 
-  /** Advances through a captured value; returns the index after what it consumed. */
+  /**
+   * Advances through a captured value; returns the index after what it
+   * consumed. State lives in locals while the loop runs (field reads cost
+   * more than the comparisons), bytes that matter to nothing are skipped in
+   * a tight loop, and a string's end is found with a native `indexOf`.
+   */
   private capture(chunk: Buffer, from: number): number {
     const n = chunk.length;
-    for (let i = from; i < n; i++) {
-      const b = chunk[i]!;
-      if (this.inString) {
-        if (this.escaped) this.escaped = false;
-        else if (b === BACKSLASH) this.escaped = true;
-        else if (b === QUOTE) {
-          this.inString = false;
-          if (this.depth === 0) return this.finish(chunk, i + 1);
-        }
-        continue;
-      }
-      if (this.scalar) {
-        if (b === 0x2c || b === 0x7d || b === 0x5d || isSpace(b)) return this.finish(chunk, i);
-        continue;
-      }
-      if (b === QUOTE) this.inString = true;
-      else if (b === 0x7b || b === 0x5b) this.depth++;
-      else if (b === 0x7d || b === 0x5d) {
-        this.depth--;
-        if (this.depth === 0) return this.finish(chunk, i + 1);
-      }
+    let depth = this.depth;
+    let i = from;
+    if (this.inString) {
+      i = this.skipInString(chunk, i);
+      if (i === -1) return this.runOff(chunk, depth, true);
+      if (depth === 0) return this.finish(chunk, i);
     }
+    if (this.scalar) {
+      while (i < n && SCALAR_END[chunk[i]!] === 0) i++;
+      if (i === n) return this.runOff(chunk, depth, false);
+      return this.finish(chunk, i);
+    }
+    while (i < n) {
+      const b = chunk[i]!;
+      if (STRUCTURAL[b] === 0) {
+        i++;
+        continue;
+      }
+      if (b === QUOTE) {
+        i = this.skipInString(chunk, i + 1);
+        if (i === -1) return this.runOff(chunk, depth, true);
+        if (depth === 0) return this.finish(chunk, i);
+        continue;
+      }
+      if (b === 0x7b || b === 0x5b) depth++;
+      else {
+        depth--;
+        if (depth === 0) return this.finish(chunk, i + 1);
+      }
+      i++;
+    }
+    return this.runOff(chunk, depth, false);
+  }
+
+  /**
+   * From inside a string at `i`: the index after its closing quote, or -1
+   * when the chunk ends first (`escaped` carries a trailing backslash over).
+   */
+  private skipInString(chunk: Buffer, i: number): number {
+    if (this.escaped) {
+      // The previous chunk ended in an escaping backslash: this byte is taken.
+      this.escaped = false;
+      i++;
+    }
+    const floor = i;
+    for (;;) {
+      const quote = chunk.indexOf(QUOTE, i);
+      if (quote === -1) {
+        // An odd backslash run at the very end escapes the first byte of the next chunk.
+        this.escaped = trailingBackslashes(chunk, chunk.length, floor) % 2 === 1;
+        return -1;
+      }
+      if (trailingBackslashes(chunk, quote, floor) % 2 === 0) return quote + 1;
+      i = quote + 1;
+    }
+  }
+
+  /** Keeps the rest of a chunk the value runs off; returns the chunk's length. */
+  private runOff(chunk: Buffer, depth: number, inString: boolean): number {
+    this.depth = depth;
+    this.inString = inString;
     this.keep(chunk.subarray(this.capturedStart));
-    this.capturedStart = n;
-    return n;
+    this.capturedStart = chunk.length;
+    return chunk.length;
   }
 
   private keep(piece: Buffer): void {

@@ -30,6 +30,7 @@ import type { StorageMeter } from '../storage/storage-meter.js';
 import { WriteCheck } from '../schema/enforcement.js';
 import type { PointId } from '../schema/scan.js';
 import { attestation, checkPointId, cleanPayload } from './payload-keys.js';
+import { pointMembers, type PointMember } from './point-members.js';
 import { parse, UpsertScanner } from './upsert-scanner.js';
 
 /** The upsert limits of the contract (tests shorten the idle timeout). */
@@ -72,7 +73,9 @@ export async function streamUpsert(
 
   const stamp = attestation(caller);
   const extra: Record<string, unknown> = {};
-  let batch: string[] = [];
+  // The batch's bytes as they will be sent: each point's parts, with the commas between points.
+  let batch: Buffer[] = [];
+  let batchPoints = 0;
   let batchBytes = 0;
   let count = 0;
   let last: EngineResponse | null = null;
@@ -96,34 +99,30 @@ export async function streamUpsert(
           fields: { field: 'points', max: limits.maxPoints },
         });
       }
-      const field = `points[${count - 1}]`;
-      const point = parse(raw);
-      if (typeof point !== 'object' || point === null || Array.isArray(point)) {
-        throw new VectorValidationError(`${field} must be an object.`, { fields: { field } });
+      const point = stampedPoint(raw, `points[${count - 1}]`, stamp, check);
+      if (batchPoints > 0) batch.push(COMMA);
+      for (const part of point.parts) {
+        batch.push(part);
+        batchBytes += part.length;
       }
-      const record = point as Record<string, unknown>;
-      checkPointId(record.id, `${field}.id`);
-      const payload = cleanPayload(record.payload, `${field}.payload`, raw.length);
-      check.point(record.id as PointId, payload);
-      record.payload = { ...payload, ...stamp };
-      payloadBytes += JSON.stringify(record.payload).length;
-      const text = JSON.stringify(record);
-      batch.push(text);
-      batchBytes += text.length;
+      batchPoints++;
+      payloadBytes += point.payloadBytes;
     },
   });
 
   const flush = async () => {
     // Strict: a batch with a violation is refused here, before any of it is forwarded.
     check.settle();
-    const points = batch.length;
+    const points = batchPoints;
     const batchEstimate =
       points * 4 * collection.size + (payloadBytes * points) / Math.max(count, 1);
     await storage.assertRoom(caller.account._id, caller.plan, written);
-    const body = `{${Object.entries(extra)
+    const head = `{${Object.entries(extra)
       .map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)},`)
-      .join('')}"points":[${batch.join(',')}]}`;
+      .join('')}"points":[`;
+    const body = Buffer.concat([Buffer.from(head), ...batch, CLOSE_POINTS]);
     batch = [];
+    batchPoints = 0;
     batchBytes = 0;
     const res = await engine.send(
       'PUT',
@@ -142,7 +141,7 @@ export async function streamUpsert(
     received += chunk.length;
     if (received > limits.maxBodyBytes) throw bodyTooLarge(limits);
     scanner.push(chunk);
-    if (batch.length >= limits.batchPoints || batchBytes >= limits.batchBytes) await flush();
+    if (batchPoints >= limits.batchPoints || batchBytes >= limits.batchBytes) await flush();
   }
   scanner.end();
   if (!scanner.hasPoints) {
@@ -150,13 +149,52 @@ export async function streamUpsert(
       fields: { field: 'points' },
     });
   }
-  if (batch.length > 0 || last === null) await flush();
+  if (batchPoints > 0 || last === null) await flush();
   if (count > 0) {
     await storage
       .recordPayloadAverage(collection, payloadBytes / count)
       .catch((err: unknown) => ctx.state.log.warn('payload size not recorded', { err }));
   }
   return last!;
+}
+
+const COMMA = Buffer.from(',');
+const CLOSE_POINTS = Buffer.from(']}');
+const OPEN_POINT = Buffer.from('{');
+const PAYLOAD_MEMBER = Buffer.from('"payload":');
+const CLOSE_POINT = Buffer.from('}');
+
+/**
+ * One point as forwarded, in parts: every member's bytes as sent except
+ * `payload`, which is cleaned (reserved keys, 64 KB), checked against the
+ * payload schema and stamped. Only `id` and `payload` are parsed; a name sent
+ * twice counts once, the last, as JSON.parse would have it.
+ */
+function stampedPoint(
+  raw: Buffer,
+  field: string,
+  stamp: Record<string, string | null>,
+  check: WriteCheck,
+): { parts: Buffer[]; payloadBytes: number } {
+  const members = new Map<string, PointMember>();
+  for (const member of pointMembers(raw)) members.set(member.name, member);
+  const bytesOf = (m: PointMember) => raw.subarray(m.start, m.end);
+  const idMember = members.get('id');
+  const id = idMember ? parse(bytesOf(idMember)) : undefined;
+  checkPointId(id, `${field}.id`);
+  const sent = members.get('payload');
+  const payload = sent
+    ? cleanPayload(parse(bytesOf(sent)), `${field}.payload`, sent.end - sent.start)
+    : {};
+  check.point(id as PointId, payload);
+  const stamped = Buffer.from(JSON.stringify({ ...payload, ...stamp }));
+  const parts: Buffer[] = [OPEN_POINT];
+  for (const [name, member] of members) {
+    if (name === 'payload') continue;
+    parts.push(Buffer.from(`${JSON.stringify(name)}:`), bytesOf(member), COMMA);
+  }
+  parts.push(PAYLOAD_MEMBER, stamped, CLOSE_POINT);
+  return { parts, payloadBytes: stamped.length };
 }
 
 /**
