@@ -103,6 +103,20 @@ async function phase(
   };
 }
 
+/**
+ * Waits until the engine has indexed every point of `collection`: the engine
+ * builds its index in the background after upserts, and that work must not
+ * land in the next phase's numbers.
+ */
+async function settled(engineUrl: string, collection: string): Promise<void> {
+  for (;;) {
+    const res = await fetch(`${engineUrl}/collections/${collection}`);
+    const info = (await res.json()) as { result: { status: string } };
+    if (info.result.status === 'green') return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
 /** Pins a process and all its threads to one CPU. */
 async function pin(pid: number, cpu: number): Promise<void> {
   await new Promise<void>((resolve, reject) => {
@@ -174,6 +188,7 @@ try {
         ...process.env,
         MONGODB_URI: mongoUri.toString(),
         SVC_ENGINE_URL: engine.url,
+        KUBECONFIG: cp.kubeconfigPath,
       },
       stdio: ['ignore', 'pipe', 'inherit'],
     },
@@ -212,9 +227,11 @@ try {
   const upDirect = await phase(batches, pids, (b) =>
     send(`${engine.url}/collections/direct/points?wait=true`, 'PUT', bodies[b]!),
   );
+  await settled(engine.url, 'direct');
   const upGateway = await phase(batches, pids, (b) =>
     send(`${gatewayUrl}/api/v1/collections/bench/points?wait=true`, 'PUT', bodies[b]!, key),
   );
+  await settled(engine.url, engineName);
 
   const query = (i: number) =>
     JSON.stringify({ vector: vector(i * 7 + 3), limit: 10, with_payload: true });
