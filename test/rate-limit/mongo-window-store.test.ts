@@ -149,4 +149,47 @@ describe('MongoWindowStore', () => {
     expect(await store.hit(b, T0 + WINDOW + 2)).toEqual({ previous: 1, current: 2 });
     expect(await store.hit(a, T0 + 5_000)).toEqual({ previous: 0, current: 3 });
   });
+
+  describe('hitCached', () => {
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+    it('counts exactly within one instance, with one round trip for the bucket', async () => {
+      const key = newKey();
+      const counts = [];
+      for (let i = 0; i < 5; i++)
+        counts.push((await store.hitCached(key, T0 + i, WINDOW, 60_000)).current);
+      expect(counts).toEqual([1, 2, 3, 4, 5]);
+      // Only the first request of the bucket wrote; the later ones are in memory until a refresh.
+      expect(await bucketCount(key, T0)).toBe(1);
+      await store.undo(key, T0 + 5, WINDOW, { persist: false });
+      expect((await store.hitCached(key, T0 + 6, WINDOW, 60_000)).current).toBe(5);
+    });
+
+    it("sees another instance's count once its own reading is stale, and publishes its own", async () => {
+      const key = newKey();
+      const other = new MongoWindowStore(buckets);
+      for (let i = 0; i < 3; i++) await other.hit(key, T0 + i);
+      // The first request of a bucket waits for the read: the other instance's 3 are in.
+      expect(await store.hitCached(key, T0 + 10, WINDOW, 50)).toEqual({ previous: 0, current: 4 });
+      for (let i = 0; i < 2; i++) await other.hit(key, T0 + 20 + i);
+      // Fresh reading: the other's 2 new hits are not seen yet...
+      expect((await store.hitCached(key, T0 + 30, WINDOW, 50)).current).toBe(5);
+      await sleep(60);
+      // ...stale now: this request starts a refresh in the background and answers from the old reading...
+      expect((await store.hitCached(key, T0 + 40, WINDOW, 50)).current).toBe(6);
+      await sleep(1_000);
+      // ...and the next one sees the refresh: 5 of the other's + 4 of ours.
+      expect((await store.hitCached(key, T0 + 50, WINDOW, 50)).current).toBe(9);
+      // The refresh published this instance's count for the others.
+      expect(await bucketCount(key, T0)).toBeGreaterThanOrEqual(5 + 3);
+    });
+
+    it('fails the first request of a bucket when the store is unreachable', async () => {
+      const { MongoClient } = await import('mongodb');
+      const down = new MongoClient('mongodb://127.0.0.1:1/', { serverSelectionTimeoutMS: 200 });
+      const unreachable = new MongoWindowStore(down.db('x').collection<RateBucket>('rate_buckets'));
+      await expect(unreachable.hitCached(newKey(), T0)).rejects.toThrow();
+      await down.close();
+    });
+  });
 });
