@@ -45,4 +45,18 @@ describe('vectorOpenApi', () => {
     expect(upsert['413']!.description).toMatch(/PAYLOAD_TOO_LARGE/);
     expect(upsert['408']!.description).toMatch(/REQUEST_IDLE_TIMEOUT/);
   });
+
+  test('lists the storage cap on writes that add data, and the workspace 404 on twins only', () => {
+    const paths = vectorOpenApi().paths as Record<
+      string,
+      Record<string, { responses: Record<string, { description: string }> }>
+    >;
+    const upsert = paths['/api/v1/collections/{name}/points']!.put!.responses;
+    expect(upsert['429']!.description).toMatch(/STORAGE_LIMIT_EXCEEDED/);
+    const remove = paths['/api/v1/collections/{name}/points/delete']!.post!.responses;
+    expect(remove['429']!.description).not.toMatch(/STORAGE_LIMIT_EXCEEDED/);
+    const twin = paths['/api/v1/workspaces/{workspace}/collections/{name}/points']!.put!.responses;
+    expect(twin['404']!.description).toMatch(/NOT_FOUND \(no such workspace/);
+    expect(upsert['404']!.description).not.toMatch(/no such workspace/);
+  });
 });

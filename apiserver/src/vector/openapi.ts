@@ -256,12 +256,23 @@ const AUTH_ERRORS = [
   { status: 500, codes: 'AUTHENTICATION_ERROR (retriable), INTERNAL_ERROR' },
 ];
 
+/** What a workspace twin answers besides its workspace-less form's errors. */
+const WORKSPACE_TWIN_ERRORS = [
+  { status: 404, codes: 'NOT_FOUND (no such workspace; nothing is created)' },
+  { status: 400, codes: 'VALIDATION_ERROR (workspace name)' },
+];
+
 function operation(op: VectorOperation, path: string): Record<string, unknown> {
   const responses: Record<string, unknown> = {
     [op.success.status]: { description: op.success.description },
   };
   const byStatus = new Map<number, string[]>();
   for (const e of op.errors) byStatus.set(e.status, [...(byStatus.get(e.status) ?? []), e.code]);
+  if (path.includes('{workspace}')) {
+    for (const { status, codes } of WORKSPACE_TWIN_ERRORS) {
+      byStatus.set(status, [...(byStatus.get(status) ?? []), codes]);
+    }
+  }
   // The document and the refused engine-native create answer before authentication.
   const authenticated = op.path !== '/api/v1/openapi.json' && op.success.status !== 405;
   if (authenticated) {
