@@ -7,7 +7,7 @@
  * the default size). The gateway runs as its own process; peak RSS is its
  * VmHWM from /proc, CPU its utime+stime. The caller is an enterprise account,
  * so the rate limit does not cap the numbers. The load generator is a
- * keep-alive node:http client, the cheapest Node has, since on a small
+ * keep-alive node:http client (much cheaper than fetch), since on a small
  * machine it shares the cores with what it measures.
  *
  *   npx tsx bench/vector-gateway.ts [searches=3000] [upsertPoints=20000] [largeMb=500] [concurrency=16] [dims=128]
@@ -117,6 +117,47 @@ async function settled(engineUrl: string, collection: string): Promise<void> {
   }
 }
 
+/** A server process of this bench and the URL it printed. */
+interface Started {
+  child: ReturnType<typeof spawn>;
+  url: string;
+}
+
+/** Starts `bench/<script>` against the engine and waits for its `{"ready":...,"url":...}` line. */
+async function startServer(script: string, env: Record<string, string>): Promise<Started> {
+  const child = spawn(
+    process.execPath,
+    [
+      // e.g. GATEWAY_NODE_ARGS=--cpu-prof to profile the gateway.
+      ...(process.env.GATEWAY_NODE_ARGS ?? '').split(' ').filter(Boolean),
+      '--import',
+      'tsx',
+      join(root, 'bench', script),
+    ],
+    {
+      cwd: root,
+      env: { ...process.env, SVC_ENGINE_URL: engine.url, ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  const url = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (line.startsWith('{"ready"')) resolve((JSON.parse(line) as { url: string }).url);
+    });
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+  return { child, url };
+}
+
+/** Stops a server started by {@link startServer}. */
+async function stopServer(server: Started | undefined): Promise<void> {
+  const child = server?.child;
+  if (!child || child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
 /** Pins a process and all its threads to one CPU. */
 async function pin(pid: number, cpu: number): Promise<void> {
   await new Promise<void>((resolve, reject) => {
@@ -130,13 +171,20 @@ async function pin(pid: number, cpu: number): Promise<void> {
   });
 }
 
-function report(label: string, unit: string, per: number, direct: Phase, gateway: Phase): void {
+function report(
+  label: string,
+  unit: string,
+  per: number,
+  direct: Phase,
+  proxied: Phase,
+  proxy = 'gateway',
+): void {
   const rate = (p: Phase) => (p.perSecond * per).toFixed(0).padStart(8);
   console.log(
-    `${label} direct ${rate(direct)} ${unit}   gateway ${rate(gateway)} ${unit}   ratio ${(gateway.perSecond / direct.perSecond).toFixed(2)}`,
+    `${label} direct ${rate(direct)} ${unit}   ${proxy} ${rate(proxied)} ${unit}   ratio ${(proxied.perSecond / direct.perSecond).toFixed(2)}`,
   );
   console.log(
-    `${' '.repeat(label.length)} CPU per request: engine ${direct.engineCpuMs.toFixed(2)} ms direct, ${gateway.engineCpuMs.toFixed(2)} ms behind the gateway; gateway ${gateway.gatewayCpuMs.toFixed(2)} ms`,
+    `${' '.repeat(label.length)} CPU per request: engine ${direct.engineCpuMs.toFixed(2)} ms direct, ${proxied.engineCpuMs.toFixed(2)} ms behind the ${proxy}; ${proxy} ${proxied.gatewayCpuMs.toFixed(2)} ms`,
   );
 }
 
@@ -161,7 +209,8 @@ function largeBody(points: number, totalMb: number): Readable {
 const dir = await mkdtemp(join(tmpdir(), 'svc-bench-vectors-'));
 const cp = await startControlPlane({ dir, durable: false, controllerManager: false });
 const engine = await startEngine({ env: { SVC_ENGINE_MAX_BODY_MB: '64' } });
-let gateway: ReturnType<typeof spawn> | undefined;
+let gateway: Started | undefined;
+let bare: Started | undefined;
 try {
   const mongoUri = new URL(cp.mongoUri);
   mongoUri.pathname = '/svc';
@@ -173,37 +222,20 @@ try {
   const { text: key } = await accounts.createKey({ accountId: account._id, environment: 'live' });
   await mongo.close();
 
-  gateway = spawn(
-    process.execPath,
-    [
-      // e.g. GATEWAY_NODE_ARGS=--cpu-prof to profile the gateway.
-      ...(process.env.GATEWAY_NODE_ARGS ?? '').split(' ').filter(Boolean),
-      '--import',
-      'tsx',
-      join(root, 'bench', 'vector-gateway-server.ts'),
-    ],
-    {
-      cwd: root,
-      env: {
-        ...process.env,
-        MONGODB_URI: mongoUri.toString(),
-        SVC_ENGINE_URL: engine.url,
-        KUBECONFIG: cp.kubeconfigPath,
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  const gatewayUrl = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: gateway!.stdout! }).on('line', (line) => {
-      if (line.startsWith('{"ready"')) resolve((JSON.parse(line) as { url: string }).url);
-    });
-    gateway!.once('exit', (code) => reject(new Error(`gateway exited with ${code}`)));
+  gateway = await startServer('vector-gateway-server.ts', {
+    MONGODB_URI: mongoUri.toString(),
+    KUBECONFIG: cp.kubeconfigPath,
   });
+  bare = await startServer('support/bare-proxy.ts', {});
+  const gatewayUrl = gateway.url;
+  const bareUrl = bare.url;
 
-  const pids = { engine: engine.child.pid!, gateway: gateway.pid! };
+  const pids = { engine: engine.child.pid!, gateway: gateway.child.pid! };
+  const barePids = { engine: engine.child.pid!, gateway: bare.child.pid! };
   if (PIN) {
     await pin(pids.engine, 1);
     await pin(pids.gateway, 0);
+    await pin(barePids.gateway, 0);
     await pin(process.pid, 0);
   }
   const collection = (name: string) =>
@@ -232,6 +264,15 @@ try {
     send(`${gatewayUrl}/api/v1/collections/bench/points?wait=true`, 'PUT', bodies[b]!, key),
   );
   await settled(engine.url, engineName);
+  await send(
+    `${engine.url}/collections/bare`,
+    'PUT',
+    JSON.stringify({ vectors: { size: DIM, distance: 'Cosine' } }),
+  );
+  const upBare = await phase(batches, barePids, (b) =>
+    send(`${bareUrl}/collections/bare/points?wait=true`, 'PUT', bodies[b]!),
+  );
+  await settled(engine.url, 'bare');
 
   const query = (i: number) =>
     JSON.stringify({ vector: vector(i * 7 + 3), limit: 10, with_payload: true });
@@ -239,21 +280,28 @@ try {
     send(`${engine.url}/collections/${engineName}/points/search`, 'POST', query(i));
   const searchGateway = (i: number) =>
     send(`${gatewayUrl}/api/v1/collections/bench/points/search`, 'POST', query(i), key);
-  // Warm both paths (connections, JIT) before timing.
+  const searchBare = (i: number) =>
+    send(`${bareUrl}/collections/${engineName}/points/search`, 'POST', query(i));
+  // Warm every path (connections, JIT) before timing.
   await phase(200, pids, searchDirect);
   await phase(200, pids, searchGateway);
+  await phase(200, barePids, searchBare);
   const sGateway = await phase(searches, pids, searchGateway);
   const sDirect = await phase(searches, pids, searchDirect);
+  const sBare = await phase(searches, barePids, searchBare);
 
   console.log(
     `points: ${upsertPoints} x ${DIM} dims, upsert batches of ${BATCH}, concurrency ${concurrency}, ${PIN ? 'engine on CPU 1, gateway and client on CPU 0' : 'all processes on all CPUs'}`,
   );
   report('upsert', 'points/s', BATCH, upDirect, upGateway);
   report('search', 'req/s   ', 1, sDirect, sGateway);
+  console.log("the floor: a bare Node proxy (bench/support/bare-proxy.ts) in the gateway's place");
+  report('upsert', 'points/s', BATCH, upDirect, upBare, 'bare proxy');
+  report('search', 'req/s   ', 1, sDirect, sBare, 'bare proxy');
 
   // The large streaming upsert: one request of 10,000 points.
   await send(`${gatewayUrl}/api/v1/collections`, 'POST', collection('large'), key);
-  const before = await peakRssMb(gateway.pid!);
+  const before = await peakRssMb(gateway.child.pid!);
   const started = performance.now();
   let sent = 0;
   const status = await new Promise<number>((resolve, reject) => {
@@ -274,16 +322,13 @@ try {
     body.pipe(req);
   });
   const seconds = (performance.now() - started) / 1000;
-  const after = await peakRssMb(gateway.pid!);
+  const after = await peakRssMb(gateway.child.pid!);
   console.log(
     `large upsert: ${(sent / (1024 * 1024)).toFixed(0)} MB in ${seconds.toFixed(1)} s (${(sent / (1024 * 1024) / seconds).toFixed(0)} MB/s), status ${status}; gateway peak RSS ${before.toFixed(0)} MB before, ${after.toFixed(0)} MB after`,
   );
 } finally {
-  if (gateway && gateway.exitCode === null) {
-    const exited = new Promise((resolve) => gateway!.once('exit', resolve));
-    gateway.kill('SIGTERM');
-    await exited;
-  }
+  await stopServer(gateway);
+  await stopServer(bare);
   await engine.dispose();
   await cp.stop();
   await rm(dir, { recursive: true, force: true });
