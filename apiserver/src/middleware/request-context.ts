@@ -21,18 +21,25 @@ export function requestContext(log: Logger, header = 'x-request-id'): Middleware
     const incoming = ctx.get('x-request-id');
     const requestId = SANE_ID.test(incoming) ? incoming : randomUUID();
     ctx.state.requestId = requestId;
-    ctx.state.log = log.child({ request_id: requestId });
+    // Made on first use: most requests of a hot route never log anything but the access line.
+    let child: Logger | undefined;
+    Object.defineProperty(ctx.state, 'log', {
+      get: () => (child ??= log.child({ request_id: requestId })),
+      enumerable: true,
+      configurable: true,
+    });
     ctx.set(header, requestId);
     const started = performance.now();
     try {
       await next();
     } finally {
-      ctx.state.log.info('request', {
-        method: ctx.method,
-        path: ctx.path,
-        status: ctx.status,
-        duration_ms: Math.round((performance.now() - started) * 10) / 10,
-      });
+      if (log.isLevelEnabled('info'))
+        ctx.state.log.info('request', {
+          method: ctx.method,
+          path: ctx.path,
+          status: ctx.status,
+          duration_ms: Math.round((performance.now() - started) * 10) / 10,
+        });
     }
   };
 }

@@ -63,6 +63,14 @@ export class EngineClient {
       res.body.destroy();
       throw responseTooLarge(declared);
     }
+    if (res.headers['content-length'] !== undefined) {
+      // Length known and within the cap: one native read of the whole body.
+      try {
+        return { status: res.statusCode, text: await res.body.text() };
+      } catch (cause) {
+        throw transportFailure(cause, 'The vector engine response was cut short; retry.');
+      }
+    }
     const chunks: Buffer[] = [];
     let size = 0;
     try {
