@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { connect } from 'node:net';
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { ANNOTATIONS, API_GROUP, API_VERSION, PLURALS, type Agent } from '../../crds/src/index.js';
@@ -20,6 +21,8 @@ let edge: Server;
 let edgePort: number;
 let upstream: Server;
 let upstreamPort: number;
+/** The agent's side of every WebSocket tunnel the edge opened. */
+const tunnels: Duplex[] = [];
 const DOMAIN = 'agents.test';
 
 beforeAll(async () => {
@@ -39,16 +42,22 @@ beforeAll(async () => {
     res.end(`hello from ${req.url}`);
   });
   upstream.on('upgrade', (_req, socket) => {
+    tunnels.push(socket);
     socket.write(
       'HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n',
     );
     socket.on('data', (d: Buffer) => socket.write(d));
+    // As a WebSocket server does: the connection ends when the other side's does.
+    socket.on('end', () => socket.end());
   });
   await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
   upstreamPort = (upstream.address() as AddressInfo).port;
 });
 
 afterAll(async () => {
+  // The edge's keep-alive connections to the upstream would keep both servers (and jest) alive.
+  edge.closeAllConnections();
+  upstream.closeAllConnections();
   edge.close();
   upstream.close();
   await index.stop();
@@ -206,6 +215,8 @@ describe('agent edge', () => {
     socket.write('ping-frame');
     await until(() => Buffer.concat(received).toString().endsWith('ping-frame'));
     socket.destroy();
+    // The client left: the edge closes the agent's side of the tunnel too.
+    await until(() => tunnels.length === 1 && tunnels[0]!.destroyed);
     await until(async () => {
       const current = (await api.getNamespacedCustomObject({
         ...coords(),

@@ -186,10 +186,24 @@ export function createEdgeServer(opts: EdgeOptions): Server {
         upstream.pipe(socket);
         socket.pipe(upstream);
       });
-      upstream.on('error', (err) =>
-        socket.writable && !upstream.bytesRead ? refuse(err) : socket.destroy(),
-      );
+      // Before the agent answered anything, a failure is refused with the contract's 502, once.
+      let refused = false;
+      const refuseOnce = (err: unknown) => {
+        if (refused || !socket.writable) return;
+        refused = true;
+        refuse(err);
+      };
+      upstream.on('error', (err) => (upstream.bytesRead > 0 ? socket.destroy() : refuseOnce(err)));
       socket.on('error', () => upstream.destroy());
+      // A tunnel lives as long as both ends: when either closes, the other is closed too.
+      socket.once('close', () => upstream.destroy());
+      upstream.once('close', () => {
+        if (upstream.bytesRead > 0) socket.end();
+        else
+          refuseOnce(
+            new EdgeError(502, 'AGENT_UPSTREAM_FAILURE', 'The agent closed the connection; retry.'),
+          );
+      });
     }, refuse);
   });
   return server;
