@@ -318,7 +318,8 @@ export function vectorOpenApi(): Record<string, unknown> {
       title: 'svc vector data plane',
       version: '1.0.0',
       description:
-        'Collections, points, payloads, payload indexes and payload schemas, tenant-scoped. Errors are {error:{code,message,...}}; switch on error.code. Point routes relay the engine (Qdrant REST shapes). Unsupported engine endpoints (snapshots, telemetry, metrics, cluster, locks, shards) answer 404 NOT_FOUND "Unsupported endpoint".',
+        'Collections, points, payloads, payload indexes and payload schemas, tenant-scoped. Errors are {error:{code,message,...}}; switch on error.code. Point routes relay the engine (Qdrant REST shapes). Unsupported engine endpoints (snapshots, telemetry, metrics, cluster, locks, shards) answer 404 NOT_FOUND "Unsupported endpoint". ' +
+        'Consistency: a revoked key or a suspension takes effect here within 5 s (resolved keys are cached); the per-minute limit is exact per replica and may admit what other replicas admitted in the last 250 ms; the storage cap uses an estimate (points x (4 x size + average payload bytes)) refreshed every 10 s, with writes meanwhile added.',
     },
     security: [{ bearer: [] }],
     paths,
