@@ -157,6 +157,48 @@ describe('PUT /points (upsert)', () => {
     );
   });
 
+  test('returns 400 RESERVED_FIELD for an internal key spelled with escapes', async () => {
+    const res = await vcall<ErrorBody>(server, 'PUT', `${path('docs', '/points')}?wait=true`, {
+      key: owner.key,
+      rawBody: '{"points":[{"id":1,"vector":[1,0,0,0],"payload":{"\\u005f_svc_tenant":"x"}}]}',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toEqual(
+      expect.objectContaining({ code: 'RESERVED_FIELD', field: 'points[0].payload.__svc_tenant' }),
+    );
+  });
+
+  test('stamps every payload shape the same way: none, null, empty, spaced, forged', async () => {
+    const raw =
+      '{"points":[' +
+      '{"id":424250,"vector":[1,0,0,0]},' +
+      '{"id":424251,"vector":[1,0,0,0],"payload":null},' +
+      '{"id":424252,"vector":[1,0,0,0],"payload":{ \n }},' +
+      '{"id":424253,"vector":[1,0,0,0],"payload":{ "a" : [1, {"b": "}"}] , "c":"d" \t}},' +
+      '{"id":424254,"vector":[1,0,0,0],"payload":{"__svc_agent_id":"forged","k":1}}' +
+      ']}';
+    const res = await vcall(server, 'PUT', `${path('docs', '/points')}?wait=true`, {
+      key: agent.key,
+      rawBody: raw,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.status).toBe(200);
+    const read = await vcall<Result<Point[]>>(server, 'POST', path('docs', '/points/retrieve'), {
+      key: owner.key,
+      body: { ids: [424250, 424251, 424252, 424253, 424254] },
+    });
+    const stamp = { __svc_agent_id: agent.agentId, __svc_deployment_id: agent.deploymentId };
+    const byId = Object.fromEntries(read.body.result.map((p) => [p.id, p.payload]));
+    expect(byId).toEqual({
+      424250: stamp,
+      424251: stamp,
+      424252: stamp,
+      424253: { a: [1, { b: '}' }], c: 'd', ...stamp },
+      424254: { k: 1, ...stamp },
+    });
+  });
+
   test('returns 400 PAYLOAD_TOO_LARGE for a payload over 64 KB', async () => {
     const res = await upsert(owner.key, 'docs', {
       points: [{ id: 1, vector: vec(1), payload: { text: 'x'.repeat(66_000) } }],

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { pointMembers } from './point-members.js';
+import { plainArrayEnd, pointMembers } from './point-members.js';
 
 function members(text: string): Record<string, string>[] {
   const raw = Buffer.from(text);
@@ -55,5 +55,23 @@ describe('pointMembers', () => {
     expect(() => pointMembers(Buffer.from(text))).toThrow(
       expect.objectContaining({ status: 400, code: 'MALFORMED_JSON' }),
     );
+  });
+});
+
+describe('plainArrayEnd', () => {
+  const at = (text: string) => plainArrayEnd(Buffer.from(text), text.indexOf('['));
+
+  test('finds the end of a dense vector', () => {
+    const text = '{"vector":[1, -2.5e3,0.75 ],"id":1}';
+    expect(at(text)).toBe(text.indexOf(']'));
+  });
+
+  test.each([
+    ['nested arrays (a multivector)', '[[1,2],[3,4]]'],
+    ['an object inside', '[{"indices":[1]}]'],
+    ['a string inside', '[1,"]",2]'],
+    ['no end', '[1,2,3'],
+  ])('declines %s', (_, text) => {
+    expect(at(text)).toBe(-1);
   });
 });

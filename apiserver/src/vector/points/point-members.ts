@@ -35,6 +35,22 @@ for (const b of [QUOTE, COMMA, OPEN_OBJECT, CLOSE_OBJECT, OPEN_ARRAY, CLOSE_ARRA
   STRUCTURAL[b] = 1;
 }
 
+/**
+ * The index of the `]` closing the array that opens at `open` when that
+ * array holds nothing but scalars without quotes (a dense vector: numbers,
+ * commas, spaces), found with native searches instead of a byte loop; -1
+ * when it holds strings, objects or arrays, or does not close within `buf`.
+ */
+export function plainArrayEnd(buf: Uint8Array, open: number): number {
+  const close = buf.indexOf(CLOSE_ARRAY, open + 1);
+  if (close === -1) return -1;
+  const inside = buf.subarray(open + 1, close);
+  if (inside.indexOf(OPEN_ARRAY) !== -1) return -1;
+  if (inside.indexOf(OPEN_OBJECT) !== -1) return -1;
+  if (inside.indexOf(QUOTE) !== -1) return -1;
+  return close;
+}
+
 function isSpace(b: number): boolean {
   return b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
 }
@@ -74,6 +90,14 @@ function skipValue(raw: Uint8Array, i: number): number {
     if (b === QUOTE) {
       i = skipString(raw, i);
       continue;
+    }
+    if (b === OPEN_ARRAY) {
+      // A dense vector is skipped whole: nothing inside it can end the value.
+      const end = plainArrayEnd(raw, i);
+      if (end !== -1) {
+        i = end + 1;
+        continue;
+      }
     }
     if (b === OPEN_OBJECT || b === OPEN_ARRAY) {
       stack.push(b === OPEN_OBJECT ? CLOSE_OBJECT : CLOSE_ARRAY);

@@ -11,6 +11,7 @@
  * bracket depth finds in one pass.
  */
 import { MalformedJson, PointPayloadTooLarge } from '../../errors/catalogue.js';
+import { plainArrayEnd } from './point-members.js';
 
 /** Callbacks of the scanner. */
 export interface ScannerSink {
@@ -201,6 +202,14 @@ export class UpsertScanner {
         if (depth === 0) return this.finish(chunk, i);
         continue;
       }
+      if (b === 0x5b) {
+        // A dense vector is skipped whole when it closes in this chunk.
+        const end = plainArrayEnd(chunk, i);
+        if (end !== -1) {
+          i = end + 1;
+          continue;
+        }
+      }
       if (b === 0x7b || b === 0x5b) depth++;
       else {
         depth--;
@@ -252,8 +261,9 @@ export class UpsertScanner {
         { fields: { field: 'points', max: this.maxElementBytes } },
       );
     }
-    // Copied: the chunk's memory is reused by the stream once we return.
-    this.pieces.push(Buffer.from(piece));
+    // Not copied: a request stream hands out a new Buffer per chunk and never reuses it, so a
+    // piece stays valid (it keeps its chunk alive until the batch holding it is sent).
+    this.pieces.push(piece);
   }
 
   private finish(chunk: Buffer, end: number): number {

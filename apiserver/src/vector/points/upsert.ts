@@ -29,7 +29,7 @@ import { engineFailure } from '../engine-errors.js';
 import type { StorageMeter } from '../storage/storage-meter.js';
 import { WriteCheck } from '../schema/enforcement.js';
 import type { PointId } from '../schema/scan.js';
-import { attestation, checkPointId, cleanPayload } from './payload-keys.js';
+import { attestation, checkPointId, cleanPayload, MAX_PAYLOAD_BYTES } from './payload-keys.js';
 import { pointMembers, type PointMember } from './point-members.js';
 import { parse, UpsertScanner } from './upsert-scanner.js';
 
@@ -71,7 +71,7 @@ export async function streamUpsert(
   if (declared > limits.maxBodyBytes) throw bodyTooLarge(limits);
   await storage.assertRoom(caller.account._id, caller.plan);
 
-  const stamp = attestation(caller);
+  const stampBytes = stampOf(attestation(caller));
   const extra: Record<string, unknown> = {};
   // The batch's bytes as they will be sent: each point's parts, with the commas between points.
   let batch: Buffer[] = [];
@@ -99,7 +99,7 @@ export async function streamUpsert(
           fields: { field: 'points', max: limits.maxPoints },
         });
       }
-      const point = stampedPoint(raw, `points[${count - 1}]`, stamp, check);
+      const point = stampedPoint(raw, `points[${count - 1}]`, stampBytes, check);
       if (batchPoints > 0) batch.push(COMMA);
       for (const part of point.parts) {
         batch.push(part);
@@ -164,6 +164,64 @@ const OPEN_POINT = Buffer.from('{');
 const PAYLOAD_MEMBER = Buffer.from('"payload":');
 const CLOSE_POINT = Buffer.from('}');
 
+/** The attested keys of one request: as an object, and as `"k":v,"k":v` bytes to splice in. */
+interface Stamp {
+  record: Record<string, string | null>;
+  members: Buffer;
+}
+
+function stampOf(record: Record<string, string | null>): Stamp {
+  return { record, members: Buffer.from(JSON.stringify(record).slice(1, -1)) };
+}
+
+/**
+ * The stamped payload made without parsing it, when that is certainly the
+ * same as parsing, cleaning and re-serialising it: an object of at most
+ * 64 KB with no `__svc_` text and no escape anywhere (so no reserved or
+ * attested key to refuse or drop, however spelled), or no payload at all. The stamp goes in before the
+ * closing brace. Null for anything else (the caller takes the parsing path).
+ */
+function splicedPayload(raw: Buffer, sent: PointMember | undefined, stamp: Stamp): Buffer | null {
+  if (!sent || isNullAt(raw, sent)) return Buffer.concat([OPEN_POINT, stamp.members, CLOSE_POINT]);
+  if (raw[sent.start] !== 0x7b || sent.end - sent.start > MAX_PAYLOAD_BYTES) return null;
+  const body = raw.subarray(sent.start, sent.end);
+  // A backslash could spell a reserved key with escapes ("\u005f_svc_..."): parse those.
+  if (body.indexOf(RESERVED_TEXT) !== -1 || body.indexOf(0x5c) !== -1) return null;
+  let last = body.length - 2; // Before the closing brace.
+  while (
+    last > 0 &&
+    (body[last] === 0x20 || body[last] === 0x0a || body[last] === 0x0d || body[last] === 0x09)
+  )
+    last--;
+  const empty = last === 0; // Only the opening brace before it.
+  return Buffer.concat([
+    body.subarray(0, last + 1),
+    empty ? EMPTY : COMMA,
+    stamp.members,
+    CLOSE_POINT,
+  ]);
+}
+
+function isNullAt(raw: Buffer, member: PointMember): boolean {
+  return (
+    member.end - member.start === 4 && raw.toString('latin1', member.start, member.end) === 'null'
+  );
+}
+
+const RESERVED_TEXT = Buffer.from('"__svc_');
+const EMPTY = Buffer.alloc(0);
+
+/** `"name":` as bytes, made once per name (points repeat the same few names). */
+const memberPrefixes = new Map<string, Buffer>();
+function memberPrefix(name: string): Buffer {
+  let prefix = memberPrefixes.get(name);
+  if (!prefix) {
+    prefix = Buffer.from(`${JSON.stringify(name)}:`);
+    if (memberPrefixes.size < 64) memberPrefixes.set(name, prefix);
+  }
+  return prefix;
+}
+
 /**
  * One point as forwarded, in parts: every member's bytes as sent except
  * `payload`, which is cleaned (reserved keys, 64 KB), checked against the
@@ -173,7 +231,7 @@ const CLOSE_POINT = Buffer.from('}');
 function stampedPoint(
   raw: Buffer,
   field: string,
-  stamp: Record<string, string | null>,
+  stamp: Stamp,
   check: WriteCheck,
 ): { parts: Buffer[]; payloadBytes: number } {
   const members = new Map<string, PointMember>();
@@ -183,15 +241,18 @@ function stampedPoint(
   const id = idMember ? parse(bytesOf(idMember)) : undefined;
   checkPointId(id, `${field}.id`);
   const sent = members.get('payload');
-  const payload = sent
-    ? cleanPayload(parse(bytesOf(sent)), `${field}.payload`, sent.end - sent.start)
-    : {};
-  check.point(id as PointId, payload);
-  const stamped = Buffer.from(JSON.stringify({ ...payload, ...stamp }));
+  let stamped = check.active ? null : splicedPayload(raw, sent, stamp);
+  if (!stamped) {
+    const payload = sent
+      ? cleanPayload(parse(bytesOf(sent)), `${field}.payload`, sent.end - sent.start)
+      : {};
+    check.point(id as PointId, payload);
+    stamped = Buffer.from(JSON.stringify({ ...payload, ...stamp.record }));
+  }
   const parts: Buffer[] = [OPEN_POINT];
   for (const [name, member] of members) {
     if (name === 'payload') continue;
-    parts.push(Buffer.from(`${JSON.stringify(name)}:`), bytesOf(member), COMMA);
+    parts.push(memberPrefix(name), bytesOf(member), COMMA);
   }
   parts.push(PAYLOAD_MEMBER, stamped, CLOSE_POINT);
   return { parts, payloadBytes: stamped.length };
