@@ -157,6 +157,34 @@ describe('PUT /points (upsert)', () => {
     );
   });
 
+  test('refuses a lookup_from that is not a bare collection name, on query and query batch', async () => {
+    for (const [route, body] of [
+      ['/points/query', { query: vec(1), lookup_from: { collection: '../other' } }],
+      ['/points/query/batch', { searches: [{ query: vec(1), lookup_from: { collection: 7 } }] }],
+    ] as const) {
+      const res = await vcall<ErrorBody>(server, 'POST', path('docs', route), {
+        key: owner.key,
+        body,
+      });
+      expect([route, res.status, res.body.error.code, res.body.error.field]).toEqual([
+        route,
+        400,
+        'VALIDATION_ERROR',
+        'lookup_from.collection',
+      ]);
+    }
+  });
+
+  test('returns 400 MALFORMED_JSON for a search body forwarded as sent that does not parse', async () => {
+    const res = await vcall<ErrorBody>(server, 'POST', path('docs', '/points/search'), {
+      key: owner.key,
+      rawBody: '{"vector":[1,0,0,',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('MALFORMED_JSON');
+  });
+
   test('returns 400 RESERVED_FIELD for an internal key spelled with escapes', async () => {
     const res = await vcall<ErrorBody>(server, 'PUT', `${path('docs', '/points')}?wait=true`, {
       key: owner.key,

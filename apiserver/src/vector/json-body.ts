@@ -8,9 +8,19 @@ export const MAX_JSON_BODY_BYTES = 32 * 1024 * 1024;
 
 /** The parsed body; `{}` for an empty one, since every engine body is optional-keyed. */
 export async function readJson(ctx: Context, maxBytes = MAX_JSON_BODY_BYTES): Promise<unknown> {
+  return parseJson(await readBody(ctx, maxBytes));
+}
+
+/** The body's bytes, refused with 413 past `maxBytes`. */
+export async function readBody(ctx: Context, maxBytes = MAX_JSON_BODY_BYTES): Promise<Buffer> {
   const declared = Number(ctx.get('content-length') || 0);
   if (declared > maxBytes) throw tooLarge(maxBytes);
-  const text = await readText(ctx.req, maxBytes);
+  return readBytes(ctx.req, maxBytes);
+}
+
+/** Parses body bytes; `{}` for an empty body, 400 MALFORMED_JSON for one that is not JSON. */
+export function parseJson(bytes: Buffer): unknown {
+  const text = bytes.toString('utf8');
   if (text.trim() === '') return {};
   try {
     return JSON.parse(text) as unknown;
@@ -19,11 +29,20 @@ export async function readJson(ctx: Context, maxBytes = MAX_JSON_BODY_BYTES): Pr
   }
 }
 
+/** Whether body bytes start (after whitespace) with `{`: an object, if it is JSON at all. */
+export function looksLikeObject(bytes: Buffer): boolean {
+  for (const b of bytes) {
+    if (b === 0x7b) return true;
+    if (b !== 0x20 && b !== 0x0a && b !== 0x0d && b !== 0x09) return false;
+  }
+  return false;
+}
+
 /**
- * The whole body as text. Events rather than `for await`: the async
- * iterator costs a search more CPU than parsing its body does.
+ * The whole body. Events rather than `for await`: the async iterator costs
+ * a search more CPU than parsing its body does.
  */
-function readText(req: IncomingMessage, maxBytes: number): Promise<string> {
+function readBytes(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -38,11 +57,7 @@ function readText(req: IncomingMessage, maxBytes: number): Promise<string> {
       chunks.push(chunk);
     };
     req.on('data', onData);
-    req.once('end', () =>
-      resolve(
-        chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8'),
-      ),
-    );
+    req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
     req.once('error', reject);
     req.once('close', () => {
       if (!req.complete) reject(new Error('The client closed the request before its end.'));
@@ -52,7 +67,12 @@ function readText(req: IncomingMessage, maxBytes: number): Promise<string> {
 
 /** Like {@link readJson}, and the body must be an object. */
 export async function readJsonObject(ctx: Context): Promise<Record<string, unknown>> {
-  const body = await readJson(ctx);
+  return parseJsonObject(await readBody(ctx));
+}
+
+/** Like {@link parseJson}, and the body must be an object. */
+export function parseJsonObject(bytes: Buffer): Record<string, unknown> {
+  const body = parseJson(bytes);
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new MalformedJson('The body must be a JSON object.');
   }

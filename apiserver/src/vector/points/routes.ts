@@ -14,7 +14,7 @@ import { authed, resolveCollection, type VectorRouter } from '../context.js';
 import type { EngineClient, EngineResponse } from '../engine-client.js';
 import { engineFailure } from '../engine-errors.js';
 import type { VectorGuard } from '../guards.js';
-import { readJsonObject } from '../json-body.js';
+import { looksLikeObject, parseJsonObject, readBody } from '../json-body.js';
 import {
   attestation,
   checkPointId,
@@ -26,6 +26,7 @@ import {
 } from './payload-keys.js';
 import type { StorageMeter } from '../storage/storage-meter.js';
 import type { SchemaService } from '../schema/service.js';
+import { rewriteLookups } from './lookup-from.js';
 import { streamUpsert, UPSERT_LIMITS, type UpsertLimits } from './upsert.js';
 
 export type { UpsertLimits } from './upsert.js';
@@ -52,7 +53,13 @@ interface PointRoute {
   /** Whether the request carries a JSON body. */
   hasBody: boolean;
   /** Checks and rewrites the body in place. */
-  prepare?: (body: Body, caller: AuthContext) => void;
+  prepare?: (body: Body, caller: AuthContext, collection: VectorCollectionDoc) => void;
+  /**
+   * With `prepare`: the body is forwarded as sent, unparsed, unless it
+   * contains one of these texts (then it is parsed and prepared). Without
+   * it, a route with `prepare` always parses.
+   */
+  parseWhen?: readonly string[];
   /** After a successful mutation: the selector whose points get re-stamped separately. */
   restamp?: (body: Body) => Body | null;
   /** A payload write whose result is checked against the collection's payload schema. */
@@ -78,6 +85,15 @@ function selectorOf(body: Body): Body | null {
 
 function checkSelector(body: Body): void {
   if (body.points !== undefined) checkPointIds(body.points, 'points');
+}
+
+/** `lookup_from` names the caller's collections in the scope of the one the path names. */
+function rewriteLookupsFor(body: Body, _caller: AuthContext, doc: VectorCollectionDoc): void {
+  rewriteLookups(body, {
+    accountId: doc.accountId,
+    environment: doc.environment,
+    workspace: doc.workspace,
+  });
 }
 
 /** The read defaults of retrieve: the plural flag is not read. */
@@ -113,6 +129,7 @@ const ROUTES: PointRoute[] = [
     enginePath: () => '/points/search',
     hasBody: true,
     prepare: (body) => void delete body.with_vectors,
+    parseWhen: ['with_vectors'],
   },
   {
     method: 'post',
@@ -127,6 +144,8 @@ const ROUTES: PointRoute[] = [
     engineMethod: 'POST',
     enginePath: () => '/points/query',
     hasBody: true,
+    prepare: rewriteLookupsFor,
+    parseWhen: ['lookup_from'],
   },
   {
     method: 'post',
@@ -134,6 +153,8 @@ const ROUTES: PointRoute[] = [
     engineMethod: 'POST',
     enginePath: () => '/points/query/batch',
     hasBody: true,
+    prepare: rewriteLookupsFor,
+    parseWhen: ['lookup_from'],
   },
   {
     method: 'post',
@@ -149,6 +170,7 @@ const ROUTES: PointRoute[] = [
     enginePath: () => '/points/count',
     hasBody: true,
     prepare: (body) => void delete body.limit,
+    parseWhen: ['limit'],
   },
   {
     method: 'post',
@@ -291,6 +313,20 @@ export function mountPointRoutes(router: VectorRouter, deps: PointRouteDeps): vo
   }
 }
 
+/**
+ * Whether a body can go to the engine as it came: the route changes nothing
+ * in it (or nothing this body contains), and it is an object if it is JSON
+ * at all (the engine's refusal of malformed JSON maps to MALFORMED_JSON).
+ * Parsing and re-serialising a search's vector costs more than the rest of
+ * the gateway's own work on it.
+ */
+function forwardsAsSent(route: PointRoute, bytes: Buffer): boolean {
+  if (route.schemaCheck || route.restamp) return false;
+  if (route.prepare && !route.parseWhen) return false;
+  if (!looksLikeObject(bytes)) return false;
+  return !route.parseWhen?.some((text) => bytes.includes(text));
+}
+
 async function forward(
   ctx: Context,
   caller: AuthContext,
@@ -302,15 +338,20 @@ async function forward(
   const base = `/collections/${doc.engineName}`;
   const path = `${base}${route.enginePath(ctx)}`;
   let body: Body | undefined;
+  let asSent: Buffer | undefined;
   if (route.hasBody) {
-    body = await readJsonObject(ctx);
-    route.prepare?.(body, caller);
+    const bytes = await readBody(ctx);
+    if (forwardsAsSent(route, bytes)) asSent = bytes;
+    else {
+      body = parseJsonObject(bytes);
+      route.prepare?.(body, caller, doc);
+    }
   }
   const check =
     body && route.schemaCheck
       ? await schemas.payloadWriteCheck(doc, { ...body, kind: route.schemaCheck })
       : null;
-  const res = await engine.send(route.engineMethod, path, body, ctx.querystring);
+  const res = await engine.send(route.engineMethod, path, asSent ?? body, ctx.querystring);
   if (res.status >= 400) throw engineFailure(res);
   const selector = body && route.restamp?.(body);
   if (selector) {
