@@ -21,6 +21,7 @@ export interface Stamp {
   members: Buffer;
 }
 
+/** The stamp of one request's attested keys. */
 export function stampOf(record: Record<string, string | null>): Stamp {
   return { record, members: Buffer.from(JSON.stringify(record).slice(1, -1)) };
 }
@@ -29,8 +30,9 @@ export function stampOf(record: Record<string, string | null>): Stamp {
  * The stamped payload made without parsing it, when that is certainly the
  * same as parsing, cleaning and re-serialising it: an object of at most
  * 64 KB with no `__svc_` text and no escape anywhere (so no reserved or
- * attested key to refuse or drop, however spelled), or no payload at all. The stamp goes in before the
- * closing brace. Null for anything else (the caller takes the parsing path).
+ * attested key to refuse or drop, however spelled), or no payload at all.
+ * The stamp goes in before the closing brace. Null for anything else (the
+ * caller takes the parsing path).
  */
 function splicedPayload(raw: Buffer, sent: PointMember | undefined, stamp: Stamp): Buffer | null {
   if (!sent || isNullAt(raw, sent)) return Buffer.concat([OPEN_POINT, stamp.members, CLOSE_POINT]);
