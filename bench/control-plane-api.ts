@@ -10,10 +10,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MongoClient } from 'mongodb';
-import { AccountService } from '../apiserver/src/accounts/account-service.js';
-import { collections, ensureIndexes } from '../apiserver/src/store/database.js';
 import { startControlPlane } from '../hack/control-plane/index.js';
+import { createBenchAccount } from './support/bench-account.js';
 import { freePort } from '../common/ports.js';
 import { httpOk } from '../hack/lib/probe.js';
 import { ProcessGroup } from '../common/processes.js';
@@ -59,15 +57,7 @@ const dir = await mkdtemp(join(tmpdir(), 'svc-bench-api-'));
 const cp = await startControlPlane({ dir, durable: true });
 const services = new ProcessGroup(join(dir, 'logs'));
 try {
-  const mongoUri = new URL(cp.mongoUri);
-  mongoUri.pathname = '/svc';
-  const mongo = new MongoClient(mongoUri.toString());
-  const c = collections(mongo.db());
-  await ensureIndexes(c);
-  const accounts = new AccountService(c, 'local');
-  const account = await accounts.createAccount({ name: 'bench', tier: 'enterprise' });
-  const { text: key } = await accounts.createKey({ accountId: account._id, environment: 'live' });
-  await mongo.close();
+  const { mongoUri, key } = await createBenchAccount(cp.mongoUri);
 
   const port = await freePort();
   const api = services.start({
@@ -78,7 +68,7 @@ try {
     env: {
       ...process.env,
       SVC_API_PORT: String(port),
-      MONGODB_URI: mongoUri.toString(),
+      MONGODB_URI: mongoUri,
       KUBECONFIG: cp.kubeconfigPath,
       SVC_LOG_LEVEL: 'warn',
     },

@@ -8,7 +8,7 @@
  *   npx tsx bench/operator-reconcile.ts [agents=1000]
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
@@ -22,6 +22,7 @@ import {
 import { startControlPlane } from '../hack/control-plane/index.js';
 import { repoRoot } from '../hack/lib/paths.js';
 import { ProcessGroup } from '../common/processes.js';
+import { peakRssMb } from './support/proc.js';
 
 const total = Number(process.argv[2] ?? 1000);
 const dir = await mkdtemp(join(tmpdir(), 'svc-bench-operator-'));
@@ -93,14 +94,13 @@ try {
     if (reconciled < total) await new Promise((r) => setTimeout(r, 200));
   }
   const done = performance.now();
-  const status = await readFile(`/proc/${operator.pid}/status`, 'utf8');
-  const peakKb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  const peakMb = await peakRssMb(operator.pid!);
   console.log(`operator reconcile bench: ${total} agents`);
   console.log(`  created in ${((created - started) / 1000).toFixed(2)} s`);
   console.log(
     `  all reconciled ${((done - started) / 1000).toFixed(2)} s after the first create: ${(total / ((done - started) / 1000)).toFixed(0)} agents/s`,
   );
-  console.log(`  operator peak RSS ${(peakKb / 1024).toFixed(0)} MiB`);
+  console.log(`  operator peak RSS ${peakMb.toFixed(0)} MiB`);
 } finally {
   await group.stopAll();
   await cp.stop();

@@ -26,10 +26,8 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { MongoClient } from 'mongodb';
-import { AccountService } from '../apiserver/src/accounts/account-service.js';
-import { collections, ensureIndexes } from '../apiserver/src/store/database.js';
 import { startControlPlane } from '../hack/control-plane/index.js';
+import { createBenchAccount } from './support/bench-account.js';
 import { startEngine } from '../test/engine/support/engine-process.js';
 import { cpuSeconds, peakRssMb } from './support/proc.js';
 
@@ -212,18 +210,10 @@ const engine = await startEngine({ env: { SVC_ENGINE_MAX_BODY_MB: '64' } });
 let gateway: Started | undefined;
 let bare: Started | undefined;
 try {
-  const mongoUri = new URL(cp.mongoUri);
-  mongoUri.pathname = '/svc';
-  const mongo = new MongoClient(mongoUri.toString());
-  const c = collections(mongo.db());
-  await ensureIndexes(c);
-  const accounts = new AccountService(c, 'local');
-  const account = await accounts.createAccount({ name: 'bench', tier: 'enterprise' });
-  const { text: key } = await accounts.createKey({ accountId: account._id, environment: 'live' });
-  await mongo.close();
+  const { mongoUri, accountId, key } = await createBenchAccount(cp.mongoUri);
 
   gateway = await startServer('vector-gateway-server.ts', {
-    MONGODB_URI: mongoUri.toString(),
+    MONGODB_URI: mongoUri,
     KUBECONFIG: cp.kubeconfigPath,
   });
   bare = await startServer('support/bare-proxy.ts', {});
@@ -241,7 +231,7 @@ try {
   const collection = (name: string) =>
     JSON.stringify({ name, vectors: { size: DIM, distance: 'cosine' } });
   await send(`${gatewayUrl}/api/v1/collections`, 'POST', collection('bench'), key);
-  const engineName = `t_live_${account._id.replaceAll('-', '')}_bench`;
+  const engineName = `t_live_${accountId.replaceAll('-', '')}_bench`;
   await send(
     `${engine.url}/collections/direct`,
     'PUT',
