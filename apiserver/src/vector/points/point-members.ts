@@ -20,8 +20,10 @@ export interface PointMember {
   end: number;
 }
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
+/** JSON's quote and backslash bytes. */
+export const QUOTE = 0x22;
+/** See {@link QUOTE}. */
+export const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
 const COLON = 0x3a;
 const OPEN_OBJECT = 0x7b;
@@ -51,7 +53,8 @@ export function plainArrayEnd(buf: Uint8Array, open: number): number {
   return close;
 }
 
-function isSpace(b: number): boolean {
+/** Whether `b` is JSON whitespace. */
+export function isSpace(b: number): boolean {
   return b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
 }
 

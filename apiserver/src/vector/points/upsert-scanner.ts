@@ -11,7 +11,7 @@
  * bracket depth finds in one pass.
  */
 import { MalformedJson, PointPayloadTooLarge } from '../../errors/catalogue.js';
-import { plainArrayEnd } from './point-members.js';
+import { BACKSLASH, isSpace, plainArrayEnd, QUOTE } from './point-members.js';
 
 /** Callbacks of the scanner. */
 export interface ScannerSink {
@@ -34,9 +34,6 @@ const enum State {
   Done,
 }
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-
 /** Bytes that change a captured value's nesting or start a string. */
 const STRUCTURAL = new Uint8Array(256);
 for (const b of [QUOTE, 0x7b, 0x7d, 0x5b, 0x5d]) STRUCTURAL[b] = 1;
@@ -50,10 +47,6 @@ function trailingBackslashes(chunk: Buffer, end: number, floor: number): number 
   let k = end;
   while (k > floor && chunk[k - 1] === BACKSLASH) k--;
   return end - k;
-}
-
-function isSpace(b: number): boolean {
-  return b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
 }
 
 /** Scans one upsert body, chunk by chunk. */
