@@ -64,12 +64,15 @@ function malformed(reason: string): MalformedJson {
 
 /** Index after the string that starts at `i` (a quote); throws when it does not end. */
 function skipString(raw: Uint8Array, i: number): number {
-  for (let j = i + 1; j < raw.length; j++) {
-    const b = raw[j]!;
-    if (b === BACKSLASH) j++;
-    else if (b === QUOTE) return j + 1;
+  // Each quote is found natively; it ends the string unless an odd run of backslashes escapes it.
+  for (let from = i + 1; ;) {
+    const quote = raw.indexOf(QUOTE, from);
+    if (quote === -1) throw malformed('a string does not end');
+    let k = quote;
+    while (k > i && raw[k - 1] === BACKSLASH) k--;
+    if ((quote - k) % 2 === 0) return quote + 1;
+    from = quote + 1;
   }
-  throw malformed('a string does not end');
 }
 
 function skipSpace(raw: Uint8Array, i: number): number {
@@ -82,7 +85,8 @@ function skipSpace(raw: Uint8Array, i: number): number {
  * it at the point's own level. Nested brackets must match.
  */
 function skipValue(raw: Uint8Array, i: number): number {
-  const stack: number[] = [];
+  // Made at the first nested bracket: most values (numbers, strings, vectors) have none.
+  let stack: number[] | null = null;
   const n = raw.length;
   while (i < n) {
     const b = raw[i]!;
@@ -103,19 +107,38 @@ function skipValue(raw: Uint8Array, i: number): number {
       }
     }
     if (b === OPEN_OBJECT || b === OPEN_ARRAY) {
-      stack.push(b === OPEN_OBJECT ? CLOSE_OBJECT : CLOSE_ARRAY);
+      (stack ??= []).push(b === OPEN_OBJECT ? CLOSE_OBJECT : CLOSE_ARRAY);
     } else if (b === CLOSE_OBJECT || b === CLOSE_ARRAY) {
-      if (stack.length === 0) {
+      if (stack === null || stack.length === 0) {
         if (b === CLOSE_OBJECT) return i;
         throw malformed('a "]" closes nothing');
       }
       if (stack.pop() !== b) throw malformed('brackets do not match');
-    } else if (stack.length === 0) {
+    } else if (stack === null || stack.length === 0) {
       return i; // A comma at the point's own level.
     }
     i++;
   }
   throw malformed('a point ends early');
+}
+
+/** The names points nearly always have, as the bytes of their quoted text. */
+const COMMON_NAMES = ['id', 'vector', 'payload'].map((name) => ({
+  name,
+  quoted: Buffer.from(JSON.stringify(name)),
+}));
+
+/** The name whose quoted text is `raw[start, end)`: a common one without decoding, else decoded. */
+function memberName(raw: Uint8Array, start: number, end: number): string {
+  for (const { name, quoted } of COMMON_NAMES) {
+    if (quoted.length !== end - start) continue;
+    let k = 1;
+    while (k < quoted.length - 1 && raw[start + k] === quoted[k]) k++;
+    if (k === quoted.length - 1) return name;
+  }
+  return JSON.parse(
+    Buffer.from(raw.buffer, raw.byteOffset + start, end - start).toString('utf8'),
+  ) as string;
 }
 
 /**
@@ -133,9 +156,7 @@ export function pointMembers(raw: Uint8Array): PointMember[] {
   for (;;) {
     if (raw[i] !== QUOTE) throw malformed('expected a member name in a point');
     const nameEnd = skipString(raw, i);
-    const name = JSON.parse(
-      Buffer.from(raw.buffer, raw.byteOffset + i, nameEnd - i).toString('utf8'),
-    ) as string;
+    const name = memberName(raw, i, nameEnd);
     i = skipSpace(raw, nameEnd);
     if (raw[i] !== COLON) throw malformed('expected ":" in a point');
     const start = skipSpace(raw, i + 1);

@@ -29,7 +29,8 @@ import { engineFailure } from '../engine-errors.js';
 import type { StorageMeter } from '../storage/storage-meter.js';
 import { WriteCheck } from '../schema/enforcement.js';
 import { attestation } from './payload-keys.js';
-import { stampedPoint, stampOf } from './stamped-point.js';
+import { BatchWriter } from './batch-writer.js';
+import { stampOf, writeStampedPoint } from './stamped-point.js';
 import { UpsertScanner } from './upsert-scanner.js';
 
 /** The upsert limits of the contract (tests shorten the idle timeout). */
@@ -72,10 +73,10 @@ export async function streamUpsert(
 
   const stampBytes = stampOf(attestation(caller));
   const extra: Record<string, unknown> = {};
-  // The batch's bytes as they will be sent: each point's parts, with the commas between points.
-  let batch: Buffer[] = [];
+  // The batch's body as it will be sent: `{"points":[`, the points with commas between, `]}`.
+  const batch = BatchWriter.acquire();
+  batch.write(POINTS_HEAD);
   let batchPoints = 0;
-  let batchBytes = 0;
   let count = 0;
   let last: EngineResponse | null = null;
   // For the storage estimate: payload JSON bytes and points forwarded so far.
@@ -98,14 +99,9 @@ export async function streamUpsert(
           fields: { field: 'points', max: limits.maxPoints },
         });
       }
-      const point = stampedPoint(raw, `points[${count - 1}]`, stampBytes, check);
-      if (batchPoints > 0) batch.push(COMMA);
-      for (const part of point.parts) {
-        batch.push(part);
-        batchBytes += part.length;
-      }
+      if (batchPoints > 0) batch.write(COMMA);
+      payloadBytes += writeStampedPoint(raw, count - 1, stampBytes, check, batch);
       batchPoints++;
-      payloadBytes += point.payloadBytes;
     },
   });
 
@@ -116,13 +112,9 @@ export async function streamUpsert(
     const batchEstimate =
       points * 4 * collection.size + (payloadBytes * points) / Math.max(count, 1);
     await storage.assertRoom(caller.account._id, caller.plan, written);
-    const head = `{${Object.entries(extra)
-      .map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)},`)
-      .join('')}"points":[`;
-    const body = Buffer.concat([Buffer.from(head), ...batch, CLOSE_POINTS]);
-    batch = [];
+    batch.write(CLOSE_POINTS);
+    const body = withMembers(batch.bytes(), extra);
     batchPoints = 0;
-    batchBytes = 0;
     const res = await engine.send(
       'PUT',
       `/collections/${collection.engineName}/points`,
@@ -130,6 +122,9 @@ export async function streamUpsert(
       ctx.querystring,
     );
     if (res.status >= 400) throw engineFailure(res);
+    // The engine has read the whole body: the next batch may reuse the buffer.
+    batch.reset();
+    batch.write(POINTS_HEAD);
     written += batchEstimate;
     storage.noteWritten(caller.account._id, batchEstimate);
     last = res;
@@ -140,7 +135,7 @@ export async function streamUpsert(
     received += chunk.length;
     if (received > limits.maxBodyBytes) throw bodyTooLarge(limits);
     scanner.push(chunk);
-    if (batchPoints >= limits.batchPoints || batchBytes >= limits.batchBytes) await flush();
+    if (batchPoints >= limits.batchPoints || batch.length >= limits.batchBytes) await flush();
   }
   scanner.end();
   if (!scanner.hasPoints) {
@@ -149,6 +144,8 @@ export async function streamUpsert(
     });
   }
   if (batchPoints > 0 || last === null) await flush();
+  // Only after success: a failed send may still be reading the buffer.
+  batch.release();
   if (count > 0) {
     await storage
       .recordPayloadAverage(collection, payloadBytes / count)
@@ -158,7 +155,19 @@ export async function streamUpsert(
 }
 
 const COMMA = Buffer.from(',');
+const POINTS_HEAD = Buffer.from('{"points":[');
 const CLOSE_POINTS = Buffer.from(']}');
+
+/**
+ * The batch body with the body's other top-level members (`shard_key` and
+ * the like) put in front of `points`; the body itself when there are none.
+ */
+export function withMembers(body: Buffer, extra: Record<string, unknown>): Buffer {
+  const entries = Object.entries(extra);
+  if (entries.length === 0) return body;
+  const head = entries.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)},`).join('');
+  return Buffer.concat([Buffer.from(`{${head}`), body.subarray(1)]);
+}
 
 /**
  * The chunks of `stream`, failing with 408 REQUEST_IDLE_TIMEOUT when none

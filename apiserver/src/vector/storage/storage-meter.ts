@@ -86,6 +86,8 @@ export class StorageMeter {
       { _id: doc._id, createdAt: doc.createdAt },
       { $set: { payloadBytesPerPoint: Math.round(average) } },
     );
+    // `doc` is the lookup cache's copy: without this, every upsert would write again until it expires.
+    doc.payloadBytesPerPoint = Math.round(average);
   }
 
   /** The account's estimated storage in bytes, measured at most every TTL. */
