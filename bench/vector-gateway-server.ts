@@ -6,6 +6,7 @@
  *
  *   MONGODB_URI=... SVC_ENGINE_URL=... KUBECONFIG=... node --import tsx bench/vector-gateway-server.ts
  */
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 import { MongoClient } from 'mongodb';
@@ -20,7 +21,7 @@ const plane = await buildVectorPlane(
   { engineUrl: process.env.SVC_ENGINE_URL ?? 'http://127.0.0.1:6333', regions: ['local'] },
   createLogger('apiserver', process.env.SVC_LOG_LEVEL ?? 'warn'),
 );
-const server = plane.app.listen(0, '127.0.0.1', () => {
+const server = createServer(plane.handler).listen(0, '127.0.0.1', () => {
   const { port } = server.address() as AddressInfo;
   process.stdout.write(
     JSON.stringify({ ready: 'vector-gateway', url: `http://127.0.0.1:${port}` }) + '\n',

@@ -12,9 +12,17 @@
  *
  *   npx tsx bench/vector-gateway.ts [searches=3000] [upsertPoints=20000] [largeMb=500] [concurrency=16] [dims=128]
  *
- * PIN=1 pins the engine to CPU 1 and the gateway and the load generator to
- * CPU 0 (taskset), the shape of a deployment where the gateway has cores of
- * its own; without it every process shares every core.
+ * Each measurement runs ROUNDS times (default 3), direct, through the
+ * gateway and through a bare Node proxy (bench/support/bare-proxy.ts, the
+ * floor for any Node hop), starting each round at a different one so none
+ * always runs first; the report gives medians and every round's ratio.
+ * Every upsert round writes a new empty collection per target; all three
+ * search the same collection, written through the gateway.
+ *
+ * PIN=1 pins the engine to CPU 1 and the gateway, the bare proxy and the
+ * load generator to CPU 0 (taskset); without it every process shares every
+ * core. Neither gives the gateway cores of its own, which a 2-core machine
+ * cannot.
  *
  * Measured numbers: see bench/README.md.
  */
@@ -35,6 +43,8 @@ const [searches = 3000, upsertPoints = 20_000, largeMb = 500, concurrency = 16, 
   process.argv.slice(2).map(Number);
 const BATCH = 500;
 const PIN = process.env.PIN === '1';
+/** Rounds of each measurement; the report gives medians. */
+const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const client = new Agent({ keepAlive: true, maxSockets: concurrency });
 
@@ -76,6 +86,19 @@ interface Phase {
   perSecond: number;
   engineCpuMs: number;
   gatewayCpuMs: number;
+}
+
+/** The ways the bench reaches the engine. */
+type TargetName = 'direct' | 'gateway' | 'bare';
+
+/** How one way creates a collection, upserts into it and searches the shared one. */
+interface Target {
+  pids: { engine: number; gateway: number };
+  create(name: string): Promise<number>;
+  upsert(name: string, body: string): Promise<number>;
+  search(body: string): Promise<number>;
+  /** The engine's name of a collection this way created. */
+  engineName(name: string): string;
 }
 
 /** Runs `total` calls, `concurrency` at a time; per-call CPU is in milliseconds. */
@@ -169,20 +192,34 @@ async function pin(pid: number, cpu: number): Promise<void> {
   });
 }
 
-function report(
-  label: string,
-  unit: string,
-  per: number,
-  direct: Phase,
-  proxied: Phase,
-  proxy = 'gateway',
-): void {
-  const rate = (p: Phase) => (p.perSecond * per).toFixed(0).padStart(8);
+/** The median of `values` (the upper middle one of an even count). */
+function median(values: number[]): number {
+  const sorted = [...values].sort((x, y) => x - y);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+/**
+ * Prints one operation's medians over the rounds: throughput direct, through
+ * the gateway and through the bare proxy, each ratio to direct with every
+ * round's own ratio, and the CPU per request of each process.
+ */
+function report(label: string, unit: string, per: number, runs: Record<TargetName, Phase[]>): void {
+  const rate = (name: TargetName) => median(runs[name].map((p) => p.perSecond));
+  const cpu = (name: TargetName, key: 'engineCpuMs' | 'gatewayCpuMs') =>
+    median(runs[name].map((p) => p[key])).toFixed(2);
+  const ratios = (name: TargetName) =>
+    runs[name].map((p, r) => (p.perSecond / runs.direct[r]!.perSecond).toFixed(2)).join(' ');
+  const line = (name: TargetName) =>
+    `${(rate(name) * per).toFixed(0).padStart(8)} ${unit}` +
+    (name === 'direct'
+      ? ''
+      : `  ratio ${(rate(name) / rate('direct')).toFixed(2)} (rounds: ${ratios(name)})`);
+  console.log(`${label}, median of ${ROUNDS} rounds:`);
+  console.log(`  direct      ${line('direct')}`);
+  console.log(`  gateway     ${line('gateway')}`);
+  console.log(`  bare proxy  ${line('bare')}`);
   console.log(
-    `${label} direct ${rate(direct)} ${unit}   ${proxy} ${rate(proxied)} ${unit}   ratio ${(proxied.perSecond / direct.perSecond).toFixed(2)}`,
-  );
-  console.log(
-    `${' '.repeat(label.length)} CPU per request: engine ${direct.engineCpuMs.toFixed(2)} ms direct, ${proxied.engineCpuMs.toFixed(2)} ms behind the ${proxy}; ${proxy} ${proxied.gatewayCpuMs.toFixed(2)} ms`,
+    `  CPU per request: engine ${cpu('direct', 'engineCpuMs')} ms direct, ${cpu('gateway', 'engineCpuMs')} behind the gateway, ${cpu('bare', 'engineCpuMs')} behind the bare proxy; gateway ${cpu('gateway', 'gatewayCpuMs')} ms, bare proxy ${cpu('bare', 'gatewayCpuMs')} ms`,
   );
 }
 
@@ -220,23 +257,55 @@ try {
   const gatewayUrl = gateway.url;
   const bareUrl = bare.url;
 
-  const pids = { engine: engine.child.pid!, gateway: gateway.child.pid! };
-  const barePids = { engine: engine.child.pid!, gateway: bare.child.pid! };
+  const enginePid = engine.child.pid!;
   if (PIN) {
-    await pin(pids.engine, 1);
-    await pin(pids.gateway, 0);
-    await pin(barePids.gateway, 0);
+    await pin(enginePid, 1);
+    await pin(gateway.child.pid!, 0);
+    await pin(bare.child.pid!, 0);
     await pin(process.pid, 0);
   }
-  const collection = (name: string) =>
-    JSON.stringify({ name, vectors: { size: DIM, distance: 'cosine' } });
-  await send(`${gatewayUrl}/api/v1/collections`, 'POST', collection('bench'), key);
-  const engineName = `t_live_${accountId.replaceAll('-', '')}_bench`;
-  await send(
-    `${engine.url}/collections/direct`,
-    'PUT',
-    JSON.stringify({ vectors: { size: DIM, distance: 'Cosine' } }),
-  );
+  const engineConfig = JSON.stringify({ vectors: { size: DIM, distance: 'Cosine' } });
+  const engineName = (name: string) => `t_live_${accountId.replaceAll('-', '')}_${name}`;
+  const createDirect = (name: string) =>
+    send(`${engine.url}/collections/${name}`, 'PUT', engineConfig);
+  /** The three ways to the engine: the bare proxy forwards engine paths as they are. */
+  const targets: Record<TargetName, Target> = {
+    direct: {
+      pids: { engine: enginePid, gateway: enginePid },
+      create: createDirect,
+      upsert: (name, body) =>
+        send(`${engine.url}/collections/${name}/points?wait=true`, 'PUT', body),
+      search: (body) =>
+        send(`${engine.url}/collections/${engineName('search')}/points/search`, 'POST', body),
+      engineName: (name) => name,
+    },
+    gateway: {
+      pids: { engine: enginePid, gateway: gateway.child.pid! },
+      create: (name) =>
+        send(
+          `${gatewayUrl}/api/v1/collections`,
+          'POST',
+          JSON.stringify({ name, vectors: { size: DIM, distance: 'cosine' } }),
+          key,
+        ),
+      upsert: (name, body) =>
+        send(`${gatewayUrl}/api/v1/collections/${name}/points?wait=true`, 'PUT', body, key),
+      search: (body) =>
+        send(`${gatewayUrl}/api/v1/collections/search/points/search`, 'POST', body, key),
+      engineName,
+    },
+    bare: {
+      pids: { engine: enginePid, gateway: bare.child.pid! },
+      create: createDirect,
+      upsert: (name, body) => send(`${bareUrl}/collections/${name}/points?wait=true`, 'PUT', body),
+      search: (body) =>
+        send(`${bareUrl}/collections/${engineName('search')}/points/search`, 'POST', body),
+      engineName: (name) => name,
+    },
+  };
+  const names: TargetName[] = ['direct', 'gateway', 'bare'];
+  /** Round r runs the targets starting at a different one, so none always goes first. */
+  const order = (r: number) => names.map((_, k) => names[(r + k) % names.length]!);
 
   const batches = Math.ceil(upsertPoints / BATCH);
   const batch = (b: number) => ({
@@ -246,51 +315,53 @@ try {
     }),
   });
   const bodies = Array.from({ length: batches }, (_, b) => JSON.stringify(batch(b)));
-  const upDirect = await phase(batches, pids, (b) =>
-    send(`${engine.url}/collections/direct/points?wait=true`, 'PUT', bodies[b]!),
-  );
-  await settled(engine.url, 'direct');
-  const upGateway = await phase(batches, pids, (b) =>
-    send(`${gatewayUrl}/api/v1/collections/bench/points?wait=true`, 'PUT', bodies[b]!, key),
-  );
-  await settled(engine.url, engineName);
-  await send(
-    `${engine.url}/collections/bare`,
-    'PUT',
-    JSON.stringify({ vectors: { size: DIM, distance: 'Cosine' } }),
-  );
-  const upBare = await phase(batches, barePids, (b) =>
-    send(`${bareUrl}/collections/bare/points?wait=true`, 'PUT', bodies[b]!),
-  );
-  await settled(engine.url, 'bare');
+
+  // The searched collection: written through the gateway, so its points carry the attested keys.
+  await targets.gateway.create('search');
+  for (const body of bodies) await targets.gateway.upsert('search', body);
+  await settled(engine.url, engineName('search'));
+
+  // Upserts: every round writes a new collection per target (an empty one, as the first round found).
+  const upserts: Record<TargetName, Phase[]> = { direct: [], gateway: [], bare: [] };
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const name of order(r)) {
+      const target = targets[name];
+      const collection = `up-${name}-${r}`;
+      await target.create(collection);
+      upserts[name].push(
+        await phase(batches, target.pids, (b) => target.upsert(collection, bodies[b]!)),
+      );
+      await settled(engine.url, target.engineName(collection));
+      // Dropped at once: every collection the engine holds makes its garbage collections longer.
+      await send(`${engine.url}/collections/${target.engineName(collection)}`, 'DELETE', '');
+    }
+  }
 
   const query = (i: number) =>
     JSON.stringify({ vector: vector(i * 7 + 3), limit: 10, with_payload: true });
-  const searchDirect = (i: number) =>
-    send(`${engine.url}/collections/${engineName}/points/search`, 'POST', query(i));
-  const searchGateway = (i: number) =>
-    send(`${gatewayUrl}/api/v1/collections/bench/points/search`, 'POST', query(i), key);
-  const searchBare = (i: number) =>
-    send(`${bareUrl}/collections/${engineName}/points/search`, 'POST', query(i));
   // Warm every path (connections, JIT) before timing.
-  await phase(200, pids, searchDirect);
-  await phase(200, pids, searchGateway);
-  await phase(200, barePids, searchBare);
-  const sGateway = await phase(searches, pids, searchGateway);
-  const sDirect = await phase(searches, pids, searchDirect);
-  const sBare = await phase(searches, barePids, searchBare);
+  for (const name of names)
+    await phase(200, targets[name].pids, (i) => targets[name].search(query(i)));
+  const searchRuns: Record<TargetName, Phase[]> = { direct: [], gateway: [], bare: [] };
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const name of order(r)) {
+      searchRuns[name].push(
+        await phase(searches, targets[name].pids, (i) => targets[name].search(query(i))),
+      );
+    }
+  }
 
   console.log(
     `points: ${upsertPoints} x ${DIM} dims, upsert batches of ${BATCH}, concurrency ${concurrency}, ${PIN ? 'engine on CPU 1, gateway and client on CPU 0' : 'all processes on all CPUs'}`,
   );
-  report('upsert', 'points/s', BATCH, upDirect, upGateway);
-  report('search', 'req/s   ', 1, sDirect, sGateway);
-  console.log("the floor: a bare Node proxy (bench/support/bare-proxy.ts) in the gateway's place");
-  report('upsert', 'points/s', BATCH, upDirect, upBare, 'bare proxy');
-  report('search', 'req/s   ', 1, sDirect, sBare, 'bare proxy');
+  console.log(
+    'the bare proxy (bench/support/bare-proxy.ts) is the floor: a Node hop with no checks',
+  );
+  report('upsert', 'points/s', BATCH, upserts);
+  report('search', 'req/s   ', 1, searchRuns);
 
   // The large streaming upsert: one request of 10,000 points.
-  await send(`${gatewayUrl}/api/v1/collections`, 'POST', collection('large'), key);
+  await targets.gateway.create('large');
   const before = await peakRssMb(gateway.child.pid!);
   const started = performance.now();
   let sent = 0;

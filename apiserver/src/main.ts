@@ -6,6 +6,7 @@
  * line `{"ready":"apiserver",...}` once listening.
  */
 import { once } from 'node:events';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 import { MongoClient } from 'mongodb';
@@ -40,7 +41,7 @@ const vectors = await buildVectorPlane(
   { engineUrl: config.engineUrl, regions: config.regions, plansJson: config.plansJson },
   log,
 );
-const vectorServer = vectors.app.listen(config.vectorsPort, config.host);
+const vectorServer = createServer(vectors.handler).listen(config.vectorsPort, config.host);
 await once(vectorServer, 'listening');
 const vectorsPort = (vectorServer.address() as AddressInfo).port;
 log.info('vector plane listening', { url: `http://${config.host}:${vectorsPort}` });

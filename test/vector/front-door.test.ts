@@ -3,7 +3,7 @@
  * plane's keys, the unsupported-endpoint answers, and the per-plan fixed
  * 60-second rate limit that is separate from the control plane's.
  */
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { MongoClient } from 'mongodb';
@@ -77,7 +77,7 @@ describe('authentication', () => {
       { engineUrl: server.engineUrl, regions: ['local'] },
       createLogger('apiserver', 'silent'),
     );
-    const down: Server = plane.app.listen(0, '127.0.0.1');
+    const down: Server = createServer(plane.handler).listen(0, '127.0.0.1');
     await new Promise((resolve) => down.once('listening', resolve));
     try {
       const base = `http://127.0.0.1:${(down.address() as AddressInfo).port}`;

@@ -4,7 +4,7 @@
  * accounts with user keys or keys minted for an agent's deployment.
  */
 import { call, type ApiResponse } from '../apiserver/control-plane-server.js';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import type { Db, MongoClient } from 'mongodb';
@@ -49,9 +49,15 @@ export async function startVectorServer(opts: VectorServerOptions = {}): Promise
     { db, kc },
     { engineUrl, regions: opts.regions ?? ['local', 'eu-west'], plansJson: opts.plansJson },
     createLogger('apiserver', 'silent'),
-    { now: opts.now, upsert: opts.upsert, schema: opts.schema, storageTtlMs: opts.storageTtlMs },
+    {
+      now: opts.now,
+      upsert: opts.upsert,
+      schema: opts.schema,
+      storageTtlMs: opts.storageTtlMs,
+      readLane: opts.readLane,
+    },
   );
-  const server: Server = plane.app.listen(0, '127.0.0.1');
+  const server: Server = createServer(plane.handler).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   return {
     base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,

@@ -15,11 +15,29 @@ export interface RequestState {
 
 const SANE_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
+/** The request's id: the caller's `x-request-id` when it is a sane token, else a new UUID. */
+export function requestIdFrom(incoming: string | undefined): string {
+  return incoming !== undefined && SANE_ID.test(incoming) ? incoming : randomUUID();
+}
+
+/** Writes the one access-log line of a request (at info; nothing when info is off). */
+export function logAccess(
+  log: Logger,
+  line: { method: string; path: string; status: number; started: number },
+): void {
+  if (!log.isLevelEnabled('info')) return;
+  log.info('request', {
+    method: line.method,
+    path: line.path,
+    status: line.status,
+    duration_ms: Math.round((performance.now() - line.started) * 10) / 10,
+  });
+}
+
 /** Builds the middleware; `header` is the response header that carries the id. */
 export function requestContext(log: Logger, header = 'x-request-id'): Middleware<RequestState> {
   return async (ctx, next) => {
-    const incoming = ctx.get('x-request-id');
-    const requestId = SANE_ID.test(incoming) ? incoming : randomUUID();
+    const requestId = requestIdFrom(ctx.get('x-request-id'));
     ctx.state.requestId = requestId;
     // Made on first use: most requests of a hot route never log anything but the access line.
     let child: Logger | undefined;
@@ -33,13 +51,14 @@ export function requestContext(log: Logger, header = 'x-request-id'): Middleware
     try {
       await next();
     } finally {
-      if (log.isLevelEnabled('info'))
-        ctx.state.log.info('request', {
+      if (log.isLevelEnabled('info')) {
+        logAccess(ctx.state.log, {
           method: ctx.method,
           path: ctx.path,
           status: ctx.status,
-          duration_ms: Math.round((performance.now() - started) * 10) / 10,
+          started,
         });
+      }
     }
   };
 }

@@ -2,6 +2,7 @@
  * Wires the vector plane from its connections and configuration: used by
  * main.ts and by the integration tests alike.
  */
+import type { RequestListener } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type Koa from 'koa';
 import type { Db } from 'mongodb';
@@ -15,6 +16,7 @@ import { CollectionService } from './collections/service.js';
 import { KubernetesWorkspaceDirectory } from './collections/workspace-directory.js';
 import { EngineClient } from './engine-client.js';
 import { cachedKeyResolver, vectorGuard } from './guards.js';
+import { pointReadLane } from './points/read-lane.js';
 import type { UpsertLimits } from './points/routes.js';
 import { SchemaService, type SchemaLimits } from './schema/service.js';
 import { StorageMeter } from './storage/storage-meter.js';
@@ -37,11 +39,15 @@ export interface VectorPlaneOptions {
   schema?: Partial<SchemaLimits>;
   /** How long an account's measured storage is reused (tests use 0: measure every time). */
   storageTtlMs?: number;
+  /** Whether the read lane answers the routes it can before Koa (default true; tests compare). */
+  readLane?: boolean;
 }
 
 /** A built vector plane. */
 export interface VectorPlane {
   app: Koa;
+  /** What the server runs: the read lane, then the Koa app for everything it leaves. */
+  handler: RequestListener;
   /** Stops the background purge of old rate-limit buckets. */
   close(): Promise<void>;
 }
@@ -76,7 +82,7 @@ export function vectorPlaneApp(
   const windows = new MongoWindowStore(c.rateBuckets);
   const engine = new EngineClient(config.engineUrl.replace(/\/+$/, ''));
   const now = options.now ?? (() => Date.now());
-  const app = createVectorApp({
+  const deps = {
     log: log.child({ front: 'vectors' }),
     guard: vectorGuard({ accounts: cachedKeyResolver(accounts), plans }, windows, now),
     collections: new CollectionService(
@@ -91,7 +97,13 @@ export function vectorPlaneApp(
     storage: new StorageMeter(c, engine, undefined, options.storageTtlMs),
     regions: config.regions,
     upsert: options.upsert,
-  });
+  };
+  const app = createVectorApp(deps);
+  const koa = app.callback();
+  const lane = options.readLane === false ? () => false : pointReadLane(deps);
+  const handler: RequestListener = (req, res) => {
+    if (!lane(req, res)) void koa(req, res);
+  };
   // Buckets of this store's own shards; the control plane's purge deletes everyone's old buckets too.
   const purge = setInterval(() => {
     windows
@@ -101,6 +113,7 @@ export function vectorPlaneApp(
   purge.unref();
   return {
     app: app as unknown as Koa,
+    handler,
     close: async () => {
       clearInterval(purge);
       engine.close();

@@ -21,14 +21,18 @@ export type AuthedHandler = (ctx: Context, caller: AuthContext) => Promise<void>
 /** Wraps a handler so it runs only for an authenticated caller within budget. */
 export function authed(guard: VectorGuard, handler: AuthedHandler) {
   return async (ctx: Context) => {
-    const caller = await guard(ctx);
+    const caller = await guard(ctx.get('authorization'));
     await handler(ctx, caller);
   };
 }
 
 /** The workspace of a workspace-scoped route, or null. */
 export function workspaceParam(ctx: Context): string | null {
-  const workspace = (ctx.params as Record<string, string | undefined>).workspace;
+  return checkedWorkspace((ctx.params as Record<string, string | undefined>).workspace);
+}
+
+/** A route's `workspace` parameter checked (400 unless a workspace name), or null without one. */
+export function checkedWorkspace(workspace: string | undefined): string | null {
   if (workspace === undefined) return null;
   if (!WORKSPACE_NAME.test(workspace)) {
     throw new VectorValidationError('workspace must be a workspace name ([a-z0-9-]).', {
@@ -50,10 +54,20 @@ export async function resolveCollection(
   /** The path parameter naming the collection (`collection` on the schema routes). */
   param = 'name',
 ): Promise<VectorCollectionDoc> {
-  const name = (ctx.params as Record<string, string>)[param]!;
+  const params = ctx.params as Record<string, string>;
+  return resolveNamed(caller, collections, params.workspace, params[param]!);
+}
+
+/** {@link resolveCollection} given the route's parameters rather than a Koa context. */
+export async function resolveNamed(
+  caller: AuthContext,
+  collections: CollectionService,
+  workspace: string | undefined,
+  name: string,
+): Promise<VectorCollectionDoc> {
   refuseForeignEngineName(caller, name);
   validateName(name);
-  const doc = await collections.get(scopeOf(caller, workspaceParam(ctx)), name);
+  const doc = await collections.get(scopeOf(caller, checkedWorkspace(workspace)), name);
   await collections.recordUsage(caller, doc);
   return doc;
 }

@@ -8,6 +8,7 @@
  */
 import type { Middleware } from 'koa';
 import { ApiError } from '../errors/catalogue.js';
+import type { Logger } from '../../../common/logger.js';
 import type { RequestState } from '../middleware/request-context.js';
 
 /** Codes the contract marks safe to retry on an identical request. */
@@ -56,24 +57,41 @@ export function vectorErrors(): Middleware<RequestState> {
         }
       }
     } catch (err) {
-      if (err instanceof ApiError) {
-        if (err.status >= 500)
-          ctx.state.log.warn('request failed', { code: err.code, err: err.cause ?? err });
-        ctx.status = err.status;
-        ctx.set(err.headers);
-        // A body left unread (refused early) leaves the connection unusable for another request.
-        if (!ctx.req.readableEnded) ctx.set('Connection', 'close');
-        ctx.body = errorEnvelope(err.code, err.message, {
-          ...err.fields,
-          request_id: ctx.state.requestId,
-        });
-        return;
-      }
-      ctx.state.log.error('unhandled error', { err });
-      ctx.status = 500;
-      ctx.body = errorEnvelope('INTERNAL_ERROR', 'Internal error.', {
-        request_id: ctx.state.requestId,
-      });
+      const reply = errorReply(err, ctx.state.requestId, ctx.state.log);
+      ctx.status = reply.status;
+      ctx.set(reply.headers);
+      // A body left unread (refused early) leaves the connection unusable for another request.
+      if (!ctx.req.readableEnded) ctx.set('Connection', 'close');
+      ctx.body = reply.body;
     }
+  };
+}
+
+/** The answer to a request that failed with `err`. */
+export interface ErrorReply {
+  status: number;
+  headers: Record<string, string>;
+  body: { error: Record<string, unknown> };
+}
+
+/**
+ * The answer to a failed request: the error's own status, headers and code
+ * for an ApiError (logged when it is a 5xx), 500 INTERNAL_ERROR (logged) for
+ * anything else. Both carry the request id.
+ */
+export function errorReply(err: unknown, requestId: string, log: Logger): ErrorReply {
+  if (err instanceof ApiError) {
+    if (err.status >= 500) log.warn('request failed', { code: err.code, err: err.cause ?? err });
+    return {
+      status: err.status,
+      headers: err.headers,
+      body: errorEnvelope(err.code, err.message, { ...err.fields, request_id: requestId }),
+    };
+  }
+  log.error('unhandled error', { err });
+  return {
+    status: 500,
+    headers: {},
+    body: errorEnvelope('INTERNAL_ERROR', 'Internal error.', { request_id: requestId }),
   };
 }

@@ -6,7 +6,6 @@
  * budget; a 429 carries no Retry-After, as the contract says, and a refused
  * request is taken back out of the count.
  */
-import type { Context } from 'koa';
 import type { AccountService, ResolvedKey } from '../accounts/account-service.js';
 import { hashKey } from '../accounts/api-keys.js';
 import { authenticate, type AuthContext, type AuthDeps } from '../auth/authenticate.js';
@@ -47,8 +46,8 @@ export function cachedKeyResolver(
   };
 }
 
-/** Authenticates and rate-limits one request; returns the caller. */
-export type VectorGuard = (ctx: Context) => Promise<AuthContext>;
+/** Authenticates and rate-limits one request by its Authorization header; returns the caller. */
+export type VectorGuard = (authorization: string | undefined) => Promise<AuthContext>;
 
 /** Builds the guard of every authenticated vector route. */
 export function vectorGuard(
@@ -56,8 +55,8 @@ export function vectorGuard(
   windows: MongoWindowStore,
   now: () => number = () => Date.now(),
 ): VectorGuard {
-  return async (ctx) => {
-    const caller = await authenticate(ctx.get('authorization') || undefined, auth, false);
+  return async (authorization) => {
+    const caller = await authenticate(authorization || undefined, auth, false);
     const limit = caller.plan.vectorRequestsPerMinute;
     if (limit === null) return caller;
     const key = `vp:${caller.account._id}`;

@@ -13,9 +13,17 @@ export async function readJson(ctx: Context, maxBytes = MAX_JSON_BODY_BYTES): Pr
 
 /** The body's bytes, refused with 413 past `maxBytes`. */
 export async function readBody(ctx: Context, maxBytes = MAX_JSON_BODY_BYTES): Promise<Buffer> {
-  const declared = Number(ctx.get('content-length') || 0);
+  return readRequestBody(ctx.req, maxBytes);
+}
+
+/** {@link readBody} of a node:http request. */
+export async function readRequestBody(
+  req: IncomingMessage,
+  maxBytes = MAX_JSON_BODY_BYTES,
+): Promise<Buffer> {
+  const declared = Number(req.headers['content-length'] || 0);
   if (declared > maxBytes) throw tooLarge(maxBytes);
-  return readBytes(ctx.req, maxBytes);
+  return readBytes(req, maxBytes);
 }
 
 /** Parses body bytes; `{}` for an empty body, 400 MALFORMED_JSON for one that is not JSON. */

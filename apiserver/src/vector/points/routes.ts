@@ -25,6 +25,7 @@ import {
   stripInternalKeys,
 } from './payload-keys.js';
 import type { StorageMeter } from '../storage/storage-meter.js';
+import type { WriteCheck } from '../schema/enforcement.js';
 import type { SchemaService } from '../schema/service.js';
 import { rewriteLookups } from './lookup-from.js';
 import { streamUpsert, UPSERT_LIMITS, type UpsertLimits } from './upsert.js';
@@ -44,12 +45,12 @@ export interface PointRouteDeps {
 type Body = Record<string, unknown>;
 
 /** One forwarding route: how to check and reshape the body, and where it goes. */
-interface PointRoute {
+export interface PointRoute {
   method: 'get' | 'post' | 'put' | 'delete';
   path: string;
   engineMethod: string;
-  /** The engine path after `/collections/{engine name}`. */
-  enginePath: (ctx: Context) => string;
+  /** The engine path after `/collections/{engine name}`, from the route's parameters. */
+  enginePath: (params: Record<string, string>) => string;
   /** Whether the request carries a JSON body. */
   hasBody: boolean;
   /** Checks and rewrites the body in place. */
@@ -104,7 +105,8 @@ function prepareRetrieve(body: Body): void {
   body.with_vector ??= false;
 }
 
-const ROUTES: PointRoute[] = [
+/** Every forwarding route (the upsert, which streams, is mounted on its own). */
+export const ROUTES: readonly PointRoute[] = [
   {
     method: 'post',
     path: '/points/retrieve',
@@ -251,8 +253,8 @@ const ROUTES: PointRoute[] = [
     method: 'get',
     path: '/points/:id',
     engineMethod: 'GET',
-    enginePath: (ctx) => {
-      const raw = (ctx.params as Record<string, string>).id!;
+    enginePath: (params) => {
+      const raw = params.id!;
       const id = /^\d+$/.test(raw) ? Number(raw) : raw;
       checkPointId(id, 'id');
       return `/points/${encodeURIComponent(raw)}`;
@@ -277,13 +279,16 @@ const ROUTES: PointRoute[] = [
     method: 'delete',
     path: '/index/:field',
     engineMethod: 'DELETE',
-    enginePath: (ctx) =>
-      `/index/${encodeURIComponent((ctx.params as Record<string, string>).field!)}`,
+    enginePath: (params) => `/index/${encodeURIComponent(params.field!)}`,
     hasBody: false,
   },
 ];
 
-const PREFIXES = ['/api/v1/collections/:name', '/api/v1/workspaces/:workspace/collections/:name'];
+/** The collection-scoped prefix and its workspace twin. */
+export const PREFIXES = [
+  '/api/v1/collections/:name',
+  '/api/v1/workspaces/:workspace/collections/:name',
+];
 
 /** Mounts the point, payload and index routes (and their workspace twins). */
 export function mountPointRoutes(router: VectorRouter, deps: PointRouteDeps): void {
@@ -327,6 +332,20 @@ function forwardsAsSent(route: PointRoute, bytes: Buffer): boolean {
   return !route.parseWhen?.some((text) => bytes.includes(text));
 }
 
+/** A forwarding route's request, however it arrived: path parameters, query string, body. */
+export interface ForwardRequest {
+  params: Record<string, string>;
+  querystring: string;
+  /** The body's bytes, read by the caller when the route has one. */
+  bytes: Buffer | undefined;
+}
+
+/** The engine's answer to a forwarded request and the payload schema check of a write. */
+export interface Forwarded {
+  res: EngineResponse;
+  check: WriteCheck | null;
+}
+
 async function forward(
   ctx: Context,
   caller: AuthContext,
@@ -335,12 +354,35 @@ async function forward(
   engine: EngineClient,
   schemas: SchemaService,
 ): Promise<void> {
+  const request: ForwardRequest = {
+    params: ctx.params as Record<string, string>,
+    querystring: ctx.querystring,
+    bytes: route.hasBody ? await readBody(ctx) : undefined,
+  };
+  const { res, check } = await forwardRequest(request, caller, doc, route, engine, schemas);
+  relay(ctx, res, isRead(route));
+  check?.surfaceWarnings(ctx);
+}
+
+/**
+ * Checks and reshapes one request of `route`, sends it to the engine under
+ * the tenant's engine name (then re-stamps, for the routes that must), and
+ * returns the engine's answer; an engine error is thrown as the contract's.
+ */
+export async function forwardRequest(
+  request: ForwardRequest,
+  caller: AuthContext,
+  doc: VectorCollectionDoc,
+  route: PointRoute,
+  engine: EngineClient,
+  schemas: SchemaService,
+): Promise<Forwarded> {
   const base = `/collections/${doc.engineName}`;
-  const path = `${base}${route.enginePath(ctx)}`;
+  const path = `${base}${route.enginePath(request.params)}`;
   let body: Body | undefined;
   let asSent: Buffer | undefined;
-  if (route.hasBody) {
-    const bytes = await readBody(ctx);
+  const bytes = request.bytes;
+  if (bytes) {
     if (forwardsAsSent(route, bytes)) asSent = bytes;
     else {
       body = parseJsonObject(bytes);
@@ -351,7 +393,7 @@ async function forward(
     body && route.schemaCheck
       ? await schemas.payloadWriteCheck(doc, { ...body, kind: route.schemaCheck })
       : null;
-  const res = await engine.send(route.engineMethod, path, asSent ?? body, ctx.querystring);
+  const res = await engine.send(route.engineMethod, path, asSent ?? body, request.querystring);
   if (res.status >= 400) throw engineFailure(res);
   const selector = body && route.restamp?.(body);
   if (selector) {
@@ -363,22 +405,28 @@ async function forward(
     );
     if (stamped.status >= 400) throw engineFailure(stamped);
   }
-  relay(ctx, res, route.engineMethod === 'GET' || route.engineMethod === 'POST');
-  check?.surfaceWarnings(ctx);
+  return { res, check };
+}
+
+/** Whether the route's answer holds points, whose internal payload keys are stripped. */
+export function isRead(route: PointRoute): boolean {
+  return route.engineMethod === 'GET' || route.engineMethod === 'POST';
 }
 
 /**
  * Sends the engine's answer on. Reads are scanned for internal keys first;
  * the common case (none) relays the engine's bytes without re-serialising.
  */
-function relay(ctx: Context, res: EngineResponse, isRead: boolean): void {
+function relay(ctx: Context, res: EngineResponse, read: boolean): void {
   ctx.status = res.status;
   ctx.type = 'application/json';
-  if (isRead && mayHoldInternalKeys(res.text)) {
-    const parsed = JSON.parse(res.text) as unknown;
-    stripInternalKeys(parsed);
-    ctx.body = parsed;
-    return;
-  }
-  ctx.body = res.text;
+  ctx.body = relayedText(res, read);
+}
+
+/** The engine's answer as relayed: reads without internal `__svc_` keys. */
+export function relayedText(res: EngineResponse, read: boolean): string {
+  if (!read || !mayHoldInternalKeys(res.text)) return res.text;
+  const parsed = JSON.parse(res.text) as unknown;
+  stripInternalKeys(parsed);
+  return JSON.stringify(parsed);
 }
