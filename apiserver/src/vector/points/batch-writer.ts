@@ -14,9 +14,18 @@ export class BatchWriter {
 
   private constructor(private buffer: Buffer) {}
 
-  /** A writer on a pooled buffer when one is idle. Hand it back with {@link release}. */
-  static acquire(): BatchWriter {
-    return new BatchWriter(idle.pop() ?? Buffer.allocUnsafe(INITIAL_BYTES));
+  /**
+   * A writer on a pooled buffer when one is idle, else on a new one of about
+   * `expectedBytes` (a batch's size, so it rarely has to grow). Hand it back
+   * with {@link release}.
+   */
+  static acquire(expectedBytes = INITIAL_BYTES): BatchWriter {
+    const pooled = idle.pop();
+    if (pooled) {
+      idleBytes -= pooled.length;
+      return new BatchWriter(pooled);
+    }
+    return new BatchWriter(Buffer.allocUnsafe(Math.max(expectedBytes, 64 * 1024)));
   }
 
   /** Bytes written since the last {@link reset}. */
@@ -47,7 +56,11 @@ export class BatchWriter {
    * engine has answered every batch sent from it with a success.
    */
   release(): void {
-    if (this.buffer.length <= MAX_POOLED_BYTES && idle.length < MAX_IDLE) idle.push(this.buffer);
+    const size = this.buffer.length;
+    if (size <= MAX_POOLED_BYTES && idleBytes + size <= MAX_IDLE_BYTES) {
+      idle.push(this.buffer);
+      idleBytes += size;
+    }
     this.buffer = Buffer.alloc(0);
     this.used = 0;
   }
@@ -60,7 +73,11 @@ export class BatchWriter {
 }
 
 const INITIAL_BYTES = 1024 * 1024;
-/** Idle buffers kept, and the largest kept (a batch is flushed from 4 MB on, plus one point). */
-const MAX_IDLE = 8;
+/**
+ * The largest buffer kept (a batch is flushed from 4 MB on, plus one point),
+ * and the most kept in all: enough for 16 concurrent upserts of 4 MB batches.
+ */
 const MAX_POOLED_BYTES = 8 * 1024 * 1024;
+const MAX_IDLE_BYTES = 80 * 1024 * 1024;
 const idle: Buffer[] = [];
+let idleBytes = 0;

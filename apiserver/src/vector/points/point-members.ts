@@ -44,12 +44,22 @@ for (const b of [QUOTE, COMMA, OPEN_OBJECT, CLOSE_OBJECT, OPEN_ARRAY, CLOSE_ARRA
  * when it holds strings, objects or arrays, or does not close within `buf`.
  */
 export function plainArrayEnd(buf: Uint8Array, open: number): number {
-  const close = buf.indexOf(CLOSE_ARRAY, open + 1);
-  if (close === -1) return -1;
-  const inside = buf.subarray(open + 1, close);
-  if (inside.indexOf(OPEN_ARRAY) !== -1) return -1;
-  if (inside.indexOf(OPEN_OBJECT) !== -1) return -1;
-  if (inside.indexOf(QUOTE) !== -1) return -1;
+  const close = plainRunEnd(buf, open + 1);
+  return close < 0 ? -1 : close;
+}
+
+/**
+ * From `from`, inside an array of plain scalars (see {@link plainArrayEnd}):
+ * the index of the `]` that closes it; -1 when `buf` ends first with nothing
+ * but plain bytes (the array goes on in the next chunk); -2 when a string,
+ * object or array comes first.
+ */
+export function plainRunEnd(buf: Uint8Array, from: number): number {
+  const close = buf.indexOf(CLOSE_ARRAY, from);
+  const inside = buf.subarray(from, close === -1 ? buf.length : close);
+  if (inside.indexOf(OPEN_ARRAY) !== -1) return -2;
+  if (inside.indexOf(OPEN_OBJECT) !== -1) return -2;
+  if (inside.indexOf(QUOTE) !== -1) return -2;
   return close;
 }
 

@@ -15,17 +15,28 @@ function scan(text: string, chunkSize: number) {
 }
 
 const body = {
-  shard_key: 'a',
+  shard_key: [3, 4],
   points: [
     { id: 1, vector: [0.1, -2e-3], payload: { s: 'x"}]\\', n: [1, { a: '{' }] } },
     { id: 'f47ac10b-58cc-4372-a567-0e02b2c3d479', vector: [1, 2], payload: null },
+    { id: 2, vector: Array.from({ length: 40 }, (_, i) => Math.sin(i)), payload: { a: [1, 2] } },
+    {
+      id: 3,
+      vector: [
+        [1, 2],
+        [3, 4],
+      ],
+    },
+    { id: 4, vector: [1.5, ']', 2] },
+    { id: 5, vector: [], payload: {} },
   ],
   wait: true,
   n: 12,
+  tail: [5, 6],
 };
 
 describe('UpsertScanner', () => {
-  test.each([1, 2, 3, 7, 64, 100_000])(
+  test.each([1, 2, 3, 5, 7, 11, 13, 64, 100_000])(
     'yields each point and other member whatever the chunk size (%i)',
     (size) => {
       const { points, fields, hasPoints } = scan(
@@ -34,7 +45,7 @@ describe('UpsertScanner', () => {
       );
       expect(hasPoints).toBe(true);
       expect(points).toEqual(body.points);
-      expect(fields).toEqual({ shard_key: 'a', wait: true, n: 12 });
+      expect(fields).toEqual({ shard_key: [3, 4], wait: true, n: 12, tail: [5, 6] });
     },
   );
 

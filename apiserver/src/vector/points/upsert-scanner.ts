@@ -11,7 +11,7 @@
  * bracket depth finds in one pass.
  */
 import { MalformedJson, PointPayloadTooLarge } from '../../errors/catalogue.js';
-import { BACKSLASH, isSpace, plainArrayEnd, QUOTE } from './point-members.js';
+import { BACKSLASH, isSpace, plainRunEnd, QUOTE } from './point-members.js';
 
 /** Callbacks of the scanner. */
 export interface ScannerSink {
@@ -61,6 +61,8 @@ export class UpsertScanner {
   private depth = 0;
   private inString = false;
   private escaped = false;
+  // Inside a dense vector that the previous chunk ended in (its `[` is counted in depth).
+  private plainArray = false;
   private scalar = false;
   private sawPoints = false;
 
@@ -157,6 +159,7 @@ export class UpsertScanner {
     this.depth = 0;
     this.inString = false;
     this.escaped = false;
+    this.plainArray = false;
     this.capturedStart = i;
     const b = chunk[i]!;
     // A member name is captured like a string value; finish() tells them apart by state.
@@ -178,6 +181,16 @@ export class UpsertScanner {
       if (i === -1) return this.runOff(chunk, depth, true);
       if (depth === 0) return this.finish(chunk, i);
     }
+    if (this.plainArray) {
+      this.plainArray = false;
+      const end = plainRunEnd(chunk, i);
+      if (end === -1) return this.runOffPlain(chunk, depth);
+      if (end >= 0) {
+        i = end + 1;
+        if (--depth === 0) return this.finish(chunk, i);
+      }
+      // -2: not a dense vector after all; the byte walk below takes over (depth counts its `[`).
+    }
     if (this.scalar) {
       while (i < n && SCALAR_END[chunk[i]!] === 0) i++;
       if (i === n) return this.runOff(chunk, depth, false);
@@ -196,12 +209,14 @@ export class UpsertScanner {
         continue;
       }
       if (b === 0x5b) {
-        // A dense vector is skipped whole when it closes in this chunk.
-        const end = plainArrayEnd(chunk, i);
-        if (end !== -1) {
+        // A dense vector is skipped with native searches, also when it goes on in the next chunk.
+        const end = plainRunEnd(chunk, i + 1);
+        if (end >= 0) {
           i = end + 1;
+          if (depth === 0) return this.finish(chunk, i); // The captured value was this array.
           continue;
         }
+        if (end === -1) return this.runOffPlain(chunk, depth + 1);
       }
       if (b === 0x7b || b === 0x5b) depth++;
       else {
@@ -234,6 +249,13 @@ export class UpsertScanner {
       if (trailingBackslashes(chunk, quote, floor) % 2 === 0) return quote + 1;
       i = quote + 1;
     }
+  }
+
+  /** {@link runOff} inside a dense vector, which the next chunk goes on with. */
+  private runOffPlain(chunk: Buffer, depth: number): number {
+    const consumed = this.runOff(chunk, depth, false);
+    this.plainArray = true;
+    return consumed;
   }
 
   /** Keeps the rest of a chunk the value runs off; returns the chunk's length. */

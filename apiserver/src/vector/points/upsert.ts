@@ -74,7 +74,10 @@ export async function streamUpsert(
   const stampBytes = stampOf(attestation(caller));
   const extra: Record<string, unknown> = {};
   // The batch's body as it will be sent: `{"points":[`, the points with commas between, `]}`.
-  const batch = BatchWriter.acquire();
+  // Sized for the first batch: the whole body when it is smaller than one, plus room for stamps.
+  const batch = BatchWriter.acquire(
+    Math.min(declared || limits.batchBytes, limits.batchBytes) * 1.1 + 64 * 1024,
+  );
   batch.write(POINTS_HEAD);
   let batchPoints = 0;
   let count = 0;
