@@ -74,3 +74,22 @@ test('points written after the build are found before the next one', async () =>
   });
   expect(await ids({ vector: Array.from({ length: DIM }, () => 5), limit: 1 })).toEqual([999_999]);
 });
+
+test('a tail written while the index builds is indexed once writes go quiet', async () => {
+  await call(engine.url, 'PUT', '/collections/t', { vectors: { size: DIM, distance: 'Euclid' } });
+  const points = (from: number, count: number) =>
+    Array.from({ length: count }, (_, i) => ({ id: from + i, vector: vector() }));
+  // Past the threshold: a build of every point starts in the worker.
+  await call(engine.url, 'PUT', '/collections/t/points?wait=true', { points: points(0, 6000) });
+  // A small tail while it runs; the quiet-time build it schedules fires during that build.
+  await call(engine.url, 'PUT', '/collections/t/points?wait=true', { points: points(6000, 50) });
+  let info = { status: '', indexed_vectors_count: 0, points_count: 0 };
+  for (let waited = 0; waited < 20_000; waited += 100) {
+    info = (await call(engine.url, 'GET', '/collections/t')).body.result as typeof info;
+    if (info.status === 'green' && info.indexed_vectors_count === 6050) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  expect(info).toEqual(
+    expect.objectContaining({ status: 'green', points_count: 6050, indexed_vectors_count: 6050 }),
+  );
+}, 30_000);

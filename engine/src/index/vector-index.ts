@@ -60,6 +60,11 @@ export class VectorIndex {
   noteWrite(): void {
     if (this.closed) return;
     this.maybeBuild(false);
+    this.armIdleBuild();
+  }
+
+  /** Indexes a small tail once writes have been quiet for `idleMs`. */
+  private armIdleBuild(): void {
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => this.maybeBuild(true), this.options.idleMs);
     this.idleTimer.unref();
@@ -112,7 +117,10 @@ export class VectorIndex {
     );
     this.building = build.finally(() => {
       this.building = undefined;
-      if (!this.closed) this.maybeBuild(false);
+      if (this.closed || this.maybeBuild(false)) return;
+      // Writes that came during the build left a tail; a quiet-time build that fired meanwhile
+      // found this build running and did nothing, so the tail would wait for the next write.
+      if (this.store.slotCount > this.indexedUpTo) this.armIdleBuild();
     });
   }
 
