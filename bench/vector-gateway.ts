@@ -110,6 +110,9 @@ async function phase(
   call: (i: number) => Promise<number>,
 ): Promise<Phase> {
   let next = 0;
+  // Fresh connections: a server closes keep-alive sockets idle for 5 s, and one picked from the
+  // pool just as it closes fails the request (EPIPE) when phases are more than 5 s apart.
+  client.destroy();
   const cpu0 = [await cpuSeconds(pids.engine), await cpuSeconds(pids.gateway)];
   const started = performance.now();
   await Promise.all(
