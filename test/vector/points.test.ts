@@ -3,12 +3,12 @@
  * tenancy rewriting, reserved keys, attested authorship, the contract's
  * limits, the streaming upsert and engine error normalisation.
  */
-import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import {
   createAgentKey,
   createCollection,
   createVectorCaller,
+  rawRequest,
   startVectorServer,
   vcall,
   type ErrorBody,
@@ -57,27 +57,6 @@ async function upsert(key: string, collection: string, body: unknown) {
       body,
     },
   );
-}
-
-/** Sends raw bytes with a declared length, for bodies fetch will not send. */
-function rawRequest(
-  base: string,
-  method: string,
-  target: string,
-  headers: Record<string, string | number>,
-  write: (req: ReturnType<typeof request>) => void,
-): Promise<{ status: number; body: ErrorBody }> {
-  return new Promise((resolve, reject) => {
-    const req = request(`${base}${target}`, { method, headers }, (res) => {
-      let text = '';
-      res.on('data', (c: Buffer) => (text += c.toString()));
-      res.on('end', () =>
-        resolve({ status: res.statusCode!, body: JSON.parse(text) as ErrorBody }),
-      );
-    });
-    req.on('error', reject);
-    write(req);
-  });
 }
 
 describe('PUT /points (upsert)', () => {

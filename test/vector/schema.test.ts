@@ -3,12 +3,12 @@
  * stored record and its ETag compare-and-set, tenancy, analyze, conformance
  * with its time budget, and enforcement on upsert and payload writes.
  */
-import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import {
   createAgentKey,
   createCollection,
   createVectorCaller,
+  rawRequest,
   startVectorServer,
   vcall,
   type ErrorBody,
@@ -93,31 +93,21 @@ function streamedUpsert(
   collection: string,
   pieces: string[],
 ): Promise<{ status: number; body: Refusal }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      `${on.base}/api/v1/collections/${collection}/points?wait=true`,
-      {
-        method: 'PUT',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      },
-      (res) => {
-        let text = '';
-        res.on('data', (c: Buffer) => (text += c.toString()));
-        res.on('end', () =>
-          resolve({ status: res.statusCode!, body: JSON.parse(text) as Refusal }),
-        );
-      },
-    );
-    req.on('error', reject);
-    void (async () => {
-      for (const piece of pieces) {
-        if (req.destroyed) return;
-        req.write(piece);
-        await new Promise((r) => setTimeout(r, 150));
-      }
-      req.end();
-    })();
-  });
+  return rawRequest<Refusal>(
+    on.base,
+    'PUT',
+    `/api/v1/collections/${collection}/points?wait=true`,
+    { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    (req) =>
+      void (async () => {
+        for (const piece of pieces) {
+          if (req.destroyed) return;
+          req.write(piece);
+          await new Promise((r) => setTimeout(r, 150));
+        }
+        req.end();
+      })(),
+  );
 }
 
 function getSchema(key: string, collection: string) {

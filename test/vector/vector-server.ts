@@ -4,7 +4,7 @@
  * accounts with user keys or keys minted for an agent's deployment.
  */
 import { call, type ApiResponse } from '../apiserver/control-plane-server.js';
-import { createServer, type Server } from 'node:http';
+import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import type { Db, MongoClient } from 'mongodb';
@@ -146,6 +146,29 @@ export type VectorResponse<T = Record<string, unknown>> = ApiResponse<T>;
 /** The error of an error response. */
 export interface ErrorBody {
   error: { code: string; message: string; retriable?: boolean; [extra: string]: unknown };
+}
+
+/**
+ * Sends a request whose body `write` produces on the raw node:http request
+ * (bodies fetch will not send: a declared length never met, pieces with
+ * pauses between them); resolves with the status and the parsed JSON answer.
+ */
+export function rawRequest<T = ErrorBody>(
+  base: string,
+  method: string,
+  target: string,
+  headers: Record<string, string | number>,
+  write: (req: ReturnType<typeof request>) => void,
+): Promise<{ status: number; body: T }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${base}${target}`, { method, headers }, (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => (text += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) as T }));
+    });
+    req.on('error', reject);
+    write(req);
+  });
 }
 
 /** Sends a request with a key (or none) and a JSON body when given (the same helper as the control plane's). */
