@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { plainArrayEnd, pointMembers } from './point-members.js';
+import { arrayElements, plainArrayEnd, pointMembers } from './point-members.js';
 
 function members(text: string): Record<string, string>[] {
   const raw = Buffer.from(text);
@@ -73,5 +73,41 @@ describe('plainArrayEnd', () => {
     ['no end', '[1,2,3'],
   ])('declines %s', (_, text) => {
     expect(at(text)).toBe(-1);
+  });
+});
+
+describe('arrayElements', () => {
+  const elements = (text: string) => {
+    const raw = Buffer.from(text);
+    const { elements: found, end } = arrayElements(raw, text.indexOf('['));
+    return {
+      values: found.map((e) => raw.toString('utf8', e.start, e.end)),
+      rest: text.slice(end),
+    };
+  };
+
+  test('finds each element, trimmed, and the end of the array', () => {
+    expect(
+      elements('{"result":[ [{"id":1,"p":{"s":"],"}}], [] ,{"points":[]},3 ],"time":1}'),
+    ).toEqual({
+      values: ['[{"id":1,"p":{"s":"],"}}]', '[]', '{"points":[]}', '3'],
+      rest: ',"time":1}',
+    });
+  });
+
+  test('finds no element in an empty array', () => {
+    expect(elements('[ ]x')).toEqual({ values: [], rest: 'x' });
+  });
+
+  test.each([
+    ['not an array', '{"a":1}', 0],
+    ['an empty element', '[1,,2]', 0],
+    ['a trailing comma', '[1,]', 0],
+    ['a "}" closing it', '[1,2}', 0],
+    ['no end', '[1,[2]', 0],
+  ])('refuses %s with 400 MALFORMED_JSON', (_, text, open) => {
+    expect(() => arrayElements(Buffer.from(text), open)).toThrow(
+      expect.objectContaining({ status: 400, code: 'MALFORMED_JSON' }),
+    );
   });
 });

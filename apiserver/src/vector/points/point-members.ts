@@ -6,6 +6,9 @@
  * anyway. Parsing and re-serialising vectors was most of the gateway's CPU on
  * an upsert.
  *
+ * The same walk finds the elements of an array without parsing them
+ * ({@link arrayElements}; search-coalescer.ts splits batch answers with it).
+ *
  * The walk checks the structure (an object of `"name": value` members,
  * brackets that match, strings that end); the tokens inside a copied value
  * are the engine's to read, and its refusal of malformed ones is mapped to
@@ -91,8 +94,8 @@ function skipSpace(raw: Uint8Array, i: number): number {
 }
 
 /**
- * Index after the value that starts at `i`: up to the `,` or `}` that ends
- * it at the point's own level. Nested brackets must match.
+ * Index after the value that starts at `i`: up to the `,`, `}` or `]` that
+ * ends it at its container's level. Nested brackets must match.
  */
 function skipValue(raw: Uint8Array, i: number): number {
   // Made at the first nested bracket: most values (numbers, strings, vectors) have none.
@@ -119,10 +122,7 @@ function skipValue(raw: Uint8Array, i: number): number {
     if (b === OPEN_OBJECT || b === OPEN_ARRAY) {
       (stack ??= []).push(b === OPEN_OBJECT ? CLOSE_OBJECT : CLOSE_ARRAY);
     } else if (b === CLOSE_OBJECT || b === CLOSE_ARRAY) {
-      if (stack === null || stack.length === 0) {
-        if (b === CLOSE_OBJECT) return i;
-        throw malformed('a "]" closes nothing');
-      }
+      if (stack === null || stack.length === 0) return i; // The container's own close.
       if (stack.pop() !== b) throw malformed('brackets do not match');
     } else if (stack === null || stack.length === 0) {
       return i; // A comma at the point's own level.
@@ -177,7 +177,39 @@ export function pointMembers(raw: Uint8Array): PointMember[] {
     members.push({ name, start, end });
     i = after;
     if (raw[i] === CLOSE_OBJECT) return checkEnd(raw, i + 1, members);
+    if (raw[i] !== COMMA) throw malformed('a "]" closes nothing');
     i = skipSpace(raw, i + 1); // Past the comma.
+  }
+}
+
+/** Where one element of a JSON array is in the text holding it. */
+export interface ElementRange {
+  start: number;
+  end: number;
+}
+
+/**
+ * The elements of the JSON array whose `[` is at `open`, in order, found
+ * without parsing them (each trimmed of whitespace), and the index after its
+ * `]`; throws 400 MALFORMED_JSON when the array's structure is broken.
+ */
+export function arrayElements(
+  raw: Uint8Array,
+  open: number,
+): { elements: ElementRange[]; end: number } {
+  if (raw[open] !== OPEN_ARRAY) throw malformed('expected an array');
+  const elements: ElementRange[] = [];
+  let i = skipSpace(raw, open + 1);
+  if (raw[i] === CLOSE_ARRAY) return { elements, end: i + 1 };
+  for (;;) {
+    const after = skipValue(raw, i);
+    let end = after;
+    while (end > i && isSpace(raw[end - 1]!)) end--;
+    if (end === i) throw malformed('an array has an empty element');
+    elements.push({ start: i, end });
+    if (raw[after] === CLOSE_ARRAY) return { elements, end: after + 1 };
+    if (raw[after] !== COMMA) throw malformed('an array is not closed by "]"');
+    i = skipSpace(raw, after + 1);
   }
 }
 
