@@ -2,7 +2,7 @@
  * The API server's configuration, read once from environment variables. Every
  * value has a default that works for the single-machine platform.
  */
-import { envInt, envOptional, envString } from '../../common/env.js';
+import { envBool, envInt, envOptional, envString } from '../../common/env.js';
 
 /** Configuration of the API server process. */
 export interface ApiServerConfig {
@@ -16,6 +16,8 @@ export interface ApiServerConfig {
   vectorsPort: number;
   /** Base URL of the vector engine or Qdrant (`SVC_ENGINE_URL`). */
   engineUrl: string;
+  /** Whether concurrent searches of a collection reach the engine as one batch (`SVC_VECTOR_COALESCE`). */
+  coalesceSearches: boolean;
   /** MongoDB connection string (FerretDB on one machine). */
   mongoUri: string;
   /** Kubeconfig path; unset means in-cluster or `~/.kube/config`. */
@@ -41,6 +43,7 @@ export function loadConfig(env = process.env): ApiServerConfig {
     edgePort: envInt('SVC_EDGE_PORT', 8002, { min: 0, max: 65535 }, env),
     vectorsPort: envInt('SVC_VECTORS_PORT', 8001, { min: 0, max: 65535 }, env),
     engineUrl: envString('SVC_ENGINE_URL', 'http://127.0.0.1:6333', env),
+    coalesceSearches: envBool('SVC_VECTOR_COALESCE', true, env),
     mongoUri: envString('MONGODB_URI', 'mongodb://127.0.0.1:27017/svc', env),
     kubeconfig: envOptional('KUBECONFIG', env),
     agentDomain: envString('SVC_AGENT_DOMAIN', 'agents.localhost', env),

@@ -38,7 +38,12 @@ log.info('control plane listening', { url: `http://${config.host}:${port}` });
 // The vector data plane: its own port, in front of the engine.
 const vectors = await buildVectorPlane(
   { db, kc },
-  { engineUrl: config.engineUrl, regions: config.regions, plansJson: config.plansJson },
+  {
+    engineUrl: config.engineUrl,
+    regions: config.regions,
+    plansJson: config.plansJson,
+    coalesceSearches: config.coalesceSearches,
+  },
   log,
 );
 const vectorServer = createServer(vectors.handler).listen(config.vectorsPort, config.host);

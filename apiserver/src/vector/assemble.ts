@@ -29,6 +29,11 @@ export interface VectorPlaneConfig {
   regions: string[];
   /** `SVC_PLANS_JSON`. */
   plansJson?: string | undefined;
+  /**
+   * Whether concurrent searches of a collection go to the engine as one batch
+   * (`SVC_VECTOR_COALESCE`, default true; see search-coalescer.ts).
+   */
+  coalesceSearches?: boolean;
 }
 
 /** Knobs tests turn; production leaves them unset. */
@@ -80,7 +85,9 @@ export function vectorPlaneApp(
   const plans = loadPlans(config.plansJson);
   const accounts = new AccountService(c, config.regions[0] ?? 'local');
   const windows = new MongoWindowStore(c.rateBuckets);
-  const engine = new EngineClient(config.engineUrl.replace(/\/+$/, ''));
+  const engine = new EngineClient(config.engineUrl.replace(/\/+$/, ''), {
+    coalesce: config.coalesceSearches ?? true,
+  });
   const now = options.now ?? (() => Date.now());
   const deps = {
     log: log.child({ front: 'vectors' }),

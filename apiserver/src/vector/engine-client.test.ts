@@ -36,7 +36,7 @@ describe('EngineClient', () => {
   });
 
   test('throws 504 GATEWAY_TIMEOUT when the engine does not answer in time', async () => {
-    const client = new EngineClient(base, 200);
+    const client = new EngineClient(base, { timeoutMs: 200 });
     await expect(client.send('GET', '/hang')).rejects.toMatchObject({
       status: 504,
       code: 'GATEWAY_TIMEOUT',

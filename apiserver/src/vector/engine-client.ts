@@ -5,6 +5,7 @@
  */
 import { errors, Pool, type Dispatcher } from 'undici';
 import { GatewayTimeout, ProxyError, ResponseTooLarge } from '../errors/catalogue.js';
+import { SearchCoalescer } from './search-coalescer.js';
 
 /** The largest response the gateway relays (10 MB). */
 export const MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
@@ -23,8 +24,13 @@ export interface EngineResponse {
 export class EngineClient {
   private readonly pool: Pool;
   private readonly prefix: string;
+  private readonly coalescer: SearchCoalescer | null;
 
-  constructor(baseUrl: string, timeoutMs = 60_000) {
+  /**
+   * `coalesce: false` sends every search on its own instead of joining
+   * concurrent ones into batches (see {@link search}).
+   */
+  constructor(baseUrl: string, { timeoutMs = 60_000, coalesce = true } = {}) {
     const base = new URL(baseUrl);
     this.prefix = base.pathname.replace(/\/$/, '');
     this.pool = new Pool(base.origin, {
@@ -32,6 +38,20 @@ export class EngineClient {
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
     });
+    this.coalescer = coalesce
+      ? new SearchCoalescer((method, path, body, query) => this.send(method, path, body, query))
+      : null;
+  }
+
+  /**
+   * POSTs a search or query (`body`, JSON bytes) to `path`; concurrent ones
+   * for the same path and query string go to the engine together as one
+   * request to `batchPath`, each still answered as if sent alone (see
+   * search-coalescer.ts).
+   */
+  search(path: string, batchPath: string, body: Buffer, query = ''): Promise<EngineResponse> {
+    if (!this.coalescer) return this.send('POST', path, body, query);
+    return this.coalescer.search(path, batchPath, body, query);
   }
 
   /**

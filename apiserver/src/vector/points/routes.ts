@@ -53,6 +53,11 @@ export interface PointRoute {
   enginePath: (params: Record<string, string>) => string;
   /** Whether the request carries a JSON body. */
   hasBody: boolean;
+  /**
+   * The engine's batch route for this one (after the engine name): concurrent
+   * requests are joined into it (see search-coalescer.ts).
+   */
+  batchPath?: string;
   /** Checks and rewrites the body in place. */
   prepare?: (body: Body, caller: AuthContext, collection: VectorCollectionDoc) => void;
   /**
@@ -130,6 +135,7 @@ export const ROUTES: readonly PointRoute[] = [
     engineMethod: 'POST',
     enginePath: () => '/points/search',
     hasBody: true,
+    batchPath: '/points/search/batch',
     prepare: (body) => void delete body.with_vectors,
     parseWhen: ['with_vectors'],
   },
@@ -146,6 +152,7 @@ export const ROUTES: readonly PointRoute[] = [
     engineMethod: 'POST',
     enginePath: () => '/points/query',
     hasBody: true,
+    batchPath: '/points/query/batch',
     prepare: rewriteLookupsFor,
     parseWhen: ['lookup_from'],
   },
@@ -393,7 +400,16 @@ export async function forwardRequest(
     body && route.schemaCheck
       ? await schemas.payloadWriteCheck(doc, { ...body, kind: route.schemaCheck })
       : null;
-  const res = await engine.send(route.engineMethod, path, asSent ?? body, request.querystring);
+  const { querystring } = request;
+  const res =
+    route.batchPath && (asSent ?? body)
+      ? await engine.search(
+          path,
+          `${base}${route.batchPath}`,
+          asSent ?? Buffer.from(JSON.stringify(body)),
+          querystring,
+        )
+      : await engine.send(route.engineMethod, path, asSent ?? body, querystring);
   if (res.status >= 400) throw engineFailure(res);
   const selector = body && route.restamp?.(body);
   if (selector) {
