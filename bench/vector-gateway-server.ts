@@ -10,6 +10,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 import { MongoClient } from 'mongodb';
+import { envBool } from '../common/env.js';
 import { createLogger } from '../common/logger.js';
 import { buildVectorPlane } from '../apiserver/src/vector/assemble.js';
 
@@ -18,7 +19,11 @@ const kc = new KubeConfig();
 kc.loadFromDefault();
 const plane = await buildVectorPlane(
   { db: mongo.db(), kc },
-  { engineUrl: process.env.SVC_ENGINE_URL ?? 'http://127.0.0.1:6333', regions: ['local'] },
+  {
+    engineUrl: process.env.SVC_ENGINE_URL ?? 'http://127.0.0.1:6333',
+    regions: ['local'],
+    coalesceSearches: envBool('SVC_VECTOR_COALESCE', true),
+  },
   createLogger('apiserver', process.env.SVC_LOG_LEVEL ?? 'warn'),
 );
 const server = createServer(plane.handler).listen(0, '127.0.0.1', () => {

@@ -21,6 +21,10 @@
  * middle of a phase; all three search the same collection of `upsertPoints`
  * points, written through the gateway and indexed.
  *
+ * The gateway joins concurrent searches of a collection into batch requests
+ * to the engine (apiserver/src/vector/search-coalescer.ts);
+ * SVC_VECTOR_COALESCE=false measures it without.
+ *
  * PIN=1 pins the engine to CPU 1 and the gateway, the bare proxy and the
  * load generator to CPU 0 (taskset); without it every process shares every
  * core. Neither gives the gateway cores of its own, which a 2-core machine
@@ -36,6 +40,7 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { envBool } from '../common/env.js';
 import { startControlPlane } from '../hack/control-plane/index.js';
 import { createBenchAccount } from './support/bench-account.js';
 import { startEngine } from '../test/engine/support/engine-process.js';
@@ -382,6 +387,9 @@ try {
   );
   console.log(
     'the bare proxy (bench/support/bare-proxy.ts) is the floor: a Node hop with no checks',
+  );
+  console.log(
+    `the gateway ${envBool('SVC_VECTOR_COALESCE', true) ? 'joins' : 'does not join (SVC_VECTOR_COALESCE=false)'} concurrent searches of a collection into batch requests; the bare proxy never does`,
   );
   report('upsert', 'points/s', BATCH, upserts);
   report('search', 'req/s   ', 1, searchRuns);
