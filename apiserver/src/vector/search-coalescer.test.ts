@@ -153,55 +153,29 @@ describe('SearchCoalescer', () => {
     expect(sent).toHaveLength(1);
   });
 
-  test('gathers requests while the slots are full and sends them as one batch when one frees', async () => {
+  test('sends a full batch at once; later requests of the turn start another', async () => {
     const { send, sent } = recorder();
-    const coalescer = new SearchCoalescer(send, { maxInFlight: 2, maxHoldMs: 60_000 });
-    const first = coalescer.search(PATH, BATCH, body(1), '');
-    await turn();
-    void coalescer.search(PATH, BATCH, body(2), '');
-    await turn();
+    const coalescer = new SearchCoalescer(send, { maxBatch: 2 });
+    for (const n of [1, 2]) void coalescer.search(PATH, BATCH, body(n), '');
+    expect(sent).toHaveLength(1);
+    for (const n of [3, 4, 5]) void coalescer.search(PATH, BATCH, body(n), '');
     expect(sent).toHaveLength(2);
-    const later = [3, 4, 5].map((n) => coalescer.search(PATH, BATCH, body(n), ''));
     await turn();
-    await turn();
-    expect(sent).toHaveLength(2);
-    sent[0]!.answer({ status: 200, text: '{"result":[1]}' });
-    await expect(first).resolves.toEqual({ status: 200, text: '{"result":[1]}' });
-    await turn();
-    await turn();
-    expect(sent).toHaveLength(3);
-    expect(JSON.parse(sent[2]!.body).searches).toHaveLength(3);
-    sent[2]!.answer({ status: 200, text: '{"result":[[3],[4],[5]]}' });
-    expect((await Promise.all(later)).map((a) => a.text)).toEqual([
-      '{"result":[3]}',
-      '{"result":[4]}',
-      '{"result":[5]}',
-    ]);
+    expect(
+      sent.map((s) => (s.path === BATCH ? JSON.parse(s.body).searches : [s.body]).length),
+    ).toEqual([2, 2, 1]);
+    expect(sent[2]!.path).toBe(PATH);
   });
 
-  test('sends gathered requests after maxHoldMs when no slot frees', async () => {
+  test('starts a new batch in the next turn', async () => {
     const { send, sent } = recorder();
-    const coalescer = new SearchCoalescer(send, { maxInFlight: 1, maxHoldMs: 20 });
+    const coalescer = new SearchCoalescer(send);
     void coalescer.search(PATH, BATCH, body(1), '');
-    await turn();
     void coalescer.search(PATH, BATCH, body(2), '');
+    await turn();
     void coalescer.search(PATH, BATCH, body(3), '');
     await turn();
-    expect(sent).toHaveLength(1);
-    await new Promise((resolve) => setTimeout(resolve, 40));
-    expect(sent).toHaveLength(2);
-    expect(sent[1]!.path).toBe(BATCH);
-    expect(JSON.parse(sent[1]!.body).searches).toHaveLength(2);
-  });
-
-  test('closes a batch at maxBatch requests', async () => {
-    const { send, sent } = recorder();
-    const coalescer = new SearchCoalescer(send, { maxBatch: 2, maxInFlight: 4 });
-    for (const n of [1, 2, 3, 4, 5]) void coalescer.search(PATH, BATCH, body(n), '');
-    await turn();
-    expect(sent.map((s) => (s.path === BATCH ? JSON.parse(s.body).searches.length : 1))).toEqual([
-      2, 2, 1,
-    ]);
+    expect(sent.map((s) => s.path)).toEqual([BATCH, PATH]);
   });
 });
 

@@ -4,11 +4,9 @@
  * answer per caller. About half of what a single search costs the engine is
  * per HTTP request, and so is much of what forwarding it costs the gateway.
  *
- * Requests are sent as they come while fewer than `maxInFlight` requests of
- * their collection are at the engine; beyond that they gather, and go as one
- * batch when a slot frees (or after `maxHoldMs`, so one slow search never
- * holds the others back for long). A request that finds a free slot waits
- * only for the end of the current turn of the event loop.
+ * Requests for one collection made in the same turn of the event loop (under
+ * load, those whose bytes arrived together) go as one batch at the end of
+ * that turn; a request is never held longer, and a lone one goes as itself.
  *
  * A joined request answers exactly what it would have answered alone:
  * - only requests for the same engine path and query string are joined, and
@@ -32,26 +30,20 @@ export type EngineSend = (
   query: string,
 ) => Promise<EngineResponse>;
 
-/** Bounds of the joining. */
+/** Bounds of one batch. */
 export interface CoalescerLimits {
   /** Most requests in one batch. */
   maxBatch: number;
   /** A body larger than this is sent on its own. */
   maxBodyBytes: number;
-  /** A batch is closed once its bodies reach this many bytes. */
+  /** A batch is sent once its bodies reach this many bytes. */
   maxBatchBytes: number;
-  /** Requests (single or batch) of one collection at the engine before others gather. */
-  maxInFlight: number;
-  /** Longest a gathered batch waits for a free slot. */
-  maxHoldMs: number;
 }
 
 const LIMITS: CoalescerLimits = {
   maxBatch: 64,
   maxBodyBytes: 256 * 1024,
   maxBatchBytes: 4 * 1024 * 1024,
-  maxInFlight: 2,
-  maxHoldMs: 5,
 };
 
 /** One caller waiting for its answer. */
@@ -61,23 +53,13 @@ interface Waiting {
   reject: (err: unknown) => void;
 }
 
-/** Requests gathered for one batch. */
+/** The requests gathered in this turn for one engine path and query string. */
 interface Batch {
-  waiting: Waiting[];
-  bytes: number;
-}
-
-/** One engine path and query string: its requests at the engine and those gathered. */
-interface Channel {
   path: string;
   batchPath: string;
   query: string;
-  inFlight: number;
-  queue: Batch[];
-  /** A dispatch is due at the end of this turn of the event loop. */
-  due: boolean;
-  /** The timer that sends gathered batches despite full slots. */
-  hold: NodeJS.Timeout | null;
+  waiting: Waiting[];
+  bytes: number;
 }
 
 const OPEN = Buffer.from('{"searches":[');
@@ -87,7 +69,7 @@ const RESULT_OPEN = '{"result":';
 
 /** Joins concurrent searches of one engine collection into batch requests. */
 export class SearchCoalescer {
-  private readonly channels = new Map<string, Channel>();
+  private readonly gathering = new Map<string, Batch>();
   private readonly limits: CoalescerLimits;
 
   constructor(
@@ -107,83 +89,46 @@ export class SearchCoalescer {
       return this.send('POST', path, body, query);
     }
     const key = `${path}?${query}`;
-    let channel = this.channels.get(key);
-    if (!channel) {
-      channel = { path, batchPath, query, inFlight: 0, queue: [], due: false, hold: null };
-      this.channels.set(key, channel);
+    let batch = this.gathering.get(key);
+    if (!batch) {
+      const opened: Batch = { path, batchPath, query, waiting: [], bytes: 0 };
+      this.gathering.set(key, opened);
+      setImmediate(() => this.flush(key, opened));
+      batch = opened;
     }
-    const batch = this.openBatch(channel);
-    batch.bytes += body.length;
+    const gathered = batch;
     const answer = new Promise<EngineResponse>((resolve, reject) => {
-      batch.waiting.push({ body, resolve, reject });
+      gathered.waiting.push({ body, resolve, reject });
     });
-    this.schedule(key, channel);
+    gathered.bytes += body.length;
+    const { maxBatch, maxBatchBytes } = this.limits;
+    if (gathered.waiting.length >= maxBatch || gathered.bytes >= maxBatchBytes) {
+      this.flush(key, gathered);
+    }
     return answer;
   }
 
-  /** The channel's last batch, or a new one when that is full. */
-  private openBatch(channel: Channel): Batch {
-    const last = channel.queue[channel.queue.length - 1];
-    const { maxBatch, maxBatchBytes } = this.limits;
-    if (last && last.waiting.length < maxBatch && last.bytes < maxBatchBytes) return last;
-    const batch: Batch = { waiting: [], bytes: 0 };
-    channel.queue.push(batch);
-    return batch;
-  }
-
-  /** Arranges for the queue to be sent: at the end of this turn if a slot is free, else on hold. */
-  private schedule(key: string, channel: Channel): void {
-    if (channel.queue.length === 0) return;
-    if (channel.inFlight < this.limits.maxInFlight) {
-      if (channel.due) return;
-      channel.due = true;
-      setImmediate(() => {
-        channel.due = false;
-        this.dispatch(key, channel, false);
-      });
-    } else {
-      channel.hold ??= setTimeout(() => {
-        channel.hold = null;
-        this.dispatch(key, channel, true);
-      }, this.limits.maxHoldMs);
-    }
-  }
-
-  /** Sends queued batches while slots are free (all of them when `force`). */
-  private dispatch(key: string, channel: Channel, force: boolean): void {
-    while (channel.queue.length > 0 && (force || channel.inFlight < this.limits.maxInFlight)) {
-      const batch = channel.queue.shift()!;
-      channel.inFlight++;
-      void this.sendBatch(channel, batch.waiting).finally(() => {
-        channel.inFlight--;
-        this.settle(key, channel);
-      });
-    }
-    if (channel.queue.length === 0 && channel.hold) {
-      clearTimeout(channel.hold);
-      channel.hold = null;
-    }
-  }
-
-  /** After an answer: sends what gathered meanwhile, or forgets an idle channel. */
-  private settle(key: string, channel: Channel): void {
-    if (channel.queue.length > 0) this.schedule(key, channel);
-    else if (channel.inFlight === 0 && !channel.due) this.channels.delete(key);
+  /** Sends `batch` unless it was sent already (a full batch goes before its turn ends). */
+  private flush(key: string, batch: Batch): void {
+    if (this.gathering.get(key) !== batch) return;
+    this.gathering.delete(key);
+    void this.sendBatch(batch);
   }
 
   /** Sends one batch (a single request as itself) and answers each of its callers. */
-  private async sendBatch(channel: Channel, waiting: Waiting[]): Promise<void> {
-    const { batchPath, query } = channel;
-    if (waiting.length === 1) return this.sendAlone(channel, waiting[0]!);
+  private async sendBatch(batch: Batch): Promise<void> {
+    const { waiting } = batch;
+    if (waiting.length === 1) return this.sendAlone(batch, waiting[0]!);
     const parts: Buffer[] = [OPEN];
     waiting.forEach((w, i) => parts.push(...(i === 0 ? [w.body] : [COMMA, w.body])));
     parts.push(CLOSE);
     let answers: string[] | null = null;
     try {
-      const res = await this.send('POST', batchPath, Buffer.concat(parts), query);
+      const res = await this.send('POST', batch.batchPath, Buffer.concat(parts), batch.query);
       if (res.status === 200) answers = splitBatchAnswer(res.text, waiting.length);
     } catch (err) {
-      // The transport failed (502/504): alone, each request would have met the same.
+      // The engine was unreachable (502) or too slow (504): every request gets that answer;
+      // resending them one by one would meet the same, or double the wait.
       if (!(err instanceof ResponseTooLarge)) {
         for (const w of waiting) w.reject(err);
         return;
@@ -193,11 +138,11 @@ export class SearchCoalescer {
       waiting.forEach((w, i) => w.resolve({ status: 200, text: answers[i]! }));
       return;
     }
-    await Promise.all(waiting.map((w) => this.sendAlone(channel, w)));
+    await Promise.all(waiting.map((w) => this.sendAlone(batch, w)));
   }
 
-  private sendAlone(channel: Channel, w: Waiting): Promise<void> {
-    return this.send('POST', channel.path, w.body, channel.query).then(w.resolve, w.reject);
+  private sendAlone(batch: Batch, w: Waiting): Promise<void> {
+    return this.send('POST', batch.path, w.body, batch.query).then(w.resolve, w.reject);
   }
 }
 
