@@ -5,12 +5,7 @@
  * the answers must be the same: status, body and the headers a caller reads
  * (only the request id and the engine's `time` differ from run to run).
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { createLogger } from '../../common/logger.js';
-import { buildVectorPlane, type VectorPlane } from '../../apiserver/src/vector/assemble.js';
-import { kubeConfig } from '../harness/env.js';
 import {
   createAgentKey,
   createCollection,
@@ -22,21 +17,13 @@ import {
 } from './vector-server.js';
 
 let lane: VectorServer;
-let koaOnly: { plane: VectorPlane; server: Server; base: string };
+let koaOnly: VectorServer;
 let caller: VectorCaller;
 let other: VectorCaller;
 
 beforeAll(async () => {
   lane = await startVectorServer();
-  const plane = await buildVectorPlane(
-    { db: lane.db, kc: kubeConfig() },
-    { engineUrl: lane.engineUrl, regions: ['local', 'eu-west'] },
-    createLogger('apiserver', 'silent'),
-    { readLane: false },
-  );
-  const server = createServer(plane.handler).listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  koaOnly = { plane, server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+  koaOnly = await startVectorServer({ db: lane.db, engineUrl: lane.engineUrl, readLane: false });
   caller = await createVectorCaller(lane);
   other = await createVectorCaller(lane);
   await createCollection(lane, caller.key, 'docs', 4);
@@ -54,9 +41,7 @@ beforeAll(async () => {
   expect(upsert.status).toBe(200);
 });
 afterAll(async () => {
-  koaOnly?.server.closeAllConnections();
-  await new Promise((resolve) => koaOnly?.server.close(resolve));
-  await koaOnly?.plane.close();
+  await koaOnly?.close();
   await lane?.close();
 });
 

@@ -6,14 +6,9 @@
  * gateway against a plane that never joins searches, over the same database
  * and engine.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { createLogger } from '../../common/logger.js';
-import { buildVectorPlane, type VectorPlane } from '../../apiserver/src/vector/assemble.js';
 import { EngineClient, type EngineResponse } from '../../apiserver/src/vector/engine-client.js';
 import { startEngine, type EngineProcess } from '../engine/support/engine-process.js';
-import { kubeConfig } from '../harness/env.js';
 import {
   createCollection,
   createVectorCaller,
@@ -186,20 +181,17 @@ describe('the engine client joins concurrent searches', () => {
 
 describe('through the gateway', () => {
   let joined: VectorServer;
-  let single: { plane: VectorPlane; server: Server; base: string };
+  let single: VectorServer;
   let a: VectorCaller;
   let b: VectorCaller;
 
   beforeAll(async () => {
     joined = await startVectorServer();
-    const plane = await buildVectorPlane(
-      { db: joined.db, kc: kubeConfig() },
-      { engineUrl: joined.engineUrl, regions: ['local', 'eu-west'], coalesceSearches: false },
-      createLogger('apiserver', 'silent'),
-    );
-    const server = createServer(plane.handler).listen(0, '127.0.0.1');
-    await new Promise((resolve) => server.once('listening', resolve));
-    single = { plane, server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+    single = await startVectorServer({
+      db: joined.db,
+      engineUrl: joined.engineUrl,
+      coalesceSearches: false,
+    });
     a = await createVectorCaller(joined);
     b = await createVectorCaller(joined);
     // Both accounts have a collection named docs: one engine collection each.
@@ -222,9 +214,7 @@ describe('through the gateway', () => {
     }
   });
   afterAll(async () => {
-    single?.server.closeAllConnections();
-    await new Promise((resolve) => single?.server.close(resolve));
-    await single?.plane.close();
+    await single?.close();
     await joined?.close();
   });
 

@@ -37,17 +37,27 @@ export interface VectorServerOptions extends VectorPlaneOptions {
   engine?: EngineProcess;
   /** Engine URL to use without starting one (e.g. nothing listening). */
   engineUrl?: string;
+  /** Use this database (and leave it) instead of a new one: a second plane over the same data. */
+  db?: Db;
+  /** `false`: never join concurrent searches into batch requests. */
+  coalesceSearches?: boolean;
 }
 
 /** Starts the vector plane on 127.0.0.1:0. */
 export async function startVectorServer(opts: VectorServerOptions = {}): Promise<VectorServer> {
   const ownEngine = opts.engine || opts.engineUrl ? null : await startEngine();
   const engineUrl = opts.engineUrl ?? (opts.engine ?? ownEngine)!.url;
-  const { client, db }: { client: MongoClient; db: Db } = await mongoDatabase('vp');
+  const own: { client: MongoClient; db: Db } | null = opts.db ? null : await mongoDatabase('vp');
+  const db = opts.db ?? own!.db;
   const kc = kubeConfig();
   const plane = await buildVectorPlane(
     { db, kc },
-    { engineUrl, regions: opts.regions ?? ['local', 'eu-west'], plansJson: opts.plansJson },
+    {
+      engineUrl,
+      regions: opts.regions ?? ['local', 'eu-west'],
+      plansJson: opts.plansJson,
+      coalesceSearches: opts.coalesceSearches,
+    },
     createLogger('apiserver', 'silent'),
     {
       now: opts.now,
@@ -68,8 +78,10 @@ export async function startVectorServer(opts: VectorServerOptions = {}): Promise
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       await plane.close();
-      await db.dropDatabase().catch(() => undefined);
-      await client.close();
+      if (own) {
+        await own.db.dropDatabase().catch(() => undefined);
+        await own.client.close();
+      }
       await ownEngine?.dispose();
     },
   };
