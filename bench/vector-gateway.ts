@@ -22,8 +22,9 @@
  * points, written through the gateway and indexed.
  *
  * The gateway joins concurrent searches of a collection into batch requests
- * to the engine (apiserver/src/vector/search-coalescer.ts);
- * SVC_VECTOR_COALESCE=false measures it without.
+ * to the engine (apiserver/src/vector/search-coalescer.ts); the search rounds
+ * also measure a second gateway that never does, and
+ * SVC_VECTOR_COALESCE=false turns it off in the first as well.
  *
  * PIN=1 pins the engine to CPU 1 and the gateway, the bare proxy and the
  * load generator to CPU 0 (taskset); without it every process shares every
@@ -95,8 +96,19 @@ interface Phase {
   gatewayCpuMs: number;
 }
 
-/** The ways the bench reaches the engine. */
-type TargetName = 'direct' | 'gateway' | 'bare';
+/**
+ * The ways the bench reaches the engine: `unjoined` is a second gateway that
+ * never joins concurrent searches into batch requests (searches only).
+ */
+type TargetName = 'direct' | 'gateway' | 'unjoined' | 'bare';
+
+/** What each way is called in the report. */
+const LABELS: Record<TargetName, string> = {
+  direct: 'direct',
+  gateway: 'gateway',
+  unjoined: 'gateway, searches not joined',
+  bare: 'bare proxy',
+};
 
 /** How one way creates a collection, upserts into it and searches the shared one. */
 interface Target {
@@ -216,28 +228,40 @@ function median(values: number[]): number {
 }
 
 /**
- * Prints one operation's medians over the rounds: throughput direct, through
- * the gateway and through the bare proxy, each ratio to direct with every
- * round's own ratio, and the CPU per request of each process.
+ * Prints one operation's medians over the rounds: throughput of every way
+ * measured, each ratio to direct with every round's own ratio, and the CPU
+ * per request of each process.
  */
-function report(label: string, unit: string, per: number, runs: Record<TargetName, Phase[]>): void {
-  const rate = (name: TargetName) => median(runs[name].map((p) => p.perSecond));
+function report(
+  label: string,
+  unit: string,
+  per: number,
+  runs: Partial<Record<TargetName, Phase[]>> & Record<'direct', Phase[]>,
+): void {
+  const measured = (Object.keys(LABELS) as TargetName[]).filter((name) => runs[name]);
+  const phases = (name: TargetName) => runs[name]!;
+  const rate = (name: TargetName) => median(phases(name).map((p) => p.perSecond));
   const cpu = (name: TargetName, key: 'engineCpuMs' | 'gatewayCpuMs') =>
-    median(runs[name].map((p) => p[key])).toFixed(2);
+    median(phases(name).map((p) => p[key])).toFixed(2);
   const ratios = (name: TargetName) =>
-    runs[name].map((p, r) => (p.perSecond / runs.direct[r]!.perSecond).toFixed(2)).join(' ');
-  const line = (name: TargetName) =>
-    `${(rate(name) * per).toFixed(0).padStart(8)} ${unit}` +
-    (name === 'direct'
-      ? ''
-      : `  ratio ${(rate(name) / rate('direct')).toFixed(2)} (rounds: ${ratios(name)})`);
+    phases(name)
+      .map((p, r) => (p.perSecond / runs.direct[r]!.perSecond).toFixed(2))
+      .join(' ');
+  const width = Math.max(...measured.map((name) => LABELS[name].length));
   console.log(`${label}, median of ${ROUNDS} rounds:`);
-  console.log(`  direct      ${line('direct')}`);
-  console.log(`  gateway     ${line('gateway')}`);
-  console.log(`  bare proxy  ${line('bare')}`);
-  console.log(
-    `  CPU per request: engine ${cpu('direct', 'engineCpuMs')} ms direct, ${cpu('gateway', 'engineCpuMs')} behind the gateway, ${cpu('bare', 'engineCpuMs')} behind the bare proxy; gateway ${cpu('gateway', 'gatewayCpuMs')} ms, bare proxy ${cpu('bare', 'gatewayCpuMs')} ms`,
-  );
+  for (const name of measured) {
+    console.log(
+      `  ${LABELS[name].padEnd(width)} ${(rate(name) * per).toFixed(0).padStart(8)} ${unit}` +
+        (name === 'direct'
+          ? ''
+          : `  ratio ${(rate(name) / rate('direct')).toFixed(2)} (rounds: ${ratios(name)})`),
+    );
+  }
+  console.log(`  CPU per request (engine / the hop), ms:`);
+  for (const name of measured) {
+    const hop = name === 'direct' ? '' : ` / ${cpu(name, 'gatewayCpuMs')}`;
+    console.log(`    ${LABELS[name].padEnd(width)} ${cpu(name, 'engineCpuMs')}${hop}`);
+  }
 }
 
 /** A body of `points` points whose payloads fill `totalMb` MiB, generated as it is sent. */
@@ -264,6 +288,7 @@ const engine = await startEngine({
   env: { SVC_ENGINE_MAX_BODY_MB: '64', SVC_ENGINE_INDEX_THRESHOLD: String(INDEX_THRESHOLD) },
 });
 let gateway: Started | undefined;
+let unjoined: Started | undefined;
 let bare: Started | undefined;
 try {
   const { mongoUri, accountId, key } = await createBenchAccount(cp.mongoUri);
@@ -271,6 +296,11 @@ try {
   gateway = await startServer('vector-gateway-server.ts', {
     MONGODB_URI: mongoUri,
     KUBECONFIG: cp.kubeconfigPath,
+  });
+  unjoined = await startServer('vector-gateway-server.ts', {
+    MONGODB_URI: mongoUri,
+    KUBECONFIG: cp.kubeconfigPath,
+    SVC_VECTOR_COALESCE: 'false',
   });
   bare = await startServer('support/bare-proxy.ts', {});
   const gatewayUrl = gateway.url;
@@ -280,6 +310,7 @@ try {
   if (PIN) {
     await pin(enginePid, 1);
     await pin(gateway.child.pid!, 0);
+    await pin(unjoined.child.pid!, 0);
     await pin(bare.child.pid!, 0);
     await pin(process.pid, 0);
   }
@@ -287,7 +318,7 @@ try {
   const engineName = (name: string) => `t_live_${accountId.replaceAll('-', '')}_${name}`;
   const createDirect = (name: string) =>
     send(`${engine.url}/collections/${name}`, 'PUT', engineConfig);
-  /** The three ways to the engine: the bare proxy forwards engine paths as they are. */
+  /** The ways to the engine: the bare proxy forwards engine paths as they are. */
   const targets: Record<TargetName, Target> = {
     direct: {
       pids: { engine: enginePid, gateway: enginePid },
@@ -313,6 +344,14 @@ try {
         send(`${gatewayUrl}/api/v1/collections/search/points/search`, 'POST', body, key),
       engineName,
     },
+    unjoined: {
+      pids: { engine: enginePid, gateway: unjoined.child.pid! },
+      create: () => Promise.reject(new Error('the unjoined gateway only searches')),
+      upsert: () => Promise.reject(new Error('the unjoined gateway only searches')),
+      search: (body) =>
+        send(`${unjoined!.url}/api/v1/collections/search/points/search`, 'POST', body, key),
+      engineName,
+    },
     bare: {
       pids: { engine: enginePid, gateway: bare.child.pid! },
       create: createDirect,
@@ -322,9 +361,10 @@ try {
       engineName: (name) => name,
     },
   };
-  const names: TargetName[] = ['direct', 'gateway', 'bare'];
+  const names = ['direct', 'gateway', 'bare'] as const;
+  const searchNames: TargetName[] = ['direct', 'gateway', 'unjoined', 'bare'];
   /** Round r runs the targets starting at a different one, so none always goes first. */
-  const order = (r: number) => names.map((_, k) => names[(r + k) % names.length]!);
+  const order = <T>(r: number, of: readonly T[]) => of.map((_, k) => of[(r + k) % of.length]!);
 
   const batches = Math.ceil(upsertPoints / BATCH);
   // Upsert rounds stay below the index threshold: an index build that starts part-way through
@@ -353,9 +393,9 @@ try {
   }
 
   // Upserts: every round writes a new collection per target (an empty one, as the first round found).
-  const upserts: Record<TargetName, Phase[]> = { direct: [], gateway: [], bare: [] };
+  const upserts = { direct: [] as Phase[], gateway: [] as Phase[], bare: [] as Phase[] };
   for (let r = 0; r < ROUNDS; r++) {
-    for (const name of order(r)) {
+    for (const name of order(r, names)) {
       const target = targets[name];
       const collection = `up-${name}-${r}`;
       await target.create(collection);
@@ -371,11 +411,16 @@ try {
   const query = (i: number) =>
     JSON.stringify({ vector: vector(i * 7 + 3), limit: 10, with_payload: true });
   // Warm every path (connections, JIT) before timing.
-  for (const name of names)
+  for (const name of searchNames)
     await phase(200, targets[name].pids, (i) => targets[name].search(query(i)));
-  const searchRuns: Record<TargetName, Phase[]> = { direct: [], gateway: [], bare: [] };
+  const searchRuns: Record<TargetName, Phase[]> = {
+    direct: [],
+    gateway: [],
+    unjoined: [],
+    bare: [],
+  };
   for (let r = 0; r < ROUNDS; r++) {
-    for (const name of order(r)) {
+    for (const name of order(r, searchNames)) {
       searchRuns[name].push(
         await phase(searches, targets[name].pids, (i) => targets[name].search(query(i))),
       );
@@ -389,7 +434,7 @@ try {
     'the bare proxy (bench/support/bare-proxy.ts) is the floor: a Node hop with no checks',
   );
   console.log(
-    `the gateway ${envBool('SVC_VECTOR_COALESCE', true) ? 'joins' : 'does not join (SVC_VECTOR_COALESCE=false)'} concurrent searches of a collection into batch requests; the bare proxy never does`,
+    `the gateway ${envBool('SVC_VECTOR_COALESCE', true) ? 'joins' : 'does not join (SVC_VECTOR_COALESCE=false)'} concurrent searches of a collection into batch requests; a second gateway that never does is measured beside it on searches; the bare proxy never does`,
   );
   report('upsert', 'points/s', BATCH, upserts);
   report('search', 'req/s   ', 1, searchRuns);
@@ -423,6 +468,7 @@ try {
   );
 } finally {
   await stopServer(gateway);
+  await stopServer(unjoined);
   await stopServer(bare);
   await engine.dispose();
   await cp.stop();
