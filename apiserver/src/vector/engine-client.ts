@@ -1,7 +1,8 @@
 /**
  * The gateway's HTTP client of the engine (`engine/` or a real Qdrant). It
- * only moves bytes and turns transport failures into the contract's 502/504;
- * tenancy and error normalisation happen in the callers.
+ * only moves bytes (joining concurrent searches into batch requests, see
+ * search-coalescer.ts) and turns transport failures into the contract's
+ * 502/504; tenancy and error normalisation happen in the callers.
  */
 import { errors, Pool, type Dispatcher } from 'undici';
 import { GatewayTimeout, ProxyError, ResponseTooLarge } from '../errors/catalogue.js';
