@@ -120,8 +120,8 @@ export class SearchCoalescer {
     const { waiting } = batch;
     if (waiting.length === 1) return this.sendAlone(batch, waiting[0]!);
     const parts: Buffer[] = [OPEN];
-    waiting.forEach((w, i) => parts.push(...(i === 0 ? [w.body] : [COMMA, w.body])));
-    parts.push(CLOSE);
+    for (const w of waiting) parts.push(w.body, COMMA);
+    parts[parts.length - 1] = CLOSE; // The last comma.
     let answers: string[] | null = null;
     try {
       const res = await this.send('POST', batch.batchPath, Buffer.concat(parts), batch.query);

@@ -16,11 +16,15 @@
  */
 import { MalformedJson } from '../../errors/catalogue.js';
 
-/** One member: its name and where its value's bytes are in the point's text. */
-export interface PointMember {
-  name: string;
+/** Where a value's bytes are in the text holding it. */
+export interface ElementRange {
   start: number;
   end: number;
+}
+
+/** One member: its name and where its value's bytes are in the point's text. */
+export interface PointMember extends ElementRange {
+  name: string;
 }
 
 /** JSON's quote and backslash bytes. */
@@ -180,12 +184,6 @@ export function pointMembers(raw: Uint8Array): PointMember[] {
     if (raw[i] !== COMMA) throw malformed('a "]" closes nothing');
     i = skipSpace(raw, i + 1); // Past the comma.
   }
-}
-
-/** Where one element of a JSON array is in the text holding it. */
-export interface ElementRange {
-  start: number;
-  end: number;
 }
 
 /**
