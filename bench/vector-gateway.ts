@@ -6,20 +6,26 @@
  * large upsert (10,000 points with ~50 KB payloads each, so a 500 MB body at
  * the default size). The gateway runs as its own process; peak RSS is its
  * VmHWM from /proc, CPU its utime+stime. The caller is an enterprise account,
- * so the rate limit does not cap the numbers. The load generator is a
- * keep-alive node:http client (much cheaper than fetch), since on a small
- * machine it shares the cores with what it measures.
+ * so the rate limit does not cap the numbers.
  *
- *   npx tsx bench/vector-gateway.ts [searches=3000] [upsertPoints=20000] [largeMb=500] [concurrency=16] [dims=128]
+ *   npx tsx bench/vector-gateway.ts [seconds=5] [upsertPoints=20000] [largeMb=500] [concurrency=16] [dims=128]
+ *
+ * The load comes from wrk (Debian's `wrk` package; bench/support/wrk.ts), a
+ * native load generator, for `seconds` per phase: on a small machine the load
+ * generator shares the cores with what it measures, and a Node client spends
+ * more CPU per search (about 0.26 ms) than the engine does, which inflates
+ * the cost of any hop. LOADGEN=node uses a keep-alive node:http client
+ * instead (much cheaper than fetch), for machines without wrk.
  *
  * Each measurement runs ROUNDS times (default 3), direct, through the
  * gateway and through a bare Node proxy (bench/support/bare-proxy.ts, the
  * floor for any Node hop), starting each round at a different one so none
  * always runs first; the report gives medians and every round's ratio.
- * Every upsert round writes a new empty collection per target, with fewer
- * points than the engine's index threshold, so no index build runs in the
- * middle of a phase; all three search the same collection of `upsertPoints`
- * points, written through the gateway and indexed.
+ * Every upsert round writes a new empty collection per target, with batches
+ * of 500 points whose ids cycle below the engine's index threshold (so the
+ * first pass inserts, later ones overwrite, and no index build runs in the
+ * middle of a phase); all of them search the same collection of
+ * `upsertPoints` points, written through the gateway and indexed.
  *
  * The gateway joins concurrent searches of a collection into batch requests
  * to the engine (apiserver/src/vector/search-coalescer.ts); the search rounds
@@ -27,9 +33,9 @@
  * SVC_VECTOR_COALESCE=false turns it off in the first as well.
  *
  * PIN=1 pins the engine to CPU 1 and the gateway, the bare proxy and the
- * load generator to CPU 0 (taskset); without it every process shares every
- * core. Neither gives the gateway cores of its own, which a 2-core machine
- * cannot.
+ * load generator to CPU 0 (taskset), so the engine has the same core to
+ * itself whichever way it is reached, as Qdrant has its own pods in a
+ * cluster; without it every process shares every core.
  *
  * Measured numbers: see bench/README.md.
  */
@@ -46,11 +52,18 @@ import { startControlPlane } from '../hack/control-plane/index.js';
 import { createBenchAccount } from './support/bench-account.js';
 import { startEngine } from '../test/engine/support/engine-process.js';
 import { cpuSeconds, peakRssMb } from './support/proc.js';
+import { runWrk, wrkAvailable, type Load } from './support/wrk.js';
 
-const [searches = 3000, upsertPoints = 20_000, largeMb = 500, concurrency = 16, DIM = 128] =
+const [seconds = 5, upsertPoints = 20_000, largeMb = 500, concurrency = 16, DIM = 128] =
   process.argv.slice(2).map(Number);
 const BATCH = 500;
 const PIN = process.env.PIN === '1';
+const LOADGEN = process.env.LOADGEN ?? 'wrk';
+if (LOADGEN !== 'node' && LOADGEN !== 'wrk') throw new Error('LOADGEN is node or wrk');
+if (LOADGEN === 'wrk' && !wrkAvailable()) {
+  console.error('wrk not found: apt-get install wrk, or run with LOADGEN=node');
+  process.exit(2);
+}
 /** Rounds of each measurement; the report gives medians. */
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -110,39 +123,63 @@ const LABELS: Record<TargetName, string> = {
   bare: 'bare proxy',
 };
 
-/** How one way creates a collection, upserts into it and searches the shared one. */
+/**
+ * How one way creates a collection, and the loads that upsert into one of
+ * them and search the shared one.
+ */
 interface Target {
   pids: { engine: number; gateway: number };
   create(name: string): Promise<number>;
-  upsert(name: string, body: string): Promise<number>;
-  search(body: string): Promise<number>;
+  upsert(name: string, bodies: string[]): Load;
+  search(bodies: string[]): Load;
   /** The engine's name of a collection this way created. */
   engineName(name: string): string;
 }
 
-/** Runs `total` calls, `concurrency` at a time; per-call CPU is in milliseconds. */
-async function phase(
-  total: number,
-  pids: { engine: number; gateway: number },
-  call: (i: number) => Promise<number>,
-): Promise<Phase> {
+/**
+ * Sends `load` for `seconds` from `concurrency` keep-alive connections of the
+ * node:http client, each body in turn; returns how many answers came back.
+ */
+async function runNode(
+  load: Load,
+  seconds: number,
+): Promise<{ requests: number; seconds: number }> {
   let next = 0;
   // Fresh connections: a server closes keep-alive sockets idle for 5 s, and one picked from the
   // pool just as it closes fails the request (EPIPE) when phases are more than 5 s apart.
   client.destroy();
-  const cpu0 = [await cpuSeconds(pids.engine), await cpuSeconds(pids.gateway)];
   const started = performance.now();
+  const deadline = started + seconds * 1000;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
-      for (let i = next++; i < total; i = next++) await call(i);
+      while (performance.now() < deadline) {
+        await send(load.url, load.method, load.bodies[next++ % load.bodies.length]!, load.key);
+      }
     }),
   );
-  const seconds = (performance.now() - started) / 1000;
+  return { requests: next, seconds: (performance.now() - started) / 1000 };
+}
+
+/** Sends `load` for `seconds` with the chosen load generator; per-request CPU is in milliseconds. */
+async function phase(
+  pids: { engine: number; gateway: number },
+  load: Load,
+  phaseSeconds = seconds,
+): Promise<Phase> {
+  const cpu0 = [await cpuSeconds(pids.engine), await cpuSeconds(pids.gateway)];
+  const done =
+    LOADGEN === 'wrk'
+      ? await runWrk(load, {
+          seconds: phaseSeconds,
+          connections: concurrency,
+          cpu: PIN ? 0 : undefined,
+        })
+      : await runNode(load, phaseSeconds);
   const cpu1 = [await cpuSeconds(pids.engine), await cpuSeconds(pids.gateway)];
   return {
-    perSecond: total / seconds,
-    engineCpuMs: ((cpu1[0]! - cpu0[0]!) * 1000) / total,
-    gatewayCpuMs: ((cpu1[1]! - cpu0[1]!) * 1000) / total,
+    perSecond: done.requests / done.seconds,
+    engineCpuMs: ((cpu1[0]! - cpu0[0]!) * 1000) / done.requests,
+    gatewayCpuMs: ((cpu1[1]! - cpu0[1]!) * 1000) / done.requests,
   };
 }
 
@@ -323,10 +360,16 @@ try {
     direct: {
       pids: { engine: enginePid, gateway: enginePid },
       create: createDirect,
-      upsert: (name, body) =>
-        send(`${engine.url}/collections/${name}/points?wait=true`, 'PUT', body),
-      search: (body) =>
-        send(`${engine.url}/collections/${engineName('search')}/points/search`, 'POST', body),
+      upsert: (name, bodies) => ({
+        method: 'PUT',
+        url: `${engine.url}/collections/${name}/points?wait=true`,
+        bodies,
+      }),
+      search: (bodies) => ({
+        method: 'POST',
+        url: `${engine.url}/collections/${engineName('search')}/points/search`,
+        bodies,
+      }),
       engineName: (name) => name,
     },
     gateway: {
@@ -338,26 +381,47 @@ try {
           JSON.stringify({ name, vectors: { size: DIM, distance: 'cosine' } }),
           key,
         ),
-      upsert: (name, body) =>
-        send(`${gatewayUrl}/api/v1/collections/${name}/points?wait=true`, 'PUT', body, key),
-      search: (body) =>
-        send(`${gatewayUrl}/api/v1/collections/search/points/search`, 'POST', body, key),
+      upsert: (name, bodies) => ({
+        method: 'PUT',
+        url: `${gatewayUrl}/api/v1/collections/${name}/points?wait=true`,
+        bodies,
+        key,
+      }),
+      search: (bodies) => ({
+        method: 'POST',
+        url: `${gatewayUrl}/api/v1/collections/search/points/search`,
+        bodies,
+        key,
+      }),
       engineName,
     },
     unjoined: {
       pids: { engine: enginePid, gateway: unjoined.child.pid! },
       create: () => Promise.reject(new Error('the unjoined gateway only searches')),
-      upsert: () => Promise.reject(new Error('the unjoined gateway only searches')),
-      search: (body) =>
-        send(`${unjoined!.url}/api/v1/collections/search/points/search`, 'POST', body, key),
+      upsert: () => {
+        throw new Error('the unjoined gateway only searches');
+      },
+      search: (bodies) => ({
+        method: 'POST',
+        url: `${unjoined!.url}/api/v1/collections/search/points/search`,
+        bodies,
+        key,
+      }),
       engineName,
     },
     bare: {
       pids: { engine: enginePid, gateway: bare.child.pid! },
       create: createDirect,
-      upsert: (name, body) => send(`${bareUrl}/collections/${name}/points?wait=true`, 'PUT', body),
-      search: (body) =>
-        send(`${bareUrl}/collections/${engineName('search')}/points/search`, 'POST', body),
+      upsert: (name, bodies) => ({
+        method: 'PUT',
+        url: `${bareUrl}/collections/${name}/points?wait=true`,
+        bodies,
+      }),
+      search: (bodies) => ({
+        method: 'POST',
+        url: `${bareUrl}/collections/${engineName('search')}/points/search`,
+        bodies,
+      }),
       engineName: (name) => name,
     },
   };
@@ -367,8 +431,8 @@ try {
   const order = <T>(r: number, of: readonly T[]) => of.map((_, k) => of[(r + k) % of.length]!);
 
   const batches = Math.ceil(upsertPoints / BATCH);
-  // Upsert rounds stay below the index threshold: an index build that starts part-way through
-  // a phase runs on the same cores and swung single rounds between 0.6 and 1.2.
+  // Upsert rounds cycle ids below the index threshold: an index build that starts part-way
+  // through a phase runs on the same cores and swung single rounds between 0.6 and 1.2.
   const roundBatches = Math.min(batches, Math.floor((INDEX_THRESHOLD - 1) / BATCH));
   const batch = (b: number) => ({
     points: Array.from({ length: BATCH }, (_, k) => {
@@ -380,15 +444,22 @@ try {
 
   // The searched collection: written through the gateway, so its points carry the attested keys.
   await targets.gateway.create('search');
-  for (const body of bodies) await targets.gateway.upsert('search', body);
+  for (const body of bodies) {
+    const load = targets.gateway.upsert('search', [body]);
+    await send(load.url, load.method, body, load.key);
+  }
   await settled(engine.url, engineName('search'));
+  const roundBodies = bodies.slice(0, roundBatches);
+  const warmSeconds = Math.min(2, seconds);
 
-  // Warm every upsert path (connections, JIT, the gateway's buffer pool) before timing.
-  const warmBatches = Math.min(roundBatches, 2 * concurrency);
+  // Warm every upsert path (connections, JIT, the gateway's buffer pool) before timing; one
+  // request first, through the node client, so a broken path fails with its answer.
   for (const name of names) {
     const target = targets[name];
     await target.create('warm-up');
-    await phase(warmBatches, target.pids, (b) => target.upsert('warm-up', bodies[b]!));
+    const load = target.upsert('warm-up', roundBodies);
+    await send(load.url, load.method, roundBodies[0]!, load.key);
+    await phase(target.pids, load, warmSeconds);
     await send(`${engine.url}/collections/${target.engineName('warm-up')}`, 'DELETE', '');
   }
 
@@ -399,20 +470,22 @@ try {
       const target = targets[name];
       const collection = `up-${name}-${r}`;
       await target.create(collection);
-      upserts[name].push(
-        await phase(roundBatches, target.pids, (b) => target.upsert(collection, bodies[b]!)),
-      );
+      upserts[name].push(await phase(target.pids, target.upsert(collection, roundBodies)));
       await settled(engine.url, target.engineName(collection));
       // Dropped at once: every collection the engine holds makes its garbage collections longer.
       await send(`${engine.url}/collections/${target.engineName(collection)}`, 'DELETE', '');
     }
   }
 
-  const query = (i: number) =>
-    JSON.stringify({ vector: vector(i * 7 + 3), limit: 10, with_payload: true });
+  const queries = Array.from({ length: 1000 }, (_, i) =>
+    JSON.stringify({ vector: vector(i * 7 + 3), limit: 10, with_payload: true }),
+  );
   // Warm every path (connections, JIT) before timing.
-  for (const name of searchNames)
-    await phase(200, targets[name].pids, (i) => targets[name].search(query(i)));
+  for (const name of searchNames) {
+    const load = targets[name].search(queries);
+    await send(load.url, load.method, queries[0]!, load.key);
+    await phase(targets[name].pids, load, warmSeconds);
+  }
   const searchRuns: Record<TargetName, Phase[]> = {
     direct: [],
     gateway: [],
@@ -421,14 +494,12 @@ try {
   };
   for (let r = 0; r < ROUNDS; r++) {
     for (const name of order(r, searchNames)) {
-      searchRuns[name].push(
-        await phase(searches, targets[name].pids, (i) => targets[name].search(query(i))),
-      );
+      searchRuns[name].push(await phase(targets[name].pids, targets[name].search(queries)));
     }
   }
 
   console.log(
-    `points: ${upsertPoints} x ${DIM} dims searched, ${roundBatches * BATCH} per upsert round (below the index threshold), upsert batches of ${BATCH}, concurrency ${concurrency}, ${PIN ? 'engine on CPU 1, gateway and client on CPU 0' : 'all processes on all CPUs'}`,
+    `points: ${upsertPoints} x ${DIM} dims searched, upsert batches of ${BATCH} with ids cycling over ${roundBatches * BATCH} (below the index threshold), ${seconds} s per phase, concurrency ${concurrency}, load from ${LOADGEN === 'wrk' ? 'wrk' : 'a node:http client'}, ${PIN ? 'engine on CPU 1, gateway and load generator on CPU 0' : 'all processes on all CPUs'}`,
   );
   console.log(
     'the bare proxy (bench/support/bare-proxy.ts) is the floor: a Node hop with no checks',
@@ -461,10 +532,10 @@ try {
     body.on('data', (chunk: string) => (sent += Buffer.byteLength(chunk)));
     body.pipe(req);
   });
-  const seconds = (performance.now() - started) / 1000;
+  const elapsed = (performance.now() - started) / 1000;
   const after = await peakRssMb(gateway.child.pid!);
   console.log(
-    `large upsert: ${(sent / (1024 * 1024)).toFixed(0)} MB in ${seconds.toFixed(1)} s (${(sent / (1024 * 1024) / seconds).toFixed(0)} MB/s), status ${status}; gateway peak RSS ${before.toFixed(0)} MB before, ${after.toFixed(0)} MB after`,
+    `large upsert: ${(sent / (1024 * 1024)).toFixed(0)} MB in ${elapsed.toFixed(1)} s (${(sent / (1024 * 1024) / elapsed).toFixed(0)} MB/s), status ${status}; gateway peak RSS ${before.toFixed(0)} MB before, ${after.toFixed(0)} MB after`,
   );
 } finally {
   await stopServer(gateway);
