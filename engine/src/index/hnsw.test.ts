@@ -10,7 +10,7 @@ function randomArena(n: number, dim: number, distance: Distance, seed: number): 
     state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
     return state / 4294967296;
   };
-  const arena = new VectorArena(dim, distance, 16);
+  const arena = new VectorArena(dim, distance, { initialCapacity: 16 });
   for (let i = 0; i < n; i++) {
     arena.push(
       preprocess(

@@ -90,6 +90,11 @@ export class Hnsw {
     return graph;
   }
 
+  /** Whether a slot is a node of the graph. */
+  has(slot: number): boolean {
+    return slot < this.capacity && this.levels[slot]! >= 0;
+  }
+
   /** The graph as transferable typed arrays. */
   toState(): HnswState {
     const upperOffsets = new Int32Array(this.capacity + 1);

@@ -107,7 +107,26 @@ export class FieldIndex {
   /** Indexes a slot's payload; a value repeated in an array is held once, as in Qdrant. */
   add(slot: number, payload: JsonObject): void {
     const values = [...new Set(this.extract(payload))];
-    if (values.length === 0) return;
+    if (values.length > 0) this.insert(slot, values);
+  }
+
+  /**
+   * Follows a vacuum: the values of slot `s` move to slot `map[s]`. Every indexed slot must
+   * be kept (`map[s] >= 0`); the values are moved, not extracted again.
+   */
+  remap(map: Int32Array): void {
+    const entries = [...this.valuesBySlot];
+    this.valuesBySlot.clear();
+    this.equality.clear();
+    this.sortedDirty = true;
+    for (const [slot, values] of entries) {
+      const to = map[slot]!;
+      if (to < 0) throw new Error(`payload index ${this.key}: slot ${slot} was dropped`);
+      this.insert(to, values);
+    }
+  }
+
+  private insert(slot: number, values: Key[]): void {
     this.valuesBySlot.set(slot, values);
     if (this.isLookup) {
       for (const v of values) {

@@ -5,11 +5,18 @@
  * new slots at a time (when the tail reaches the threshold, or once writes pause). Slots
  * not yet in the graph are searched exactly, so every point is always findable. When a
  * third of the graph's nodes are deleted points, the graph is rebuilt from live slots.
+ *
+ * Every live slot below `indexedUpTo` is a node and no node is at or above it (a slot is
+ * skipped only when already dead, and dead slots stay dead), so the graph's live and dead
+ * nodes are counted from the tail alone. Slots move only in a vacuum, and the graph follows
+ * them ({@link VectorIndex.remap}); while a build runs, only slots above those it reads
+ * ({@link VectorIndex.frozenBelow}) may move.
  */
 import type { Distance } from '../distance.js';
 import { TopK } from '../search/top-k.js';
 import type { PointStore } from '../store/point-store.js';
 import { buildInWorker } from './hnsw-build.js';
+import { remapState } from './hnsw-remap.js';
 import { Hnsw } from './hnsw.js';
 
 /** When and how to index. */
@@ -22,6 +29,11 @@ export interface VectorIndexOptions {
   idleMs: number;
   /** Called when a build fails (the previous graph keeps serving). */
   onError(error: unknown): void;
+  /**
+   * Called when a build has ended, before the next one may start: the moment a vacuum may
+   * move slots, since no worker reads them. An error it throws goes to {@link onError}.
+   */
+  afterBuild(): void;
 }
 
 /** A collection's HNSW graph plus its exactly-searched tail. */
@@ -30,6 +42,8 @@ export class VectorIndex {
   /** Every slot below this one was offered to the graph (dead ones skipped). */
   private indexedUpTo = 0;
   private building: Promise<void> | undefined;
+  /** The slots the running build reads: those below this one. */
+  private buildEnd = 0;
   private idleTimer: NodeJS.Timeout | undefined;
   private closed = false;
   private builds = 0;
@@ -50,10 +64,63 @@ export class VectorIndex {
   /** Live vectors reachable through the graph. */
   get indexedCount(): number {
     if (!this.graph) return 0;
+    return this.store.liveCount - this.liveTail();
+  }
+
+  /** Retired slots the graph still walks through: its nodes whose points are gone. */
+  get deadNodes(): number {
+    if (!this.graph) return 0;
+    return this.graph.nodes - this.indexedCount;
+  }
+
+  /** Whether a slot is a node of the graph (its vector must stay, even when retired). */
+  isNode(slot: number): boolean {
+    return this.graph?.has(slot) ?? false;
+  }
+
+  /** Live slots not in the graph yet, counted over the tail only. */
+  private liveTail(): number {
+    const { alive, slotCount } = this.store;
     let n = 0;
-    const alive = this.store.alive;
-    for (let slot = 0; slot < this.indexedUpTo; slot++) if (alive[slot]) n++;
+    for (let slot = this.indexedUpTo; slot < slotCount; slot++) if (alive[slot]) n++;
     return n;
+  }
+
+  /**
+   * While a build runs, the slots it reads (and every node of the current graph) are those
+   * below this number, which a vacuum must leave where they are; 0 when no build runs.
+   */
+  get frozenBelow(): number {
+    return this.building ? this.buildEnd : 0;
+  }
+
+  /**
+   * Follows a vacuum: `map[s]` is slot `s`'s new number, -1 for a dropped slot. The vacuum
+   * kept every node of the graph and moved slots only down, in order. During a build it
+   * must have left every slot below {@link frozenBelow} in place: the graph, and the one
+   * the build returns, are then unchanged.
+   */
+  remap(map: Int32Array): void {
+    const frozen = this.frozenBelow;
+    if (frozen > 0) {
+      // The map is increasing, so the slot below the frozen end in place means all of them are.
+      if (map[frozen - 1] !== frozen - 1) {
+        throw new Error('slots moved while an HNSW build was reading them');
+      }
+      return;
+    }
+    if (this.graph) {
+      const state = remapState(this.graph.toState(), map);
+      this.graph = Hnsw.fromState(this.store.vectors.space, state);
+    }
+    let kept = 0;
+    for (let slot = 0; slot < this.indexedUpTo; slot++) if (map[slot]! >= 0) kept++;
+    this.indexedUpTo = kept;
+  }
+
+  /** Resolves once no build is running (a build that ends may start the next one). */
+  async settled(): Promise<void> {
+    while (this.building) await this.building;
   }
 
   /** Tells the index that slots were added, so it may schedule a build. */
@@ -84,8 +151,7 @@ export class VectorIndex {
     if (live < this.options.threshold) return false;
     const tail = store.slotCount - this.indexedUpTo;
     const nodes = this.graph?.nodes ?? 0;
-    const deadNodes = nodes - this.indexedCount;
-    const rebuild = !this.graph || deadNodes * 3 > nodes;
+    const rebuild = !this.graph || this.deadNodes * 3 > nodes;
     if (!rebuild && tail < this.options.threshold && !(idle && tail > 0)) return false;
     this.start(rebuild);
     return true;
@@ -94,6 +160,7 @@ export class VectorIndex {
   private start(rebuild: boolean): void {
     const { store } = this;
     const end = store.slotCount;
+    this.buildEnd = end;
     const from = rebuild ? 0 : this.indexedUpTo;
     const slots: number[] = [];
     for (let slot = from; slot < end; slot++) if (store.alive[slot]) slots.push(slot);
@@ -117,7 +184,13 @@ export class VectorIndex {
     );
     this.building = build.finally(() => {
       this.building = undefined;
-      if (this.closed || this.maybeBuild(false)) return;
+      if (this.closed) return;
+      try {
+        this.options.afterBuild();
+      } catch (error) {
+        this.options.onError(error);
+      }
+      if (this.maybeBuild(false)) return;
       // Writes that came during the build left a tail; a quiet-time build that fired meanwhile
       // found this build running and did nothing, so the tail would wait for the next write.
       if (this.store.slotCount > this.indexedUpTo) this.armIdleBuild();

@@ -9,6 +9,7 @@ import type { Router } from '../http/router.js';
 import { objectBody, optional, readCount } from '../request/fields.js';
 import { newCollectionConfig } from '../store/collection-config.js';
 import type { Engine } from '../store/engine.js';
+import { DELETED_THRESHOLD, VACUUM_MIN_VECTOR_NUMBER } from '../store/vacuum.js';
 
 function readVectorsConfig(raw: unknown): { size: number; distance: Distance } {
   const vectors = objectBody(raw, 'vectors');
@@ -104,8 +105,8 @@ export function collectionRoutes(router: Router, engine: Engine): void {
           on_disk: false,
         },
         optimizer_config: {
-          deleted_threshold: 0.2,
-          vacuum_min_vector_number: 1000,
+          deleted_threshold: DELETED_THRESHOLD,
+          vacuum_min_vector_number: VACUUM_MIN_VECTOR_NUMBER,
           default_segment_number: 0,
           max_segment_size: null,
           memmap_threshold: null,

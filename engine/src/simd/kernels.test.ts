@@ -9,7 +9,7 @@ test.each<[Distance, number]>([
   ['Manhattan', 33],
   ['Cosine', 4],
 ])('the SIMD kernels agree with the scalar reference (%s, %i dimensions)', (distance, dim) => {
-  const arena = new VectorArena(dim, distance, 4);
+  const arena = new VectorArena(dim, distance, { initialCapacity: 4 });
   const vectors = Array.from({ length: 10 }, (_, i) =>
     Float32Array.from({ length: dim }, (_, d) => Math.sin(i * 31 + d * 7)),
   );

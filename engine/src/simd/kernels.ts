@@ -22,9 +22,9 @@ interface WasmApi {
 
 const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
 
-/** A new shared memory of `initial` pages that may grow to {@link MAX_PAGES}. */
-export function createSharedMemory(initial: number): WasmMemory {
-  return new wasm.Memory({ initial, maximum: MAX_PAGES, shared: true });
+/** A new shared memory of `initial` pages that may grow to `maximum` (at most {@link MAX_PAGES}). */
+export function createSharedMemory(initial: number, maximum = MAX_PAGES): WasmMemory {
+  return new wasm.Memory({ initial, maximum, shared: true });
 }
 
 /** The kernels of one instance, on one memory. Pointers are byte offsets into it. */

@@ -2,6 +2,7 @@
  * One collection in memory: its points, payload indexes and vector index, and the
  * application of write operations with Qdrant's semantics. Reads live in search/.
  * Persistence is the engine's job: it logs each operation before calling {@link apply}.
+ * Writes that retire slots may vacuum them (store/vacuum.ts) once they are done.
  */
 import { pointNotFound, badRequest } from '../errors.js';
 import { matchesFilter } from '../filter/evaluate.js';
@@ -19,6 +20,7 @@ import type { PointId } from '../point-id.js';
 import type { CollectionConfig } from './collection-config.js';
 import type { Operation, PointSelector } from './operations.js';
 import { ABSENT_PAYLOAD, PointStore } from './point-store.js';
+import { maybeVacuum } from './vacuum.js';
 
 /** Index settings for a collection's vector index, minus what the config fixes. */
 export type IndexPolicy = Pick<VectorIndexOptions, 'threshold' | 'idleMs' | 'onError'>;
@@ -40,6 +42,7 @@ export class Collection implements FilterContext {
       ...policy,
       m: config.hnsw.m,
       efConstruct: config.hnsw.efConstruct,
+      afterBuild: () => maybeVacuum(this),
     });
   }
 
@@ -86,6 +89,24 @@ export class Collection implements FilterContext {
     }
   }
 
+  /**
+   * Stores a point in a new slot and moves its payload index entries there. The vector is
+   * stored first: when it does not fit, nothing has changed.
+   */
+  private rewrite(id: PointId, vector: Float32Array, payload: JsonObject, seq: number): void {
+    const previous = this.points.slotOf(id);
+    const slot = this.points.put(id, vector, payload, seq);
+    if (previous !== undefined) this.reindex(previous, undefined);
+    this.reindex(slot, payload);
+  }
+
+  /** After writes that took new slots: reclaim retired ones, then let the index catch up. */
+  private afterSlotWrites(): void {
+    // Before noteWrite: a build it starts would hold the slots until it ends.
+    maybeVacuum(this);
+    this.vectorIndex.noteWrite();
+  }
+
   private editPayloads(
     selector: PointSelector,
     seq: number,
@@ -120,30 +141,24 @@ export class Collection implements FilterContext {
     const { points } = this;
     switch (op.type) {
       case 'upsert': {
-        for (const p of op.points) {
-          const previous = points.slotOf(p.id);
-          if (previous !== undefined) this.reindex(previous, undefined);
-          const payload = p.payload ?? {};
-          const slot = points.put(p.id, p.vector, payload, seq);
-          this.reindex(slot, payload);
+        try {
+          for (const p of op.points) this.rewrite(p.id, p.vector, p.payload ?? {}, seq);
+        } finally {
+          this.afterSlotWrites();
         }
-        this.vectorIndex.noteWrite();
         return;
       }
       case 'update_vectors': {
         let missing: PointId | undefined;
-        for (const p of op.points) {
-          const previous = points.slotOf(p.id);
-          if (previous === undefined) {
-            missing ??= p.id;
-            continue;
+        try {
+          for (const p of op.points) {
+            const previous = points.slotOf(p.id);
+            if (previous === undefined) missing ??= p.id;
+            else this.rewrite(p.id, p.vector, points.payloads[previous]!, seq);
           }
-          const payload = points.payloads[previous]!;
-          this.reindex(previous, undefined);
-          const slot = points.put(p.id, p.vector, payload, seq);
-          this.reindex(slot, payload);
+        } finally {
+          this.afterSlotWrites();
         }
-        this.vectorIndex.noteWrite();
         if (missing !== undefined) throw pointNotFound(missing);
         return;
       }
@@ -152,6 +167,7 @@ export class Collection implements FilterContext {
           this.reindex(slot, undefined);
           points.remove(points.ids[slot]!);
         }
+        maybeVacuum(this);
         return;
       case 'set_payload': {
         const path = op.key === undefined ? undefined : parseJsonPath(op.key);

@@ -2,7 +2,8 @@
  * Fixed-width float32 vectors in one growable shared WebAssembly memory, one slot per
  * stored vector, with the SIMD distance kernels instantiated on it. The memory is shared,
  * so a worker thread builds the HNSW graph from the same bytes without a copy; a slot is
- * written once and never changed, so the worker may read while the main thread appends.
+ * written once and changed only by a vacuum ({@link VectorArena.compact}), which never runs
+ * while a build reads, so the worker may read while the main thread appends.
  * The first bytes are the main thread's scratch space: the query vector and the scores a
  * scan writes.
  */
@@ -33,6 +34,14 @@ export function spaceOf(memory: WasmMemory, dim: number, distance: Distance): Ve
   return { base: vectorsBase(dim), dim, similarity: kernels[kernelNames(distance).pair] };
 }
 
+/** How big an arena's memory starts and how big it may grow. */
+export interface ArenaSize {
+  /** Slots the memory holds before it first grows (1024 unless given). */
+  initialCapacity?: number;
+  /** The most 64 KiB pages the memory may grow to ({@link MAX_PAGES}, 4 GiB, unless given). */
+  maxPages?: number;
+}
+
 /** A collection's vectors. */
 export class VectorArena {
   readonly memory: WasmMemory;
@@ -41,18 +50,20 @@ export class VectorArena {
   private readonly scan: Kernels['scan_dot'];
   private view: Float32Array;
   private capacity: number;
+  private readonly maxPages: number;
   /** Slots used so far (every slot below this one holds a vector). */
   length = 0;
 
   constructor(
     readonly dim: number,
     distance: Distance,
-    initialCapacity = 1024,
+    { initialCapacity = 1024, maxPages = MAX_PAGES }: ArenaSize = {},
   ) {
     const base = vectorsBase(dim);
     this.capacity = initialCapacity;
+    this.maxPages = maxPages;
     const pages = Math.ceil((base + initialCapacity * dim * 4) / PAGE);
-    this.memory = createSharedMemory(pages);
+    this.memory = createSharedMemory(pages, maxPages);
     this.kernels = instantiateKernels(this.memory);
     const names = kernelNames(distance);
     this.scan = this.kernels[names.scan];
@@ -70,12 +81,37 @@ export class VectorArena {
     return this.space.base + slot * this.dim * 4;
   }
 
-  /** Appends a vector and returns its slot. */
+  /** Appends a vector and returns its slot; throws, changing nothing, when the memory is full. */
   push(vector: ArrayLike<number>): number {
-    if (this.length === this.capacity) this.grow(this.capacity * 2);
-    const slot = this.length++;
+    if (this.length === this.capacity) this.grow();
+    const slot = this.length;
     this.view.set(vector, slot * this.dim);
+    this.length = slot + 1;
     return slot;
+  }
+
+  /**
+   * Moves each slot `s` with `map[s] >= 0` to slot `map[s]` and drops the others, leaving
+   * `length` slots. The map must keep the order and never move a slot up (a vacuum's map),
+   * so copying forwards never overwrites a slot not yet moved. The memory keeps its size
+   * (a WebAssembly memory cannot shrink); later pushes reuse the space.
+   */
+  compact(map: Int32Array, length: number): void {
+    const { dim, view } = this;
+    let slot = 0;
+    while (slot < this.length) {
+      const to = map[slot]!;
+      if (to < 0) {
+        slot++;
+        continue;
+      }
+      // A run of kept slots moves in one copy.
+      let end = slot + 1;
+      while (end < this.length && map[end] === to + (end - slot)) end++;
+      if (to !== slot) view.copyWithin(to * dim, slot * dim, end * dim);
+      slot = end;
+    }
+    this.length = length;
   }
 
   /** A copy of one slot's vector. */
@@ -83,11 +119,16 @@ export class VectorArena {
     return this.view.slice(slot * this.dim, (slot + 1) * this.dim);
   }
 
-  private grow(capacity: number): void {
+  /** Doubles the capacity, or takes what is left below the page cap when that is less. */
+  private grow(): void {
+    const fits = Math.floor((this.maxPages * PAGE - this.space.base) / (this.dim * 4));
+    const capacity = Math.min(this.capacity * 2, fits);
+    if (capacity <= this.capacity) {
+      const cap = this.maxPages === MAX_PAGES ? '4 GiB' : `${this.maxPages} pages`;
+      throw new Error(`collection vectors exceed the ${cap} a memory can hold`);
+    }
     const needed = Math.ceil((this.space.base + capacity * this.dim * 4) / PAGE);
     const current = this.memory.buffer.byteLength / PAGE;
-    if (needed > MAX_PAGES)
-      throw new Error('collection vectors exceed the 4 GiB a memory can hold');
     if (needed > current) this.memory.grow(needed - current);
     this.capacity = capacity;
     this.view = new Float32Array(this.memory.buffer, this.space.base, capacity * this.dim);
