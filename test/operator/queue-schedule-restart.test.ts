@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { CustomObjectsApi } from '@kubernetes/client-node';
+import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import {
   API_GROUP,
   API_GROUP_VERSION,
@@ -204,11 +204,11 @@ describe('schedules', () => {
         plural: PLURALS.Agent,
         name: agent.id,
       };
-      const current = await readAgent(server.kc, owner.namespace, agent.id);
-      await api.replaceNamespacedCustomObject({
-        ...coords,
-        body: { ...current, spec: { ...current.spec, schedulePaused: true } },
-      });
+      // A merge patch: a read-then-replace races the operator's own writes to the Agent (409).
+      await api.patchNamespacedCustomObject(
+        { ...coords, body: { spec: { schedulePaused: true } } },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
       await eventually(
         () =>
           k().batch.readNamespacedCronJob({
