@@ -10,9 +10,10 @@
  *
  *   npx tsx bench/vector-gateway.ts [seconds=5] [upsertPoints=20000] [largeMb=500] [concurrency=16] [dims=128]
  *
- * The load comes from wrk (Debian's `wrk` package; bench/support/wrk.ts), a
- * native load generator, for `seconds` per phase: on a small machine the load
- * generator shares the cores with what it measures, and a Node client spends
+ * The load comes from wrk (Debian's `wrk` package, installed when missing and
+ * this runs as root; bench/support/wrk.ts), a native load generator, for
+ * `seconds` per phase: on a small machine the load generator shares the
+ * cores with what it measures, and a Node client spends
  * more CPU per search (about 0.26 ms) than the engine does, which inflates
  * the cost of any hop. LOADGEN=node uses a keep-alive node:http client
  * instead (much cheaper than fetch), for machines without wrk.
@@ -52,7 +53,7 @@ import { startControlPlane } from '../hack/control-plane/index.js';
 import { createBenchAccount } from './support/bench-account.js';
 import { startEngine } from '../test/engine/support/engine-process.js';
 import { cpuSeconds, peakRssMb } from './support/proc.js';
-import { runWrk, wrkAvailable, type Load } from './support/wrk.js';
+import { ensureWrk, runWrk, type Load } from './support/wrk.js';
 
 const [seconds = 5, upsertPoints = 20_000, largeMb = 500, concurrency = 16, DIM = 128] =
   process.argv.slice(2).map(Number);
@@ -60,7 +61,7 @@ const BATCH = 500;
 const PIN = process.env.PIN === '1';
 const LOADGEN = process.env.LOADGEN ?? 'wrk';
 if (LOADGEN !== 'node' && LOADGEN !== 'wrk') throw new Error('LOADGEN is node or wrk');
-if (LOADGEN === 'wrk' && !wrkAvailable()) {
+if (LOADGEN === 'wrk' && !ensureWrk()) {
   console.error('wrk not found: apt-get install wrk, or run with LOADGEN=node');
   process.exit(2);
 }

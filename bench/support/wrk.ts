@@ -30,8 +30,29 @@ export interface WrkResult {
 }
 
 /** Whether `wrk` can be run here. */
-export function wrkAvailable(): boolean {
+function wrkAvailable(): boolean {
   return spawnSync('wrk', ['--version']).error === undefined;
+}
+
+/**
+ * Whether `wrk` can be run here, installing Debian's package first when it is
+ * missing and this process may (root, with apt-get): the bench installs what
+ * it needs, as the project's scripts do.
+ */
+export function ensureWrk(): boolean {
+  if (wrkAvailable()) return true;
+  const root = process.getuid?.() === 0;
+  if (!root || spawnSync('apt-get', ['--version']).error !== undefined) return false;
+  console.error("bench: wrk not found; installing Debian's wrk package with apt-get");
+  const install = () =>
+    spawnSync('apt-get', ['install', '-y', '-q', 'wrk'], { stdio: ['ignore', 'ignore', 'inherit'] })
+      .status === 0;
+  // A fresh machine may have no package lists yet.
+  if (!install()) {
+    spawnSync('apt-get', ['update', '-q'], { stdio: ['ignore', 'ignore', 'inherit'] });
+    install();
+  }
+  return wrkAvailable();
 }
 
 /**
