@@ -13,10 +13,10 @@
  * The load comes from wrk (Debian's `wrk` package, installed when missing and
  * this runs as root; bench/support/wrk.ts), a native load generator, for
  * `seconds` per phase: on a small machine the load generator shares the
- * cores with what it measures, and a Node client spends
- * more CPU per search (about 0.26 ms) than the engine does, which inflates
- * the cost of any hop. LOADGEN=node uses a keep-alive node:http client
- * instead (much cheaper than fetch), for machines without wrk.
+ * cores with what it measures, and a Node client spends more CPU per search
+ * (about 0.26 ms) than the engine does, which inflates the cost of any hop.
+ * LOADGEN=node uses a keep-alive node:http client instead (much cheaper than
+ * fetch), for machines without wrk.
  *
  * Each measurement runs ROUNDS times (default 3), direct, through the
  * gateway and through a bare Node proxy (bench/support/bare-proxy.ts, the
@@ -138,19 +138,19 @@ interface Target {
 }
 
 /**
- * Sends `load` for `seconds` from `concurrency` keep-alive connections of the
- * node:http client, each body in turn; returns how many answers came back.
+ * Sends `load` for `forSeconds` from `concurrency` keep-alive connections of
+ * the node:http client, each body in turn; returns how many answers came back.
  */
 async function runNode(
   load: Load,
-  seconds: number,
+  forSeconds: number,
 ): Promise<{ requests: number; seconds: number }> {
   let next = 0;
   // Fresh connections: a server closes keep-alive sockets idle for 5 s, and one picked from the
   // pool just as it closes fails the request (EPIPE) when phases are more than 5 s apart.
   client.destroy();
   const started = performance.now();
-  const deadline = started + seconds * 1000;
+  const deadline = started + forSeconds * 1000;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (performance.now() < deadline) {
