@@ -6,15 +6,12 @@
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { call, startEngine } from './support/engine-process.js';
 import type { EngineProcess } from './support/engine-process.js';
+import { seededRandom } from '../../engine/src/testing/seeded-random.js';
 
 let engine: EngineProcess;
 const DIM = 16;
 const N = 4000;
-let state = 12345;
-const random = () => {
-  state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-  return state / 4294967296;
-};
+const random = seededRandom(12345);
 const vector = () => Array.from({ length: DIM }, () => random() * 2 - 1);
 
 beforeAll(async () => {

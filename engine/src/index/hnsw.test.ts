@@ -2,14 +2,11 @@ import { expect, test } from '@jest/globals';
 import { preprocess, similarityFn } from '../distance.js';
 import type { Distance } from '../distance.js';
 import { VectorArena } from '../store/vector-arena.js';
+import { seededRandom } from '../testing/seeded-random.js';
 import { Hnsw } from './hnsw.js';
 
 function randomArena(n: number, dim: number, distance: Distance, seed: number): VectorArena {
-  let state = seed;
-  const random = () => {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    return state / 4294967296;
-  };
+  const random = seededRandom(seed);
   const arena = new VectorArena(dim, distance, { initialCapacity: 16 });
   for (let i = 0; i < n; i++) {
     arena.push(

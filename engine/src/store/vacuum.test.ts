@@ -2,6 +2,7 @@ import { afterEach, expect, test } from '@jest/globals';
 import { parseFilter } from '../filter/parse.js';
 import type { JsonObject } from '../json-path.js';
 import type { PointId } from '../point-id.js';
+import { seededRandom } from '../testing/seeded-random.js';
 import { count, scroll } from '../search/scroll.js';
 import { search } from '../search/search.js';
 import { Collection } from './collection.js';
@@ -10,11 +11,7 @@ import type { PointWrite } from './operations.js';
 import { DELETED_THRESHOLD, VACUUM_MIN_VECTOR_NUMBER, vacuum } from './vacuum.js';
 
 const DIM = 16;
-let state = 42;
-const random = () => {
-  state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-  return state / 4294967296;
-};
+const random = seededRandom(42);
 const randomVector = () => Float32Array.from({ length: DIM }, () => random() * 2 - 1);
 
 const open: Collection[] = [];
