@@ -5,8 +5,24 @@
  * (group commit), so durability costs one sync per batch rather than per request. On
  * open, a torn record at the end of the last segment (a crash mid-write) is cut off; that
  * write was never acknowledged.
+ *
+ * The bytes go to the file with a synchronous write (into the page cache: a few hundred
+ * KB per upsert, a fraction of a millisecond) and only the sync goes to the thread pool.
+ * Each asynchronous step resumes only when the event loop is free, which under load means
+ * after the request being parsed; with two steps an acknowledgement waited for two of
+ * them. Measured under 16 concurrent 500-point upserts (bench/vector-gateway.ts): the
+ * engine's main thread waited for work 9-12% of the time behind the vector gateway, its
+ * callers held by unacknowledged writes, and 3-5% direct; with one step, 4-5% and 2-3%.
  */
-import { closeSync, openSync, readFileSync, readdirSync, ftruncateSync, fsyncSync } from 'node:fs';
+import {
+  closeSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  ftruncateSync,
+  fsyncSync,
+  writevSync,
+} from 'node:fs';
 import { mkdir, open, rm } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -104,7 +120,7 @@ export class WriteAheadLog {
         this.pending = [];
         this.waiters = [];
         try {
-          await this.file.writev(buffers);
+          writeAll(this.file.fd, buffers);
           await this.file.datasync();
           for (const w of waiters) w.resolve();
         } catch (error) {
@@ -131,6 +147,23 @@ export class WriteAheadLog {
   async close(): Promise<void> {
     while (this.flushing) await this.flushing;
     await this.file.close();
+  }
+}
+
+/** Writes every byte of `buffers` at the end of `fd` (a short write goes on where it stopped). */
+function writeAll(fd: number, buffers: Buffer[]): void {
+  let rest = buffers;
+  while (rest.length > 0) {
+    let written = writevSync(fd, rest);
+    const next: Buffer[] = [];
+    for (const buffer of rest) {
+      if (written >= buffer.length) written -= buffer.length;
+      else {
+        next.push(buffer.subarray(written));
+        written = 0;
+      }
+    }
+    rest = next;
   }
 }
 
