@@ -52,7 +52,7 @@ import { envBool } from '../common/env.js';
 import { startControlPlane } from '../hack/control-plane/index.js';
 import { createBenchAccount } from './support/bench-account.js';
 import { startEngine } from '../test/engine/support/engine-process.js';
-import { cpuSeconds, peakRssMb } from './support/proc.js';
+import { cpuSeconds, mainThreadTimes, peakRssMb } from './support/proc.js';
 import { ensureWrk, runWrk, type Load } from './support/wrk.js';
 
 const [seconds = 5, upsertPoints = 20_000, largeMb = 500, concurrency = 16, DIM = 128] =
@@ -103,11 +103,18 @@ function send(url: string, method: string, body: string, key?: string): Promise<
   });
 }
 
-/** Throughput of one phase and the CPU the engine and the gateway spent on it. */
+/**
+ * Throughput of one phase, the CPU the engine and the gateway spent on it,
+ * and the shares of the phase the engine's main thread (the single thread
+ * that parses and applies requests) spent on a CPU and runnable but waiting
+ * for one; the rest it waited for work (null where the kernel keeps no
+ * scheduler statistics).
+ */
 interface Phase {
   perSecond: number;
   engineCpuMs: number;
   gatewayCpuMs: number;
+  engineMain: { running: number; waiting: number } | null;
 }
 
 /**
@@ -168,6 +175,7 @@ async function phase(
   phaseSeconds = seconds,
 ): Promise<Phase> {
   const cpu0 = [await cpuSeconds(pids.engine), await cpuSeconds(pids.gateway)];
+  const main0 = await mainThreadTimes(pids.engine);
   const done =
     LOADGEN === 'wrk'
       ? await runWrk(load, {
@@ -177,10 +185,18 @@ async function phase(
         })
       : await runNode(load, phaseSeconds);
   const cpu1 = [await cpuSeconds(pids.engine), await cpuSeconds(pids.gateway)];
+  const main1 = await mainThreadTimes(pids.engine);
   return {
     perSecond: done.requests / done.seconds,
     engineCpuMs: ((cpu1[0]! - cpu0[0]!) * 1000) / done.requests,
     gatewayCpuMs: ((cpu1[1]! - cpu0[1]!) * 1000) / done.requests,
+    engineMain:
+      main0 && main1
+        ? {
+            running: (main1.running - main0.running) / done.seconds,
+            waiting: (main1.waiting - main0.waiting) / done.seconds,
+          }
+        : null,
   };
 }
 
@@ -299,6 +315,19 @@ function report(
   for (const name of measured) {
     const hop = name === 'direct' ? '' : ` / ${cpu(name, 'gatewayCpuMs')}`;
     console.log(`    ${LABELS[name].padEnd(width)} ${cpu(name, 'engineCpuMs')}${hop}`);
+  }
+  if (runs.direct.every((p) => p.engineMain)) {
+    const share = (name: TargetName, of: (m: { running: number; waiting: number }) => number) =>
+      median(phases(name).map((p) => of(p.engineMain!))).toFixed(2);
+    console.log(
+      `  engine main thread, share of the phase (on a CPU / waiting for a CPU / waiting for work):`,
+    );
+    for (const name of measured) {
+      const running = share(name, (m) => m.running);
+      const waiting = share(name, (m) => m.waiting);
+      const idle = share(name, (m) => Math.max(0, 1 - m.running - m.waiting));
+      console.log(`    ${LABELS[name].padEnd(width)} ${running} / ${waiting} / ${idle}`);
+    }
   }
 }
 

@@ -18,3 +18,25 @@ export async function peakRssMb(pid: number): Promise<number> {
   const kb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
   return kb / 1024;
 }
+
+/** Seconds a process's main thread has spent so far on a CPU, and runnable but waiting for one. */
+export interface MainThreadTimes {
+  running: number;
+  waiting: number;
+}
+
+/**
+ * The main thread's times from /proc/<pid>/task/<pid>/schedstat (the kernel's
+ * scheduler statistics, in nanoseconds); null where the kernel keeps none.
+ * What a phase's wall time leaves over is time it waited for work.
+ */
+export async function mainThreadTimes(pid: number): Promise<MainThreadTimes | null> {
+  try {
+    const [running, waiting] = (await readFile(`/proc/${pid}/task/${pid}/schedstat`, 'utf8'))
+      .split(' ')
+      .map(Number);
+    return { running: running! / 1e9, waiting: waiting! / 1e9 };
+  } catch {
+    return null;
+  }
+}
