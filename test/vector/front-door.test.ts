@@ -4,14 +4,15 @@
  * 60-second rate limit that is separate from the control plane's.
  */
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { MongoClient } from 'mongodb';
 import { createLogger } from '../../common/logger.js';
 import { MongoWindowStore } from '../../apiserver/src/rate-limit/mongo-window-store.js';
 import { collections } from '../../apiserver/src/store/database.js';
-import { vectorPlaneApp } from '../../apiserver/src/vector/assemble.js';
-import { kubeConfig } from '../harness/env.js';
+import { AccountService } from '../../apiserver/src/accounts/account-service.js';
+import { buildVectorPlane, vectorPlaneApp } from '../../apiserver/src/vector/assemble.js';
+import { harness, kubeConfig, uniqueSuffix } from '../harness/env.js';
 import {
   createVectorCaller,
   startVectorServer,
@@ -92,6 +93,56 @@ describe('authentication', () => {
       await new Promise((resolve) => down.close(resolve));
       await plane.close();
       await mongo.close();
+    }
+  });
+
+  test('returns 503 SERVICE_UNAVAILABLE, retriable, when the metadata store goes away after authentication', async () => {
+    // MongoDB through a TCP relay the test can cut: the key is resolved (and cached) before.
+    const target = new URL(harness().mongoUri);
+    const sockets = new Set<Socket>();
+    const relay = createTcpServer((client) => {
+      const upstream = connect(Number(target.port), target.hostname);
+      for (const socket of [client, upstream]) {
+        sockets.add(socket);
+        socket.on('error', () => undefined);
+        socket.on('close', () => [client, upstream].forEach((s) => s.destroy()));
+      }
+      client.pipe(upstream).pipe(client);
+    }).listen(0, '127.0.0.1');
+    await new Promise((resolve) => relay.once('listening', resolve));
+    const relayed = new URL(target.toString());
+    relayed.port = String((relay.address() as AddressInfo).port);
+    const mongo = new MongoClient(relayed.toString(), { serverSelectionTimeoutMS: 500 });
+    const name = `relayed_${uniqueSuffix()}`;
+    const plane = await buildVectorPlane(
+      { db: mongo.db(name), kc: kubeConfig() },
+      { engineUrl: server.engineUrl, regions: ['local'] },
+      createLogger('apiserver', 'silent'),
+    );
+    const up: Server = createServer(plane.handler).listen(0, '127.0.0.1');
+    await new Promise((resolve) => up.once('listening', resolve));
+    try {
+      const base = `http://127.0.0.1:${(up.address() as AddressInfo).port}`;
+      const accounts = new AccountService(collections(mongo.db(name)), 'local');
+      const { key } = await createVectorCaller({ accounts }, { tier: 'enterprise' });
+      const before = await vcall({ base }, 'GET', '/api/v1/collections', { key });
+      expect(before.status).toBe(200);
+      relay.close();
+      for (const socket of sockets) socket.destroy();
+      const res = await vcall<ErrorBody>({ base }, 'GET', '/api/v1/collections', { key });
+      expect(res.status).toBe(503);
+      expect(res.body.error).toEqual(
+        expect.objectContaining({ code: 'SERVICE_UNAVAILABLE', retriable: true }),
+      );
+      expect(res.body.error.message).not.toMatch(/mongo|127\.0\.0\.1/i);
+    } finally {
+      up.closeAllConnections();
+      await new Promise((resolve) => up.close(resolve));
+      await plane.close();
+      await mongo.close();
+      const direct = new MongoClient(harness().mongoUri);
+      await direct.db(name).dropDatabase();
+      await direct.close();
     }
   });
 

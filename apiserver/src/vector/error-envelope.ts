@@ -2,12 +2,14 @@
  * The vector plane's outermost middleware: every error becomes the contract's
  * `{error: {code, message, ...extras}}`, with `retriable: true` on the codes
  * the contract marks retryable. Unmatched paths are 404 NOT_FOUND and
- * unsupported methods 405 METHOD_NOT_ALLOWED in the same envelope; anything
+ * unsupported methods 405 METHOD_NOT_ALLOWED in the same envelope; a
+ * metadata store that cannot be reached is 503 SERVICE_UNAVAILABLE; anything
  * unexpected is 500 INTERNAL_ERROR, logged with the request id. Messages are
  * scrubbed of tenant-scoped engine names, whatever produced them.
  */
 import type { Middleware } from 'koa';
-import { ApiError } from '../errors/catalogue.js';
+import { ApiError, ServiceUnavailable } from '../errors/catalogue.js';
+import { isDatabaseUnreachable } from '../store/unreachable.js';
 import type { Logger } from '../../../common/logger.js';
 import type { RequestState } from '../middleware/request-context.js';
 
@@ -76,10 +78,17 @@ export interface ErrorReply {
 
 /**
  * The answer to a failed request: the error's own status, headers and code
- * for an ApiError (logged when it is a 5xx), 500 INTERNAL_ERROR (logged) for
- * anything else. Both carry the request id.
+ * for an ApiError (logged when it is a 5xx), 503 SERVICE_UNAVAILABLE for a
+ * MongoDB that cannot be reached (logged), 500 INTERNAL_ERROR (logged) for
+ * anything else. All carry the request id.
  */
-export function errorReply(err: unknown, requestId: string, log: Logger): ErrorReply {
+export function errorReply(failure: unknown, requestId: string, log: Logger): ErrorReply {
+  const err =
+    !(failure instanceof ApiError) && isDatabaseUnreachable(failure)
+      ? new ServiceUnavailable('The metadata store is unreachable; retry in a few seconds.', {
+          cause: failure,
+        })
+      : failure;
   if (err instanceof ApiError) {
     if (err.status >= 500) log.warn('request failed', { code: err.code, err: err.cause ?? err });
     return {

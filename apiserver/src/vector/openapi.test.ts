@@ -44,6 +44,7 @@ describe('vectorOpenApi', () => {
     expect(upsert['400']!.description).toMatch(/TOO_MANY_POINTS/);
     expect(upsert['413']!.description).toMatch(/PAYLOAD_TOO_LARGE/);
     expect(upsert['408']!.description).toMatch(/REQUEST_IDLE_TIMEOUT/);
+    expect(upsert['503']!.description).toMatch(/SERVICE_UNAVAILABLE/);
   });
 
   test('lists the storage cap on writes that add data, and the workspace 404 on twins only', () => {

@@ -254,6 +254,7 @@ const AUTH_ERRORS = [
   { status: 403, codes: 'ACCOUNT_SUSPENDED' },
   { status: 429, codes: 'RATE_LIMIT_EXCEEDED (retriable, no Retry-After)' },
   { status: 500, codes: 'AUTHENTICATION_ERROR (retriable), INTERNAL_ERROR' },
+  { status: 503, codes: 'SERVICE_UNAVAILABLE (retriable: the metadata store is unreachable)' },
 ];
 
 /** What a workspace twin answers besides its workspace-less form's errors. */
