@@ -63,11 +63,19 @@ export function plainArrayEnd(buf: Uint8Array, open: number): number {
  */
 export function plainRunEnd(buf: Uint8Array, from: number): number {
   const close = buf.indexOf(CLOSE_ARRAY, from);
-  const inside = buf.subarray(from, close === -1 ? buf.length : close);
-  if (inside.indexOf(OPEN_ARRAY) !== -1) return -2;
-  if (inside.indexOf(OPEN_OBJECT) !== -1) return -2;
-  if (inside.indexOf(QUOTE) !== -1) return -2;
+  const end = close === -1 ? buf.length : close;
+  // Searched from `from` rather than in a view up to `end`: a view is an allocation per
+  // vector, and what follows a vector (the next member, the next point) soon holds each byte.
+  if (occursBefore(buf, OPEN_ARRAY, from, end)) return -2;
+  if (occursBefore(buf, OPEN_OBJECT, from, end)) return -2;
+  if (occursBefore(buf, QUOTE, from, end)) return -2;
   return close;
+}
+
+/** Whether `byte` occurs in `buf` from `from` on, before `end`. */
+function occursBefore(buf: Uint8Array, byte: number, from: number, end: number): boolean {
+  const at = buf.indexOf(byte, from);
+  return at !== -1 && at < end;
 }
 
 /** Whether `b` is JSON whitespace. */
