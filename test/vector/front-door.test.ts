@@ -11,7 +11,11 @@ import { createLogger } from '../../common/logger.js';
 import { MongoWindowStore } from '../../apiserver/src/rate-limit/mongo-window-store.js';
 import { collections } from '../../apiserver/src/store/database.js';
 import { AccountService } from '../../apiserver/src/accounts/account-service.js';
-import { buildVectorPlane, vectorPlaneApp } from '../../apiserver/src/vector/assemble.js';
+import {
+  buildVectorPlane,
+  vectorPlaneApp,
+  type VectorPlane,
+} from '../../apiserver/src/vector/assemble.js';
 import { harness, kubeConfig, uniqueSuffix } from '../harness/env.js';
 import {
   createVectorCaller,
@@ -36,6 +40,49 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
 });
+
+/** Serves `plane` on a free loopback port: its base URL, and how to stop both. */
+async function serve(plane: VectorPlane): Promise<{ base: string; close(): Promise<void> }> {
+  const listening: Server = createServer(plane.handler).listen(0, '127.0.0.1');
+  await new Promise((resolve) => listening.once('listening', resolve));
+  return {
+    base: `http://127.0.0.1:${(listening.address() as AddressInfo).port}`,
+    close: async () => {
+      listening.closeAllConnections();
+      await new Promise((resolve) => listening.close(resolve));
+      await plane.close();
+    },
+  };
+}
+
+/**
+ * A TCP relay to the server of `uri` on a free loopback port: `uri` is the
+ * same connection string through it, and `cut` stops it and drops every
+ * connection, as a network failure would.
+ */
+async function cuttableRelay(target: string): Promise<{ uri: string; cut(): void }> {
+  const to = new URL(target);
+  const sockets = new Set<Socket>();
+  const relay = createTcpServer((client) => {
+    const upstream = connect(Number(to.port), to.hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+      socket.on('close', () => [client, upstream].forEach((s) => s.destroy()));
+    }
+    client.pipe(upstream).pipe(client);
+  }).listen(0, '127.0.0.1');
+  await new Promise((resolve) => relay.once('listening', resolve));
+  const through = new URL(target);
+  through.port = String((relay.address() as AddressInfo).port);
+  return {
+    uri: through.toString(),
+    cut: () => {
+      relay.close();
+      for (const socket of sockets) socket.destroy();
+    },
+  };
+}
 
 describe('authentication', () => {
   test('returns 401 MISSING_API_KEY without an Authorization header', async () => {
@@ -78,11 +125,9 @@ describe('authentication', () => {
       { engineUrl: server.engineUrl, regions: ['local'] },
       createLogger('apiserver', 'silent'),
     );
-    const down: Server = createServer(plane.handler).listen(0, '127.0.0.1');
-    await new Promise((resolve) => down.once('listening', resolve));
+    const down = await serve(plane);
     try {
-      const base = `http://127.0.0.1:${(down.address() as AddressInfo).port}`;
-      const res = await vcall<ErrorBody>({ base }, 'GET', '/api/v1/collections', {
+      const res = await vcall<ErrorBody>(down, 'GET', '/api/v1/collections', {
         key: `svc_live_${'A'.repeat(43)}`,
       });
       expect(res.status).toBe(500);
@@ -90,55 +135,37 @@ describe('authentication', () => {
         expect.objectContaining({ code: 'AUTHENTICATION_ERROR', retriable: true }),
       );
     } finally {
-      await new Promise((resolve) => down.close(resolve));
-      await plane.close();
+      await down.close();
       await mongo.close();
     }
   });
 
   test('returns 503 SERVICE_UNAVAILABLE, retriable, when the metadata store goes away after authentication', async () => {
-    // MongoDB through a TCP relay the test can cut: the key is resolved (and cached) before.
-    const target = new URL(harness().mongoUri);
-    const sockets = new Set<Socket>();
-    const relay = createTcpServer((client) => {
-      const upstream = connect(Number(target.port), target.hostname);
-      for (const socket of [client, upstream]) {
-        sockets.add(socket);
-        socket.on('error', () => undefined);
-        socket.on('close', () => [client, upstream].forEach((s) => s.destroy()));
-      }
-      client.pipe(upstream).pipe(client);
-    }).listen(0, '127.0.0.1');
-    await new Promise((resolve) => relay.once('listening', resolve));
-    const relayed = new URL(target.toString());
-    relayed.port = String((relay.address() as AddressInfo).port);
-    const mongo = new MongoClient(relayed.toString(), { serverSelectionTimeoutMS: 500 });
+    // MongoDB through a relay the test can cut: the key is resolved (and cached) before.
+    const relay = await cuttableRelay(harness().mongoUri);
+    const mongo = new MongoClient(relay.uri, { serverSelectionTimeoutMS: 500 });
     const name = `relayed_${uniqueSuffix()}`;
-    const plane = await buildVectorPlane(
-      { db: mongo.db(name), kc: kubeConfig() },
-      { engineUrl: server.engineUrl, regions: ['local'] },
-      createLogger('apiserver', 'silent'),
+    const up = await serve(
+      await buildVectorPlane(
+        { db: mongo.db(name), kc: kubeConfig() },
+        { engineUrl: server.engineUrl, regions: ['local'] },
+        createLogger('apiserver', 'silent'),
+      ),
     );
-    const up: Server = createServer(plane.handler).listen(0, '127.0.0.1');
-    await new Promise((resolve) => up.once('listening', resolve));
     try {
-      const base = `http://127.0.0.1:${(up.address() as AddressInfo).port}`;
       const accounts = new AccountService(collections(mongo.db(name)), 'local');
       const { key } = await createVectorCaller({ accounts }, { tier: 'enterprise' });
-      const before = await vcall({ base }, 'GET', '/api/v1/collections', { key });
+      const before = await vcall(up, 'GET', '/api/v1/collections', { key });
       expect(before.status).toBe(200);
-      relay.close();
-      for (const socket of sockets) socket.destroy();
-      const res = await vcall<ErrorBody>({ base }, 'GET', '/api/v1/collections', { key });
+      relay.cut();
+      const res = await vcall<ErrorBody>(up, 'GET', '/api/v1/collections', { key });
       expect(res.status).toBe(503);
       expect(res.body.error).toEqual(
         expect.objectContaining({ code: 'SERVICE_UNAVAILABLE', retriable: true }),
       );
       expect(res.body.error.message).not.toMatch(/mongo|127\.0\.0\.1/i);
     } finally {
-      up.closeAllConnections();
-      await new Promise((resolve) => up.close(resolve));
-      await plane.close();
+      await up.close();
       await mongo.close();
       const direct = new MongoClient(harness().mongoUri);
       await direct.db(name).dropDatabase();
