@@ -29,6 +29,38 @@ export const DeploymentConfig = Type.Object({
 /** Spec field `config` of an {@link AgentDeployment}. */
 export type DeploymentConfig = Static<typeof DeploymentConfig>;
 
+/**
+ * How far a code archive may expand, from the account's plan when it was
+ * uploaded: the API server checked the archive against these, and a builder
+ * unpacking it enforces them again.
+ */
+export const ArchiveLimits = Type.Object({
+  maxUnpackedBytes: Type.Integer({
+    minimum: 1,
+    description: 'Total bytes of the files, once unpacked.',
+  }),
+  maxEntries: Type.Integer({ minimum: 1, description: 'Entries (files, directories, links).' }),
+  maxFileBytes: Type.Integer({ minimum: 1, description: 'Bytes of any one file.' }),
+});
+/** Spec field `archiveLimits` of an {@link AgentDeployment}. */
+export type ArchiveLimits = Static<typeof ArchiveLimits>;
+
+/**
+ * What a builder holds an archive to when its deployment records no limits
+ * (one made before they were recorded): the most any default plan allows.
+ */
+export const FALLBACK_ARCHIVE_LIMITS: Readonly<ArchiveLimits> = {
+  maxUnpackedBytes: 8 * 1024 ** 3,
+  maxEntries: 200_000,
+  maxFileBytes: 2 * 1024 ** 3,
+};
+
+/**
+ * How many of an agent's most recent successful (built) deployments keep their
+ * code archive (API server) and their build (local driver); the contract's 3.
+ */
+export const ARCHIVES_KEPT = 3;
+
 /** What the API server asks for. */
 export const AgentDeploymentSpec = Type.Object({
   agentId: Type.String({ format: 'uuid' }),
@@ -42,6 +74,7 @@ export const AgentDeploymentSpec = Type.Object({
     nullable(Type.String({ description: 'GridFS id of the code archive.' })),
   ),
   rollbackOfVersion: Type.Optional(nullable(Type.Integer({ minimum: 1 }))),
+  archiveLimits: Type.Optional(ArchiveLimits),
   config: DeploymentConfig,
   cancellationRequested: Type.Optional(Type.Boolean()),
   cancellationReason: Type.Optional(nullable(Type.String())),

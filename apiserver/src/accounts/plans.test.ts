@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { loadPlans, PLANS, tierAbove } from './plans.js';
+import { FALLBACK_ARCHIVE_LIMITS } from '../../../crds/src/index.js';
+import { loadPlans, PLANS, TIER_ORDER, tierAbove } from './plans.js';
 
 describe('plans', () => {
   it('orders tiers from free to enterprise', () => {
@@ -20,5 +21,30 @@ describe('plans', () => {
     expect(plans.free.requestsPerMinute).toBe(5);
     expect(plans.free.memoryMb).toEqual(PLANS.free.memoryMb);
     expect(plans.starter).toEqual(PLANS.starter);
+  });
+
+  it('bounds what a deployed archive unpacks to on every plan, more on each dearer one', () => {
+    expect(PLANS.free.archive).toEqual({
+      maxUnpackedBytes: 512 * 1024 * 1024,
+      maxEntries: 20_000,
+      maxFileBytes: 100 * 1024 * 1024,
+    });
+    for (let i = 1; i < TIER_ORDER.length; i++) {
+      const cheaper = PLANS[TIER_ORDER[i - 1]!].archive;
+      const dearer = PLANS[TIER_ORDER[i]!].archive;
+      expect(dearer.maxUnpackedBytes).toBeGreaterThan(cheaper.maxUnpackedBytes);
+      expect(dearer.maxEntries).toBeGreaterThan(cheaper.maxEntries);
+      expect(dearer.maxFileBytes).toBeGreaterThan(cheaper.maxFileBytes);
+    }
+    for (const tier of TIER_ORDER) {
+      const { archive } = PLANS[tier];
+      expect(archive.maxFileBytes).toBeLessThanOrEqual(archive.maxUnpackedBytes);
+      // A builder holds an archive recorded without limits to the fallback: no plan allows more.
+      expect(archive.maxUnpackedBytes).toBeLessThanOrEqual(
+        FALLBACK_ARCHIVE_LIMITS.maxUnpackedBytes,
+      );
+      expect(archive.maxEntries).toBeLessThanOrEqual(FALLBACK_ARCHIVE_LIMITS.maxEntries);
+      expect(archive.maxFileBytes).toBeLessThanOrEqual(FALLBACK_ARCHIVE_LIMITS.maxFileBytes);
+    }
   });
 });

@@ -4,7 +4,7 @@
  * whole with `SVC_PLANS_JSON` (a JSON object shaped like {@link PLANS}, merged
  * per plan over the defaults).
  */
-import type { Tier } from '../../../crds/src/index.js';
+import type { ArchiveLimits, Tier } from '../../../crds/src/index.js';
 
 /** An inclusive numeric range. */
 export interface Bounds {
@@ -33,7 +33,12 @@ export interface Plan {
   regionCap: number;
   /** Whether the `dockerfile` runtime is allowed. */
   dockerfile: boolean;
+  /** How far a deployed code archive may expand: total unpacked bytes, entries, bytes of one file. */
+  archive: ArchiveLimits;
 }
+
+const MiB = 1024 * 1024;
+const GiB = 1024 * MiB;
 
 /** The default plans, cheapest first. */
 export const PLANS: Readonly<Record<Tier, Plan>> = {
@@ -49,6 +54,7 @@ export const PLANS: Readonly<Record<Tier, Plan>> = {
     keepAlive: false,
     regionCap: 1,
     dockerfile: false,
+    archive: { maxUnpackedBytes: 512 * MiB, maxEntries: 20_000, maxFileBytes: 100 * MiB },
   },
   starter: {
     tier: 'starter',
@@ -62,6 +68,7 @@ export const PLANS: Readonly<Record<Tier, Plan>> = {
     keepAlive: true,
     regionCap: 2,
     dockerfile: true,
+    archive: { maxUnpackedBytes: 1 * GiB, maxEntries: 50_000, maxFileBytes: 256 * MiB },
   },
   performance: {
     tier: 'performance',
@@ -75,6 +82,7 @@ export const PLANS: Readonly<Record<Tier, Plan>> = {
     keepAlive: true,
     regionCap: 5,
     dockerfile: true,
+    archive: { maxUnpackedBytes: 4 * GiB, maxEntries: 100_000, maxFileBytes: 1 * GiB },
   },
   enterprise: {
     tier: 'enterprise',
@@ -88,6 +96,7 @@ export const PLANS: Readonly<Record<Tier, Plan>> = {
     keepAlive: true,
     regionCap: 10,
     dockerfile: true,
+    archive: { maxUnpackedBytes: 8 * GiB, maxEntries: 200_000, maxFileBytes: 2 * GiB },
   },
 };
 
