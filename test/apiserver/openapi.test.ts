@@ -80,6 +80,11 @@ describe('GET /openapi.json', () => {
     expect(codes(patch, 503).sort()).toEqual(['RESOURCE_BUSY', 'SERVICE_UNAVAILABLE']);
   });
 
+  it('documents the deploy route refusing an archive that unpacks past the plan', () => {
+    const deploy = doc.paths['/api/v1/agents/{agent}/deploy']?.post as Operation;
+    expect(codes(deploy, 413).sort()).toEqual(['ARCHIVE_TOO_LARGE', 'REQUEST_TOO_LARGE']);
+  });
+
   it('marks the probes unauthenticated', () => {
     expect(doc.paths['/api/v1/health']?.get?.security).toEqual([]);
     expect(doc.paths['/api/v1/agents']?.get?.security).toBeUndefined();

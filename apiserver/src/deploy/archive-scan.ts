@@ -2,12 +2,12 @@
  * Reads a tar.gz code archive as a stream, once, keeping only what the deploy
  * checks need: every entry's path and mode, and the text of small files that
  * may be configuration or source (svc.yaml, a Dockerfile, an entry point).
- * Memory stays bounded whatever the archive's size.
+ * Memory stays bounded whatever the archive's size, and so does the work: the
+ * plan's archive limits stop the scan as soon as one is passed.
  */
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { createGunzip } from 'node:zlib';
-import { extract } from 'tar-stream';
+import type { ArchiveLimits } from '../../../crds/src/index.js';
+import { ArchiveLimitError, extractWithin } from '../../../common/archive-limits.js';
 
 /** What a scan of an archive found. */
 export interface ArchiveScan {
@@ -35,40 +35,41 @@ export function normalizeEntryPath(name: string): string | null {
   return parts.join('/');
 }
 
-/** Scans `source` (gzip-compressed tar). Rejects with InvalidArchiveError when it is not one. */
-export async function scanArchive(source: Readable): Promise<ArchiveScan> {
+/**
+ * Scans `source` (gzip-compressed tar). Rejects with ArchiveLimitError as soon
+ * as the archive passes one of `limits`, and with InvalidArchiveError when it
+ * is not a tar.gz.
+ */
+export async function scanArchive(source: Readable, limits: ArchiveLimits): Promise<ArchiveScan> {
   const files: ArchiveScan['files'] = [];
   const texts = new Map<string, string>();
   let kept = 0;
-  const tar = extract();
-  tar.on('entry', (header, stream, next) => {
-    const path = normalizeEntryPath(header.name);
-    const keep =
-      header.type === 'file' &&
-      path !== null &&
-      KEPT.test(path) &&
-      (header.size ?? 0) <= MAX_FILE_KEPT &&
-      kept + (header.size ?? 0) <= MAX_TOTAL_KEPT;
-    if (header.type === 'file' && path) files.push({ path, mode: header.mode ?? 0o644 });
-    const chunks: Buffer[] = [];
-    stream.on('data', (chunk: unknown) => {
-      if (keep) chunks.push(chunk as Buffer);
-    });
-    stream.on('end', () => {
-      if (keep && path) {
-        const buf = Buffer.concat(chunks);
-        kept += buf.length;
-        texts.set(path, buf.toString('utf8'));
-      }
-      next();
-    });
-    // A failure of the whole archive is reported by the pipeline below.
-    stream.on('error', () => undefined);
-    stream.resume();
-  });
   try {
-    await pipeline(source, createGunzip(), tar);
+    await extractWithin(source, limits, (header, stream, next) => {
+      const path = normalizeEntryPath(header.name);
+      const keep =
+        header.type === 'file' &&
+        path !== null &&
+        KEPT.test(path) &&
+        (header.size ?? 0) <= MAX_FILE_KEPT &&
+        kept + (header.size ?? 0) <= MAX_TOTAL_KEPT;
+      if (header.type === 'file' && path) files.push({ path, mode: header.mode ?? 0o644 });
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: unknown) => {
+        if (keep) chunks.push(chunk as Buffer);
+      });
+      stream.on('end', () => {
+        if (keep && path) {
+          const buf = Buffer.concat(chunks);
+          kept += buf.length;
+          texts.set(path, buf.toString('utf8'));
+        }
+        next();
+      });
+      stream.resume();
+    });
   } catch (err) {
+    if (err instanceof ArchiveLimitError) throw err;
     throw new InvalidArchiveError(`The upload is not a tar.gz archive: ${(err as Error).message}`, {
       cause: err,
     });

@@ -5,7 +5,8 @@
  *
  * Problems with the request or the account are HTTP errors and leave nothing
  * behind (unknown agent, RUNTIME_IMMUTABLE, plan caps and agent quota, a body
- * that is not a tar.gz). Problems with the code itself (configuration values,
+ * that is not a tar.gz, an archive that unpacks past the plan's limits).
+ * Problems with the code itself (configuration values,
  * the schedule, the entry point, the Dockerfile) fail the deployment: it is
  * recorded with state `failed` and its `error_message`, and the agent keeps
  * its settings.
@@ -16,14 +17,17 @@ import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { Collection } from 'mongodb';
 import {
   API_GROUP_VERSION,
+  ARCHIVES_KEPT,
   LABELS,
   OBJECT_NAMES,
   PLURALS,
   type Agent,
   type AgentDeployment,
+  type ArchiveLimits,
   type DeploymentConfig,
   type Tier,
 } from '../../../crds/src/index.js';
+import { ArchiveLimitError } from '../../../common/archive-limits.js';
 import type { AccountService } from '../accounts/account-service.js';
 import type { Plan } from '../accounts/plans.js';
 import type { AgentService } from '../agents/agent-service.js';
@@ -31,6 +35,7 @@ import { checkPlanCaps } from '../agents/plan-caps.js';
 import type { AuthContext } from '../auth/authenticate.js';
 import {
   AgentQuotaExceeded,
+  ArchiveTooLarge,
   InvalidArchive,
   RequestTooLarge,
   RuntimeImmutable,
@@ -49,7 +54,7 @@ import { validateSchedule } from './schedule.js';
 import { storeAndScan } from './upload.js';
 
 /** How many successful deployments of an agent keep their code archive. */
-export const ARCHIVES_KEPT = 3;
+export { ARCHIVES_KEPT };
 
 /** What the service is built from. */
 export interface DeployServiceDeps {
@@ -112,9 +117,21 @@ export class DeployService {
         'code.tar.gz',
         { accountId: auth.account._id, environment: auth.tenant.environment },
         this.deps.maxArchiveBytes,
+        auth.plan.archive,
       );
     } catch (err) {
       if (err instanceof InvalidArchiveError) throw new InvalidArchive(err.message, { cause: err });
+      if (err instanceof ArchiveLimitError) {
+        throw new ArchiveTooLarge(`${err.message} Nothing was stored.`, {
+          cause: err,
+          fields: {
+            field: err.limit,
+            allowed: err.allowed,
+            tier: auth.account.tier,
+            ...(err.path ? { path: err.path } : {}),
+          },
+        });
+      }
       if (err instanceof ArchiveTooLargeError) {
         throw new RequestTooLarge(err.message, { fields: { max_bytes: err.maxBytes } });
       }
@@ -183,7 +200,14 @@ export class DeployService {
           stored.id,
           problem.warnings,
         );
-      return await this.accepted(auth, agent, config, stored.id, problem.warnings);
+      return await this.accepted(
+        auth,
+        agent,
+        config,
+        stored.id,
+        problem.warnings,
+        auth.plan.archive,
+      );
     } catch (err) {
       await archives.delete(stored.id).catch(() => undefined);
       throw err;
@@ -239,6 +263,7 @@ export class DeployService {
     version: number,
     config: EffectiveConfig,
     archiveId: string | null,
+    archiveLimits: ArchiveLimits | null = null,
   ): AgentDeployment {
     const agentId = agent.metadata.name ?? '';
     const deploymentConfig: DeploymentConfig = {
@@ -269,7 +294,14 @@ export class DeployService {
           },
         ],
       },
-      spec: { agentId, version, ephemeral: false, archiveId, config: deploymentConfig },
+      spec: {
+        agentId,
+        version,
+        ephemeral: false,
+        archiveId,
+        ...(archiveLimits ? { archiveLimits } : {}),
+        config: deploymentConfig,
+      },
     };
   }
 
@@ -317,7 +349,17 @@ export class DeployService {
       keepAlive: c.keepAlive ?? false,
       idleTimeoutMinutes: c.idleTimeoutMinutes ?? agent.spec.idleTimeoutMinutes,
     };
-    return this.accepted(auth, agent, config, from.spec.archiveId ?? '', [], from.spec.version);
+    // The limits the stored archive was checked against when it was uploaded.
+    const limits = from.spec.archiveLimits ?? auth.plan.archive;
+    return this.accepted(
+      auth,
+      agent,
+      config,
+      from.spec.archiveId ?? '',
+      [],
+      limits,
+      from.spec.version,
+    );
   }
 
   /** Records an accepted deployment, mints its key, and points the agent at it. */
@@ -327,12 +369,13 @@ export class DeployService {
     config: EffectiveConfig,
     archiveId: string,
     warnings: string[],
+    archiveLimits: ArchiveLimits,
     rollbackOfVersion: number | null = null,
   ): Promise<AgentDeployment> {
     const agentId = agent.metadata.name ?? '';
     const id = randomUUID();
     const version = await this.nextVersion(agentId, id);
-    const resource = this.resource(agent, id, version, config, archiveId);
+    const resource = this.resource(agent, id, version, config, archiveId, archiveLimits);
     resource.spec.rollbackOfVersion = rollbackOfVersion;
     const created = await this.deployments.create(resource);
     if (warnings.length > 0) {

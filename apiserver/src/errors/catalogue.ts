@@ -162,6 +162,16 @@ export class InvalidArchive extends entry(
   400,
   'The upload is not a tar.gz archive (Content-Type: application/gzip).',
 ) {}
+/**
+ * 413: the archive unpacks past one of the plan's limits (checked while it
+ * streams, before anything is stored); carries field, allowed, tier, and path
+ * for a file over the per-file limit.
+ */
+export class ArchiveTooLarge extends entry(
+  'ARCHIVE_TOO_LARGE',
+  413,
+  'The archive unpacks past a limit of the plan: field names it (unpacked_bytes: all files together; entries: files, directories and links; file_bytes: one file, named by path), allowed is the limit (bytes or entries), tier the plan. Nothing was stored.',
+) {}
 /** 415: the deploy body has a content type other than application/gzip. */
 export class UnsupportedMediaType extends entry(
   'UNSUPPORTED_MEDIA_TYPE',

@@ -4,6 +4,7 @@ import type { DeploymentService } from '../../../deploy/deployment-service.js';
 import {
   AgentNotFound,
   AgentQuotaExceeded,
+  ArchiveTooLarge,
   DeploymentNotCancellable,
   DeploymentNotFound,
   InvalidArchive,
@@ -45,7 +46,7 @@ export function deploymentRoutes(
       operationId: 'deployAgent',
       summary: "Deploy an agent's code",
       description:
-        'The body is the code as a tar.gz archive (Content-Type: application/gzip), streamed, with svc.yaml at its root applied as a merge patch. Returns 202 with the new Deployment; poll GET /api/v1/deployments/{id} for state and error_message. Problems in the code (configuration values, schedule, entry point, Dockerfile) fail the deployment rather than the request. The agent quota of the plan is checked here.',
+        'The body is the code as a tar.gz archive (Content-Type: application/gzip), streamed, with svc.yaml at its root applied as a merge patch. Returns 202 with the new Deployment; poll GET /api/v1/deployments/{id} for state and error_message. Problems in the code (configuration values, schedule, entry point, Dockerfile) fail the deployment rather than the request. The agent quota of the plan is checked here. The archive may expand only so far, per plan (free: 512 MiB of files in all, 20,000 entries, 100 MiB per file; starter: 1 GiB, 50,000, 256 MiB; performance: 4 GiB, 100,000, 1 GiB; enterprise: 8 GiB, 200,000, 2 GiB): this is checked while the upload streams, and an archive past a limit is refused with 413 ARCHIVE_TOO_LARGE as soon as it passes it, storing nothing.',
       tag: TAG,
       params: AgentParams,
       rawBody: {
@@ -63,6 +64,7 @@ export function deploymentRoutes(
         InvalidArchive,
         UnsupportedMediaType,
         RequestTooLarge,
+        ArchiveTooLarge,
         RuntimeImmutable,
         PlanLimitExceeded,
         RegionNotAvailable,
