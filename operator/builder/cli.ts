@@ -6,12 +6,19 @@
  *   build --source DIR --runtime RT     install DIR's dependencies, pack DIR, PUT it to $SVC_ARTIFACT_URL
  *   fetch --dest DIR                    fetch the built artifact ($SVC_ARTIFACT_URL) into DIR
  *
- * The URLs carry their capability tokens. A failure prints the tool's own
+ * The URLs carry their capability tokens. `unpack` holds the code archive to
+ * the limits in $SVC_ARCHIVE_LIMITS (the deployment's `archiveLimits` as JSON),
+ * or to the fallback limits when it is unset. A failure prints the tool's own
  * words, which the Job's failure message carries to the deployment.
  */
 import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
-import { RUNTIMES, type Runtime } from '../../crds/src/index.js';
+import {
+  FALLBACK_ARCHIVE_LIMITS,
+  RUNTIMES,
+  type ArchiveLimits,
+  type Runtime,
+} from '../../crds/src/index.js';
 import { fetchAndUnpack, installDependencies } from '../src/drivers/local/builder.js';
 import { packDirectory } from './pack.js';
 
@@ -33,7 +40,14 @@ export async function runBuilder(argv: string[]): Promise<void> {
     case 'unpack':
     case 'fetch': {
       const url = env(positionals[0] === 'unpack' ? 'SVC_ARCHIVE_URL' : 'SVC_ARTIFACT_URL');
-      await fetchAndUnpack(url, values.dest ?? '/workspace');
+      // The artifact is what the build step packed; the code archive is the user's.
+      const limits =
+        positionals[0] === 'unpack'
+          ? process.env.SVC_ARCHIVE_LIMITS
+            ? (JSON.parse(process.env.SVC_ARCHIVE_LIMITS) as ArchiveLimits)
+            : FALLBACK_ARCHIVE_LIMITS
+          : null;
+      await fetchAndUnpack(url, values.dest ?? '/workspace', undefined, limits);
       output(`${positionals[0]}: done`);
       return;
     }

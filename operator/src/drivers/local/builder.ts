@@ -1,7 +1,8 @@
 /**
  * Builds a deployment on this machine into its own directory: fetches the
  * code archive from the API server (the same capability-token route a
- * cluster build Job uses), unpacks it safely, and installs the dependencies
+ * cluster build Job uses), unpacks it safely and within the archive limits
+ * its deployment records, and installs the dependencies
  * of `requirements.txt` (pip, into `.svc/deps`) or `package.json` (npm, into
  * `node_modules`). Returns the failure in the tool's own words.
  */
@@ -12,9 +13,13 @@ import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { pipeline } from 'node:stream/promises';
-import { createGunzip } from 'node:zlib';
-import { extract } from 'tar-stream';
-import type { AgentDeployment, Runtime } from '../../../../crds/src/index.js';
+import {
+  FALLBACK_ARCHIVE_LIMITS,
+  type AgentDeployment,
+  type ArchiveLimits,
+  type Runtime,
+} from '../../../../crds/src/index.js';
+import { extractWithin, type EntryHandler } from '../../../../common/archive-limits.js';
 import { internalToken } from '../../../../common/internal-token.js';
 import { runtimeAvailable, type RunnerPaths } from './runner-command.js';
 
@@ -28,31 +33,58 @@ function safePath(root: string, name: string): string | null {
   return join(root, ...parts);
 }
 
-/** Unpacks a tar.gz stream into `dir` (regular files and directories only). */
-export async function unpack(source: Readable, dir: string): Promise<void> {
+/** No bound: for what the platform's own builder packed (a build artifact), not for user archives. */
+const UNBOUNDED: ArchiveLimits = {
+  maxUnpackedBytes: Number.POSITIVE_INFINITY,
+  maxEntries: Number.POSITIVE_INFINITY,
+  maxFileBytes: Number.POSITIVE_INFINITY,
+};
+
+/**
+ * Unpacks a tar.gz stream into `dir` (regular files and directories only),
+ * within `limits` (null: unbounded, for a build artifact): past one, the
+ * unpack stops where it is, what it wrote is removed, and it rejects with the
+ * limit's ArchiveLimitError. Any other failure removes what was written too.
+ */
+export async function unpack(
+  source: Readable,
+  dir: string,
+  limits: ArchiveLimits | null = null,
+): Promise<void> {
   await mkdir(dir, { recursive: true });
-  const tar = extract();
-  tar.on('entry', (header, stream, next) => {
+  // The entry being written: a failure waits for it before removing the directory.
+  let writing: Promise<unknown> = Promise.resolve();
+  const onEntry: EntryHandler = (header, stream, next) => {
     const target = safePath(dir, header.name);
     if (!target || (header.type !== 'file' && header.type !== 'directory')) {
-      stream.on('end', next);
+      stream.on('end', () => next());
       stream.resume();
       return;
     }
-    if (header.type === 'directory') {
-      mkdir(target, { recursive: true }).then(() => {
-        stream.on('end', next);
-        stream.resume();
-      }, next);
-      return;
-    }
-    mkdir(dirname(target), { recursive: true })
-      .then(() =>
-        pipeline(stream, createWriteStream(target, { mode: (header.mode ?? 0o644) & 0o755 })),
-      )
-      .then(() => next(), next);
-  });
-  await pipeline(source, createGunzip(), tar);
+    const work =
+      header.type === 'directory'
+        ? mkdir(target, { recursive: true }).then(
+            () =>
+              new Promise<void>((resolve) => {
+                stream.on('end', resolve);
+                stream.resume();
+              }),
+          )
+        : mkdir(dirname(target), { recursive: true }).then(() =>
+            pipeline(stream, createWriteStream(target, { mode: (header.mode ?? 0o644) & 0o755 })),
+          );
+    writing = work.then(
+      () => next(),
+      (err: unknown) => next(err as Error),
+    );
+  };
+  try {
+    await extractWithin(source, limits ?? UNBOUNDED, onEntry);
+  } catch (err) {
+    await writing.catch(() => undefined);
+    await rm(dir, { recursive: true, force: true, maxRetries: 3 });
+    throw err;
+  }
 }
 
 /** Runs a tool, streaming its output lines; rejects with `label` and its last lines when it fails. */
@@ -85,17 +117,21 @@ function runTool(
   });
 }
 
-/** Downloads a tar.gz from `url` and unpacks it into `dir` (replacing what was there). */
+/**
+ * Downloads a tar.gz from `url` and unpacks it into `dir` (replacing what was
+ * there), within `limits` when given.
+ */
 export async function fetchAndUnpack(
   url: string,
   dir: string,
   signal?: AbortSignal,
+  limits: ArchiveLimits | null = null,
 ): Promise<void> {
   await rm(dir, { recursive: true, force: true });
   const res = await fetch(url, { signal });
   if (!res.ok || !res.body)
     throw new Error(`Fetching ${new URL(url).pathname} failed (${res.status}).`);
-  await unpack(Readable.fromWeb(res.body as WebReadableStream), dir);
+  await unpack(Readable.fromWeb(res.body as WebReadableStream), dir, limits);
 }
 
 /**
@@ -166,7 +202,13 @@ export async function buildDeployment(
   if (!available.ok) throw new Error(available.reason);
   const id = deployment.metadata.name ?? '';
   const url = `${opts.apiUrl}/internal/deployments/${id}/archive?token=${internalToken(opts.secret, 'archive:read', id)}`;
-  await fetchAndUnpack(url, appDir, opts.signal);
+  // Checked by the API server at upload; held to the same limits again here, defensively.
+  await fetchAndUnpack(
+    url,
+    appDir,
+    opts.signal,
+    deployment.spec.archiveLimits ?? FALLBACK_ARCHIVE_LIMITS,
+  );
   opts.output(`unpacked the code of version ${deployment.spec.version}`);
   await installDependencies(runtime, appDir, {
     python: opts.runners.python,

@@ -1,0 +1,82 @@
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { gzipSync } from 'node:zlib';
+import { pack } from 'tar-stream';
+import { ArchiveLimitError } from '../../../../common/archive-limits.js';
+import { unpack } from './builder.js';
+
+let dir: string;
+
+/** A tar.gz of `files` (name -> bytes of zeros, or text). */
+async function archive(files: Record<string, number | string>): Promise<Buffer> {
+  const tar = pack();
+  const chunks: Buffer[] = [];
+  tar.on('data', (c: unknown) => chunks.push(c as Buffer));
+  const done = new Promise<void>((resolve) => tar.on('end', () => resolve()));
+  for (const [name, content] of Object.entries(files))
+    tar.entry({ name }, typeof content === 'number' ? Buffer.alloc(content) : content);
+  tar.finalize();
+  await done;
+  return gzipSync(Buffer.concat(chunks));
+}
+
+beforeEach(async () => {
+  dir = join(await mkdtemp(join(tmpdir(), 'svc-unpack-')), 'app');
+});
+
+afterEach(async () => {
+  await rm(join(dir, '..'), { recursive: true, force: true });
+});
+
+const limits = { maxUnpackedBytes: 1024 * 1024, maxEntries: 10, maxFileBytes: 512 * 1024 };
+
+describe('unpack', () => {
+  it('unpacks an archive within its limits', async () => {
+    await unpack(
+      Readable.from(await archive({ 'main.py': 'print(1)\n', 'lib/x.bin': 1000 })),
+      dir,
+      limits,
+    );
+    expect(readFileSync(join(dir, 'main.py'), 'utf8')).toBe('print(1)\n');
+    expect(readFileSync(join(dir, 'lib/x.bin'))).toHaveLength(1000);
+  });
+
+  it('stops at the unpacked limit and removes what it wrote', async () => {
+    const files = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`f${i}.bin`, 400_000]));
+    const outcome = unpack(Readable.from(await archive(files)), dir, limits);
+    await expect(outcome).rejects.toBeInstanceOf(ArchiveLimitError);
+    await expect(outcome).rejects.toMatchObject({ limit: 'unpacked_bytes' });
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it('refuses a file over the per-file limit, naming it, and leaves nothing', async () => {
+    const outcome = unpack(
+      Readable.from(await archive({ 'main.py': 'x', 'big.bin': 600 * 1024 })),
+      dir,
+      limits,
+    );
+    await expect(outcome).rejects.toMatchObject({ limit: 'file_bytes', path: 'big.bin' });
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it('refuses more entries than allowed, and leaves nothing', async () => {
+    const files = Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`e${i}`, 'x']));
+    await expect(unpack(Readable.from(await archive(files)), dir, limits)).rejects.toMatchObject({
+      limit: 'entries',
+      allowed: 10,
+    });
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it('removes what it wrote when the archive is cut short', async () => {
+    const whole = await archive({ 'a.bin': 100_000, 'b.bin': 100_000 });
+    await expect(
+      unpack(Readable.from([whole.subarray(0, whole.length - 40)]), dir, limits),
+    ).rejects.toThrow();
+    expect(existsSync(dir)).toBe(false);
+  });
+});
