@@ -8,6 +8,14 @@ import { LABELS, PLURALS, type Agent } from '../../../crds/src/index.js';
 import { CustomResourceRepository } from '../store/custom-resources.js';
 import { asUnavailable, isKubeConflict } from '../store/kube-errors.js';
 
+/** Labels of an account namespace. */
+export const TENANT_NAMESPACE_LABELS = {
+  'app.kubernetes.io/part-of': 'svc',
+  'pod-security.kubernetes.io/enforce': 'baseline',
+  'pod-security.kubernetes.io/warn': 'restricted',
+  'pod-security.kubernetes.io/audit': 'restricted',
+};
+
 /** CRUD of Agent resources. */
 export class AgentRepository extends CustomResourceRepository<Agent> {
   private readonly core: CoreV1Api;
@@ -18,12 +26,17 @@ export class AgentRepository extends CustomResourceRepository<Agent> {
     this.core = kc.makeApiClient(CoreV1Api);
   }
 
-  /** Creates the namespace unless it is known to exist. */
+  /**
+   * Creates the namespace unless it is known to exist. Pod Security admission
+   * enforces "baseline" there and warns on "restricted": every pod the
+   * operator starts meets baseline, those of standard runtimes restricted
+   * (the two exceptions are in operator/src/drivers/kubernetes/security.ts).
+   */
   async ensureNamespace(namespace: string): Promise<void> {
     if (this.knownNamespaces.has(namespace)) return;
     try {
       await this.core.createNamespace({
-        body: { metadata: { name: namespace, labels: { 'app.kubernetes.io/part-of': 'svc' } } },
+        body: { metadata: { name: namespace, labels: TENANT_NAMESPACE_LABELS } },
       });
     } catch (err) {
       if (!isKubeConflict(err)) asUnavailable(err);

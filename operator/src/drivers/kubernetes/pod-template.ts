@@ -15,6 +15,7 @@ import {
 } from '../../../../crds/src/index.js';
 import { internalToken } from '../../../../common/internal-token.js';
 import type { OperatorConfig } from '../../config.js';
+import { customImageContainer, podSecurity, restrictedContainer } from './security.js';
 
 /** The port every agent serves on. */
 export const AGENT_PORT = 8080;
@@ -127,7 +128,7 @@ export function agentPodSpec(
         }
       : {}),
     volumeMounts: dockerfile ? [] : [{ name: 'app', mountPath: '/app' }],
-    securityContext: containerSecurity(dockerfile),
+    securityContext: dockerfile ? customImageContainer() : restrictedContainer(),
   };
   const fetch: V1Container = {
     name: 'fetch',
@@ -140,7 +141,7 @@ export function agentPodSpec(
       },
     ],
     volumeMounts: [{ name: 'app', mountPath: '/app' }],
-    securityContext: containerSecurity(false),
+    securityContext: restrictedContainer(),
   };
   return {
     restartPolicy: opts.mode === 'service' ? 'Always' : 'Never',
@@ -150,16 +151,8 @@ export function agentPodSpec(
     terminationGracePeriodSeconds: dockerfile ? 120 : 30,
     ...(dockerfile ? {} : { initContainers: [fetch], volumes: [{ name: 'app', emptyDir: {} }] }),
     containers: [container],
-    securityContext: { seccompProfile: { type: 'RuntimeDefault' } },
-  };
-}
-
-function containerSecurity(dockerfile: boolean) {
-  return {
-    allowPrivilegeEscalation: false,
-    capabilities: { drop: ['ALL'] },
-    // A custom image may need to run as its own user; the platform's runners never need root.
-    ...(dockerfile ? {} : { runAsNonRoot: true, runAsUser: 10001 }),
+    // A custom image runs as the user it names (see security.ts); the platform's runners never need root.
+    securityContext: podSecurity(!dockerfile),
   };
 }
 

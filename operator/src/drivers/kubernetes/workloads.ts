@@ -24,6 +24,7 @@ import {
 import { internalToken } from '../../../../common/internal-token.js';
 import type { OperatorConfig } from '../../config.js';
 import { AGENT_PORT, agentPodLabels, agentPodSpec, builtImageName } from './pod-template.js';
+import { imageBuildContainer, podSecurity, restrictedContainer } from './security.js';
 
 /** A controller owner reference to an Agent or AgentDeployment. */
 export function ownedBy(owner: Agent | AgentDeployment): V1OwnerReference {
@@ -108,14 +109,13 @@ export function buildJob(deployment: AgentDeployment, cfg: OperatorConfig): V1Jo
   const agentId = deployment.spec.agentId;
   const archiveUrl = `${cfg.internalApiUrl}/internal/deployments/${id}/archive?token=${internalToken(cfg.internalSecret, 'archive:read', id)}`;
   const dockerfile = deployment.spec.config.runtime === 'dockerfile';
-  const security = { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } };
   const fetchSource = {
     name: 'source',
     image: cfg.images.builder,
     args: ['unpack', '--dest', '/workspace'],
     env: [{ name: 'SVC_ARCHIVE_URL', value: archiveUrl }],
     volumeMounts: [{ name: 'workspace', mountPath: '/workspace' }],
-    securityContext: { ...security, runAsNonRoot: true, runAsUser: 10001 },
+    securityContext: restrictedContainer(),
   };
   const container = dockerfile
     ? {
@@ -127,6 +127,8 @@ export function buildJob(deployment: AgentDeployment, cfg: OperatorConfig): V1Jo
           '--snapshot-mode=redo',
         ],
         volumeMounts: [{ name: 'workspace', mountPath: '/workspace' }],
+        // Building an image takes root: one of the two exceptions in security.ts.
+        securityContext: imageBuildContainer(),
       }
     : {
         name: 'build',
@@ -139,7 +141,7 @@ export function buildJob(deployment: AgentDeployment, cfg: OperatorConfig): V1Jo
           },
         ],
         volumeMounts: [{ name: 'workspace', mountPath: '/workspace' }],
-        securityContext: { ...security, runAsNonRoot: true, runAsUser: 10001 },
+        securityContext: restrictedContainer(),
       };
   return {
     apiVersion: 'batch/v1',
@@ -163,10 +165,11 @@ export function buildJob(deployment: AgentDeployment, cfg: OperatorConfig): V1Jo
         spec: {
           restartPolicy: 'Never',
           automountServiceAccountToken: false,
+          enableServiceLinks: false,
           initContainers: [fetchSource],
           containers: [{ ...container, terminationMessagePolicy: 'FallbackToLogsOnError' }],
           volumes: [{ name: 'workspace', emptyDir: {} }],
-          securityContext: { seccompProfile: { type: 'RuntimeDefault' } },
+          securityContext: podSecurity(!dockerfile),
         },
       },
     },
@@ -240,6 +243,8 @@ export function scheduleCronJob(
             spec: {
               restartPolicy: 'OnFailure',
               automountServiceAccountToken: false,
+              enableServiceLinks: false,
+              securityContext: podSecurity(true),
               containers: [
                 {
                   name: 'trigger',
@@ -269,12 +274,7 @@ export function scheduleCronJob(
                       },
                     },
                   ],
-                  securityContext: {
-                    allowPrivilegeEscalation: false,
-                    capabilities: { drop: ['ALL'] },
-                    runAsNonRoot: true,
-                    runAsUser: 10001,
-                  },
+                  securityContext: restrictedContainer(),
                 },
               ],
             },

@@ -1,0 +1,141 @@
+import { describe, expect, it } from '@jest/globals';
+import type { V1Container, V1PodSpec } from '@kubernetes/client-node';
+import type { Agent, AgentDeployment, Runtime } from '../../../../crds/src/index.js';
+import { loadOperatorConfig } from '../../config.js';
+import { IMAGE_BUILD_CAPABILITIES, PLATFORM_UID } from './security.js';
+import { buildJob, runJob, scheduleCronJob, serviceDeployment } from './workloads.js';
+
+const cfg = loadOperatorConfig({ SVC_INTERNAL_SECRET: 'k3Jx9vQ2mZp7Lw4tR8nB1cY6hF0sD5gA' });
+
+function agent(runtime: Runtime, agentType: 'service' | 'job' = 'service'): Agent {
+  return {
+    apiVersion: 'svc.dev/v1alpha1',
+    kind: 'Agent',
+    metadata: { name: '6f1c1b7e-4a43-4a38-9a57-1f1b8f3f9a11', namespace: 'svc-live-a', uid: 'u1' },
+    spec: {
+      name: 'hello',
+      userId: 'acct',
+      agentType,
+      tier: 'starter',
+      runtime,
+      memoryMb: 256,
+      idleTimeoutMinutes: 5,
+      keepAlive: false,
+      spawnEnabled: false,
+      allowedWorkers: [],
+      regions: ['local'],
+      schedule: '*/10 * * * *',
+      desiredState: 'running',
+      updatedAt: '2026-01-01T00:00:00Z',
+    },
+  };
+}
+
+function deployment(of: Agent, ephemeral = false): AgentDeployment {
+  return {
+    apiVersion: 'svc.dev/v1alpha1',
+    kind: 'AgentDeployment',
+    metadata: {
+      name: ephemeral
+        ? 'b2a3c4d5-0000-4000-8000-000000000002'
+        : 'a1b2c3d4-0000-4000-8000-000000000001',
+      namespace: 'svc-live-a',
+      uid: 'u2',
+    },
+    spec: {
+      agentId: of.metadata.name ?? '',
+      version: 1,
+      ephemeral,
+      archiveId: 'archive',
+      config: {
+        runtime: of.spec.runtime,
+        agentType: of.spec.agentType,
+        entrypoint: 'main.py',
+        memoryMb: 256,
+        regions: ['local'],
+      },
+    },
+  };
+}
+
+/** Every pod the driver can start for `runtime`, by name. */
+function podsOf(runtime: Runtime): Record<string, V1PodSpec | undefined> {
+  const service = agent(runtime);
+  const job = agent(runtime, 'job');
+  return {
+    service: serviceDeployment(service, deployment(service), cfg, 1).spec?.template.spec,
+    run: runJob(job, deployment(job, true), deployment(job), cfg).spec?.template.spec,
+    build: buildJob(deployment(service), cfg).spec?.template.spec,
+    schedule: scheduleCronJob(service, deployment(service), cfg, false).spec?.jobTemplate.spec
+      ?.template.spec,
+  };
+}
+
+const containersOf = (pod: V1PodSpec | undefined): V1Container[] => [
+  ...(pod?.initContainers ?? []),
+  ...(pod?.containers ?? []),
+];
+
+describe('pods of standard runtimes', () => {
+  describe.each(Object.entries(podsOf('python3.12')))('the %s pod', (_, pod) => {
+    it('mounts no service-account token and sees no service links', () => {
+      expect(pod?.automountServiceAccountToken).toBe(false);
+      expect(pod?.enableServiceLinks).toBe(false);
+    });
+
+    it("runs under the runtime's default seccomp profile, as non-root", () => {
+      expect(pod?.securityContext).toEqual({
+        seccompProfile: { type: 'RuntimeDefault' },
+        runAsNonRoot: true,
+      });
+    });
+
+    it('runs every container as the platform user, with no capability and no escalation', () => {
+      const containers = containersOf(pod);
+      expect(containers.length).toBeGreaterThan(0);
+      for (const container of containers) {
+        expect(container.securityContext).toEqual({
+          allowPrivilegeEscalation: false,
+          capabilities: { drop: ['ALL'] },
+          runAsNonRoot: true,
+          runAsUser: PLATFORM_UID,
+        });
+      }
+    });
+
+    it('mounts nothing but emptyDir volumes', () => {
+      for (const volume of pod?.volumes ?? [])
+        expect(Object.keys(volume).sort()).toEqual(['emptyDir', 'name']);
+    });
+  });
+});
+
+describe('pods of a dockerfile agent (the documented exceptions)', () => {
+  const pods = podsOf('dockerfile');
+
+  it("runs the agent's own image as the user it names, with everything else restricted", () => {
+    for (const pod of [pods.service, pods.run]) {
+      expect(pod?.automountServiceAccountToken).toBe(false);
+      expect(pod?.securityContext).toEqual({ seccompProfile: { type: 'RuntimeDefault' } });
+      expect(containersOf(pod).map((c) => c.securityContext)).toEqual([
+        { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
+      ]);
+    }
+  });
+
+  it('builds the image as root with the file ownership capabilities only', () => {
+    const [source, build] = containersOf(pods.build);
+    expect(source?.securityContext?.runAsNonRoot).toBe(true);
+    expect(build?.securityContext).toEqual({
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ['ALL'], add: IMAGE_BUILD_CAPABILITIES },
+    });
+    expect(pods.build?.automountServiceAccountToken).toBe(false);
+    expect(pods.build?.securityContext).toEqual({ seccompProfile: { type: 'RuntimeDefault' } });
+  });
+
+  it('fires its schedule from a restricted trigger pod like any agent', () => {
+    expect(pods.schedule?.securityContext?.runAsNonRoot).toBe(true);
+    expect(containersOf(pods.schedule)[0]?.securityContext?.runAsNonRoot).toBe(true);
+  });
+});
