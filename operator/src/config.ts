@@ -4,6 +4,7 @@
  * chart publishes; the registry receives dockerfile builds.
  */
 import { envInt, envOptional, envString } from '../../common/env.js';
+import { loadNetworkPolicyConfig, type NetworkPolicyConfig } from './network-policy-config.js';
 
 /** Configuration of the operator process. */
 export interface OperatorConfig {
@@ -49,6 +50,8 @@ export interface OperatorConfig {
   };
   /** Registry that receives images built from Dockerfiles. */
   imageRegistry: string;
+  /** What agent pods may reach and be reached from (the Kubernetes driver's NetworkPolicies). */
+  networkPolicy: NetworkPolicyConfig;
   logLevel: string;
 }
 
@@ -96,6 +99,7 @@ export function loadOperatorConfig(env = process.env): OperatorConfig {
       trigger: envString('SVC_TRIGGER_IMAGE', 'curlimages/curl:8.10.1', env),
     },
     imageRegistry: envString('SVC_IMAGE_REGISTRY', 'registry.svc-system.svc:5000', env),
+    networkPolicy: loadNetworkPolicyConfig(env),
     logLevel: envString('SVC_LOG_LEVEL', 'info', env),
   };
 }

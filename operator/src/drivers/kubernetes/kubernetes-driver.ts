@@ -1,14 +1,17 @@
 /**
  * The `kubernetes` workload driver: builds are Jobs, services are
- * Deployments behind Services, runs are Jobs, schedules are CronJobs. Objects
- * are written with server-side apply under the field manager `svc-operator`,
- * so applying the same desired object twice is a no-op.
+ * Deployments behind Services, runs are Jobs, schedules are CronJobs, and
+ * every account namespace gets the NetworkPolicies that confine agent pods
+ * before the first of them starts. Objects are written with server-side apply
+ * under the field manager `svc-operator`, so applying the same desired object
+ * twice is a no-op.
  */
 import {
   AppsV1Api,
   BatchV1Api,
   CoreV1Api,
   KubernetesObjectApi,
+  NetworkingV1Api,
   PatchStrategy,
   type KubeConfig,
   type KubernetesObject,
@@ -23,9 +26,12 @@ import {
 } from '../../../../crds/src/index.js';
 import type { OperatorConfig } from '../../config.js';
 import type { ServingStatus, TaskStatus, WorkloadDriver } from '../driver.js';
+import { agentNetworkPolicy, BUILD_POLICY_NAME, buildNetworkPolicy } from './network-policy.js';
 import { agentService, buildJob, runJob, scheduleCronJob, serviceDeployment } from './workloads.js';
 
 const FIELD_MANAGER = 'svc-operator';
+/** How often a namespace's NetworkPolicies are applied again, restoring any that were removed. */
+const POLICY_REFRESH_MS = 10 * 60_000;
 
 function notFound(err: unknown): boolean {
   return (err as { code?: number }).code === 404;
@@ -65,6 +71,9 @@ export class KubernetesDriver implements WorkloadDriver {
   private readonly apps: AppsV1Api;
   private readonly batch: BatchV1Api;
   private readonly core: CoreV1Api;
+  private readonly networking: NetworkingV1Api;
+  /** When each namespace's policies were last applied. */
+  private readonly policiesApplied = new Map<string, number>();
 
   constructor(
     kc: KubeConfig,
@@ -74,6 +83,7 @@ export class KubernetesDriver implements WorkloadDriver {
     this.apps = kc.makeApiClient(AppsV1Api);
     this.batch = kc.makeApiClient(BatchV1Api);
     this.core = kc.makeApiClient(CoreV1Api);
+    this.networking = kc.makeApiClient(NetworkingV1Api);
   }
 
   private async apply(object: KubernetesObject): Promise<void> {
@@ -104,7 +114,28 @@ export class KubernetesDriver implements WorkloadDriver {
     }
   }
 
+  /**
+   * Applies the NetworkPolicies of `namespace` (see network-policy.ts) unless
+   * done recently; called before anything that starts an agent's pod, so no
+   * pod of an account runs unconfined.
+   */
+  private async ensureNetworkPolicies(namespace: string): Promise<void> {
+    const cfg = this.cfg.networkPolicy;
+    if (!cfg.enabled) return;
+    const last = this.policiesApplied.get(namespace);
+    if (last !== undefined && Date.now() - last < POLICY_REFRESH_MS) return;
+    await this.apply(agentNetworkPolicy(namespace, cfg));
+    const builds = buildNetworkPolicy(namespace, cfg);
+    if (builds) await this.apply(builds);
+    else
+      await this.deleteIgnoringMissing(() =>
+        this.networking.deleteNamespacedNetworkPolicy({ namespace, name: BUILD_POLICY_NAME }),
+      );
+    this.policiesApplied.set(namespace, Date.now());
+  }
+
   async startBuild(_agent: Agent, deployment: AgentDeployment): Promise<void> {
+    await this.ensureNetworkPolicies(deployment.metadata.namespace ?? '');
     await this.apply(buildJob(deployment, this.cfg));
   }
 
@@ -125,6 +156,7 @@ export class KubernetesDriver implements WorkloadDriver {
   }
 
   async applyService(agent: Agent, deployment: AgentDeployment, replicas: number): Promise<void> {
+    await this.ensureNetworkPolicies(agent.metadata.namespace ?? '');
     await this.apply(serviceDeployment(agent, deployment, this.cfg, replicas));
     await this.apply(agentService(agent));
   }
@@ -182,6 +214,7 @@ export class KubernetesDriver implements WorkloadDriver {
   }
 
   async applySchedule(agent: Agent, serving: AgentDeployment, suspend: boolean): Promise<void> {
+    await this.ensureNetworkPolicies(agent.metadata.namespace ?? '');
     await this.apply(scheduleCronJob(agent, serving, this.cfg, suspend));
   }
 
@@ -193,6 +226,7 @@ export class KubernetesDriver implements WorkloadDriver {
   }
 
   async startRun(agent: Agent, run: AgentDeployment, serving: AgentDeployment): Promise<void> {
+    await this.ensureNetworkPolicies(agent.metadata.namespace ?? '');
     await this.apply(runJob(agent, run, serving, this.cfg));
   }
 
