@@ -67,7 +67,11 @@ describe('GET /openapi.json', () => {
   it('lists the error codes each route returns, with the shared authentication codes', () => {
     const create = doc.paths['/api/v1/agents']?.post as Operation;
     expect(codes(create, 401).sort()).toEqual(['INVALID_API_KEY', 'MISSING_API_KEY']);
-    expect(codes(create, 403).sort()).toEqual(['ACCOUNT_SUSPENDED', 'AUTH_SUBSCRIPTION_INACTIVE']);
+    expect(codes(create, 403).sort()).toEqual([
+      'ACCOUNT_SUSPENDED',
+      'AGENT_KEY_FORBIDDEN',
+      'AUTH_SUBSCRIPTION_INACTIVE',
+    ]);
     expect(codes(create, 409)).toEqual(['AGENT_NAME_TAKEN']);
     expect(codes(create, 400).sort()).toEqual(['PLAN_LIMIT_EXCEEDED', 'REGION_NOT_AVAILABLE']);
     expect(codes(create, 422)).toEqual(['VALIDATION_ERROR']);

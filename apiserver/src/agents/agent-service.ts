@@ -13,9 +13,10 @@ import {
   type Tier,
 } from '../../../crds/src/index.js';
 import type { Plan } from '../accounts/plans.js';
-import type { AuthContext } from '../auth/authenticate.js';
+import { keyAgentScope, type AuthContext } from '../auth/authenticate.js';
 import type { AgentCreateBody, AgentUpdateBody } from '../control-plane/routes/agents/schema.js';
 import {
+  AgentKeyForbidden,
   AgentNotDeployed,
   AgentNotFound,
   AgentStateConflict,
@@ -56,6 +57,9 @@ export class AgentService {
   /** Creates an agent (not deployed; the agent-count quota is checked at deploy). */
   async create(auth: AuthContext, input: AgentCreateBody): Promise<Agent> {
     const { tenant, account } = auth;
+    if (keyAgentScope(auth)) {
+      throw new AgentKeyForbidden("An agent's own key cannot create agents; use an account key.");
+    }
     const agentType = input.agent_type ?? 'service';
     const settings = {
       tier: input.tier ?? 'free',
@@ -111,8 +115,24 @@ export class AgentService {
     }
   }
 
-  /** The agent named by a UUID or a name; 404 AGENT_NOT_FOUND otherwise, also for another tenant's. */
+  /**
+   * The agent named by a UUID or a name; 404 AGENT_NOT_FOUND otherwise, also
+   * for another tenant's, and for any agent but its own with an agent's key.
+   */
   async resolve(auth: AuthContext, ref: string): Promise<Agent> {
+    const agent = await this.resolveWorker(auth, ref);
+    const scope = keyAgentScope(auth);
+    if (scope && agent.metadata.name !== scope) {
+      throw new AgentNotFound(`No agent ${ref}.`, { fields: { agent: ref } });
+    }
+    return agent;
+  }
+
+  /**
+   * Any agent of the tenant, whatever the key: only for the child of a spawn,
+   * which the parent's spawn_enabled and allowed_workers decide.
+   */
+  async resolveWorker(auth: AuthContext, ref: string): Promise<Agent> {
     const { namespace } = auth.tenant;
     const id = isUuid(ref) ? ref.toLowerCase() : await this.deps.names.lookup(auth.tenant, ref);
     const agent = id ? await this.deps.repository.get(namespace, id) : null;
@@ -122,11 +142,13 @@ export class AgentService {
     return agent;
   }
 
-  /** Every agent of the tenant, by name (a stable order for offset paging). */
+  /** Every agent of the tenant (only its own with an agent's key), by name (a stable order for offset paging). */
   async list(auth: AuthContext): Promise<Agent[]> {
+    const scope = keyAgentScope(auth);
     const agents = await this.deps.repository.list(auth.tenant.namespace);
     return agents
       .filter((a) => !a.metadata.deletionTimestamp)
+      .filter((a) => !scope || a.metadata.name === scope)
       .sort((a, b) => (a.spec.name < b.spec.name ? -1 : a.spec.name > b.spec.name ? 1 : 0));
   }
 

@@ -86,3 +86,14 @@ export async function authenticate(
     plan: deps.plans[account.tier],
   };
 }
+
+/**
+ * The agent a key is confined to, or null for an account key. A key minted
+ * for a deployment (the agent's SVC_API_KEY) acts on its own agent only: any
+ * other agent of the account is not found, lists hold only its agent, and
+ * account-wide actions are refused. It may still spawn the job agents its
+ * agent is allowed to, and use the account's vector collections.
+ */
+export function keyAgentScope(auth: Pick<AuthContext, 'key'>): string | null {
+  return auth.key.agentId ?? null;
+}

@@ -6,7 +6,7 @@
 import type { Collection } from 'mongodb';
 import { LABELS, type AgentDeployment } from '../../../crds/src/index.js';
 import type { AgentService } from '../agents/agent-service.js';
-import type { AuthContext } from '../auth/authenticate.js';
+import { keyAgentScope, type AuthContext } from '../auth/authenticate.js';
 import {
   DeploymentNotCancellable,
   DeploymentNotFound,
@@ -60,20 +60,29 @@ export class DeploymentService {
     return presentDeployment(d, { archiveStored });
   }
 
-  /** The deployment, or 404 DEPLOYMENT_NOT_FOUND. */
+  /**
+   * The deployment, or 404 DEPLOYMENT_NOT_FOUND. With an agent's key, only
+   * the agent's own deployments and runs, and the runs it spawned.
+   */
   async get(auth: AuthContext, id: string): Promise<AgentDeployment> {
     const found = /^[0-9a-f-]{36}$/i.test(id)
       ? await this.repo.get(auth.tenant.namespace, id.toLowerCase())
       : null;
-    if (!found)
+    const scope = keyAgentScope(auth);
+    const visible =
+      found && (!scope || found.spec.agentId === scope || found.spec.spawnedByAgentId === scope);
+    if (!visible)
       throw new DeploymentNotFound(`No deployment ${id}.`, { fields: { deployment_id: id } });
     return found;
   }
 
-  /** Deployed versions (not runs), newest first, filtered and paged. */
+  /** Deployed versions (not runs), newest first, filtered and paged; only its agent's with an agent's key. */
   async list(auth: AuthContext, options: DeploymentListOptions): Promise<Page<DeploymentRecord>> {
-    const selector = options.agentId ? `${LABELS.agentId}=${options.agentId}` : undefined;
+    const scope = keyAgentScope(auth);
+    const agentId = options.agentId ?? scope;
+    const selector = agentId ? `${LABELS.agentId}=${agentId}` : undefined;
     const all = (await this.repo.list(auth.tenant.namespace, selector))
+      .filter((d) => !scope || d.spec.agentId === scope)
       .filter((d) => !d.spec.ephemeral)
       .filter((d) => !options.state || (d.status?.state ?? 'queued') === options.state)
       .sort((a, b) => compareNewestFirst(a, b));

@@ -154,6 +154,12 @@ export class AgentStateConflict extends entry(
   409,
   "The action does not apply in the agent's current state; carries current_state.",
 ) {}
+/** 403: an agent's own key (SVC_API_KEY) used on a route that acts on the whole account. */
+export class AgentKeyForbidden extends entry(
+  'AGENT_KEY_FORBIDDEN',
+  403,
+  "An agent's own key (SVC_API_KEY) acts on its agent only; this route needs an account key.",
+) {}
 
 // Deployments.
 /** 400: the upload is not a gzip-compressed tar archive. */

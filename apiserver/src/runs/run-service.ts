@@ -258,7 +258,8 @@ export class RunService {
         fields: { reason: 'spawn_disabled' },
       });
     }
-    const child = await this.deps.agents.resolve(auth, childRef);
+    // Any agent of the account, also with the parent's own key: allowed_workers decides.
+    const child = await this.deps.agents.resolveWorker(auth, childRef);
     const allowed = parent.spec.allowedWorkers;
     if (
       allowed.length > 0 &&

@@ -3,6 +3,7 @@ import { stringify } from 'yaml';
 import { agentConfigFile, presentAgent } from '../../../agents/agent-presenter.js';
 import type { AgentService } from '../../../agents/agent-service.js';
 import {
+  AgentKeyForbidden,
   AgentNameTaken,
   AgentNotDeployed,
   AgentNotFound,
@@ -33,7 +34,13 @@ export function agentRoutes(agents: AgentService): AnyRoute[] {
       body: AgentCreate,
       bodySchemaName: 'AgentCreate',
       responses: { 201: { description: 'The new agent.', schema: 'Agent' } },
-      errors: [AgentNameTaken, PlanLimitExceeded, RegionNotAvailable, RequestTooLarge],
+      errors: [
+        AgentNameTaken,
+        PlanLimitExceeded,
+        RegionNotAvailable,
+        RequestTooLarge,
+        AgentKeyForbidden,
+      ],
       handler: async (ctx, { body, auth }) => {
         const agent = await agents.create(auth, body);
         ctx.status = 201;
@@ -47,7 +54,7 @@ export function agentRoutes(agents: AgentService): AnyRoute[] {
       operationId: 'listAgents',
       summary: 'List agents',
       description:
-        'Ordered by name. Offset pagination: pass next_offset as offset until it is null.',
+        "Ordered by name. Offset pagination: pass next_offset as offset until it is null. With an agent's own key (SVC_API_KEY), only that agent.",
       tag: TAG,
       query: AgentListQuery,
       responses: { 200: { description: 'A page of agents.', schema: 'AgentList' } },

@@ -90,7 +90,7 @@ export function deploymentRoutes(
       operationId: 'listDeployments',
       summary: "List the account's deployments",
       description:
-        'Deployed versions of every agent (runs are listed per agent under /runs), newest first, offset-paged.',
+        "Deployed versions of every agent (runs are listed per agent under /runs), newest first, offset-paged. With an agent's own key (SVC_API_KEY), only that agent's.",
       tag: TAG,
       query: AccountDeploymentListQuery,
       responses: { 200: { description: 'A page of deployments.', schema: 'DeploymentList' } },
