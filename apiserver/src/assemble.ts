@@ -20,6 +20,9 @@ import { ArchiveStore } from './deploy/archive-store.js';
 import { DeployService } from './deploy/deploy-service.js';
 import { DeploymentService } from './deploy/deployment-service.js';
 import { DeploymentLocator } from './deploy/deployment-locator.js';
+import { DeploymentKeyReaper } from './deploy/deployment-keys.js';
+import { CustomResourceRepository } from './store/custom-resources.js';
+import { PLURALS, type AgentDeployment } from '../../crds/src/index.js';
 import { collections, ensureIndexes } from './store/database.js';
 
 /** The connections the server runs on. */
@@ -40,11 +43,18 @@ export function controlPlaneDeps(
   const plans = loadPlans(config.plansJson);
   const accounts = new AccountService(c, config.regions[0] ?? 'local');
   const agentRepository = new AgentRepository(conn.kc);
+  const keys = new DeploymentKeyReaper(
+    conn.kc,
+    accounts,
+    new CustomResourceRepository<AgentDeployment>(conn.kc, PLURALS.AgentDeployment, 'deployment'),
+    log.child({ component: 'deployment-keys' }),
+  );
   const agents = new AgentService({
     repository: agentRepository,
     names: new NameReservations(c.nameReservations),
     plans,
     regions: config.regions,
+    keys,
   });
   const archives = new ArchiveStore(conn.db, 'archives');
   const deploy = new DeployService({
@@ -83,6 +93,7 @@ export function controlPlaneDeps(
       agentRepository,
       payloads: c.runPayloads,
     }),
+    keys,
     now,
   };
 }

@@ -75,6 +75,9 @@ console.log(
   }),
 );
 
+// Revokes the keys of deployments that no longer serve and of deleted agents.
+await deps.keys.start();
+
 const purge = setInterval(() => {
   deps.windows
     .purgeOlderThan(Date.now())
@@ -100,6 +103,7 @@ async function shutdown(signal: string): Promise<void> {
   vectorServer.close();
   await vectors.close();
   await agentIndex.stop();
+  await deps.keys.stop();
   await mongo.close().catch(() => undefined);
   process.exit(0);
 }

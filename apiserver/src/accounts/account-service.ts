@@ -115,6 +115,33 @@ export class AccountService {
       await this.c.apiKeys.updateOne({ keyId }, { $set: { revokedAt: new Date() } });
   }
 
+  /** Revokes the keys `keyIds` that are still live; returns how many it revoked. */
+  async revokeKeys(keyIds: readonly string[]): Promise<number> {
+    if (keyIds.length === 0) return 0;
+    const result = await this.c.apiKeys.updateMany(
+      { keyId: { $in: [...keyIds] }, revokedAt: null },
+      { $set: { revokedAt: new Date() } },
+    );
+    return result.modifiedCount;
+  }
+
+  /** Revokes every live key minted for a deployment of the agent; returns how many. */
+  async revokeAgentKeys(accountId: string, agentId: string): Promise<number> {
+    const result = await this.c.apiKeys.updateMany(
+      { accountId, agentId, revokedAt: null },
+      { $set: { revokedAt: new Date() } },
+    );
+    return result.modifiedCount;
+  }
+
+  /** The live keys minted for deployments: of one agent, or of every agent. */
+  async liveDeploymentKeys(agentId?: string): Promise<KeySummary[]> {
+    const keys = await this.c.apiKeys
+      .find(agentId ? { agentId, revokedAt: null } : { agentId: { $ne: null }, revokedAt: null })
+      .toArray();
+    return keys.map(({ _id: _hash, ...rest }) => rest);
+  }
+
   /** The keys of an account, without their hashes. */
   async listKeys(accountId: string): Promise<KeySummary[]> {
     const keys = await this.c.apiKeys.find({ accountId }).sort({ createdAt: 1 }).toArray();

@@ -28,12 +28,18 @@ import type { NameReservations } from './name-reservations.js';
 import { isUuid } from './names.js';
 import { checkPlanCaps } from './plan-caps.js';
 
+/** Revokes the API keys minted for an agent's deployments. */
+export interface AgentKeyRevoker {
+  revokeAgentKeys(accountId: string, agentId: string): Promise<void>;
+}
+
 /** What the service is built from. */
 export interface AgentServiceDeps {
   repository: AgentRepository;
   names: NameReservations;
   plans: Record<Tier, Plan>;
   regions: readonly string[];
+  keys: AgentKeyRevoker;
 }
 
 /** A machine as AgentStatusDetail reports it. */
@@ -220,9 +226,14 @@ export class AgentService {
     return updated;
   }
 
-  /** Deletes the agent and frees its name; the operator cleans up what it ran. */
+  /**
+   * Deletes the agent and frees its name; the operator cleans up what it ran.
+   * Its deployments' keys are revoked first: were the deletion to fail, the
+   * agent would be left without API access rather than its keys outliving it.
+   */
   async delete(auth: AuthContext, ref: string): Promise<Agent> {
     const agent = await this.resolve(auth, ref);
+    await this.deps.keys.revokeAgentKeys(auth.account._id, agent.metadata.name ?? '');
     await this.deps.repository.delete(auth.tenant.namespace, agent.metadata.name ?? '');
     await this.deps.names.release(auth.tenant, agent.spec.name, agent.metadata.name ?? '');
     return agent;

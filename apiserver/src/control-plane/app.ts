@@ -19,6 +19,7 @@ import { runRoutes } from './routes/runs/index.js';
 import type { RunService } from '../runs/run-service.js';
 import type { DeployService } from '../deploy/deploy-service.js';
 import type { DeploymentService } from '../deploy/deployment-service.js';
+import type { DeploymentKeyReaper } from '../deploy/deployment-keys.js';
 import { healthRoutes, type DependencyProbe } from './routes/health/index.js';
 import { mountRoutes, route, type AnyRoute, type ControlPlaneState } from './routing.js';
 
@@ -35,6 +36,8 @@ export interface ControlPlaneDeps {
   internal: InternalDeps;
   logs: LogStore;
   runs: RunService;
+  /** Revokes deployment keys nothing runs with any more; started by the process, not the app. */
+  keys: DeploymentKeyReaper;
   /** Clock of the rate limiter (tests move it). */
   now?: () => number;
 }

@@ -28,7 +28,7 @@ export function controlPlaneOpenApi(routes: readonly AnyRoute[]) {
       title: 'svc control plane',
       version: '1.0.0',
       description:
-        'Agents, deployments, runs, schedules, spawns, logs, secrets, workspaces and account. Errors are {detail:{code,message,...}}; switch on detail.code.',
+        'Agents, deployments, runs, schedules, spawns, logs, secrets, workspaces and account. Errors are {detail:{code,message,...}}; switch on detail.code. The key injected into an agent as SVC_API_KEY acts on that agent only: any other agent or its deployments are 404 as if they did not exist, lists hold only that agent, routes acting on the whole account are 403 AGENT_KEY_FORBIDDEN; it may spawn the job agents its agent is allowed to. It is revoked (401 INVALID_API_KEY) when its deployment no longer serves or the agent is deleted.',
     },
     routes,
     {

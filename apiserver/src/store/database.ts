@@ -83,6 +83,7 @@ export async function ensureIndexes(c: Collections): Promise<void> {
   await Promise.all([
     c.apiKeys.createIndex({ keyId: 1 }, { unique: true }),
     c.apiKeys.createIndex({ accountId: 1 }),
+    c.apiKeys.createIndex({ agentId: 1 }),
     c.nameReservations.createIndex({ agentId: 1 }),
     c.deploymentVersions.createIndex({ agentId: 1, version: -1 }),
     MongoWindowStore.ensureIndexes(c.rateBuckets),

@@ -122,7 +122,7 @@ export function agentRoutes(agents: AgentService): AnyRoute[] {
       path: '/api/v1/agents/:agent',
       operationId: 'deleteAgent',
       summary: 'Delete an agent',
-      description: `${byRef} Accepted: the agent's workloads are removed in the background; its name is free at once.`,
+      description: `${byRef} Accepted: the agent's workloads are removed in the background; its name is free at once, and the keys injected into it stop working at once.`,
       tag: TAG,
       params: AgentParams,
       responses: { 202: { description: 'Deletion accepted.', schema: 'AgentAction' } },
