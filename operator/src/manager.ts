@@ -198,6 +198,15 @@ export class OperatorManager {
     const informers = [this.agents, this.deployments, this.workspaces, ...this.children];
     for (const informer of informers) informer.start();
     await Promise.all(informers.map((i) => i.synced));
+    // Before any reconcile: what was kept for objects deleted while no operator ran.
+    await this.opts.driver
+      .collectOrphans({
+        agents: new Set(this.agents.list().map((a) => a.metadata.name ?? '')),
+        deployments: new Set(this.deployments.list().map((d) => d.metadata.name ?? '')),
+      })
+      .catch((err: unknown) =>
+        this.opts.log.warn('could not remove the state of deleted objects', { err }),
+      );
     this.queue.start((key) => this.handle(key), { concurrency: this.opts.concurrency ?? 4 });
   }
 

@@ -41,7 +41,13 @@ export class AgentDeploymentController {
   async reconcile(namespace: string, name: string): Promise<ReconcileResult> {
     const { resources, driver, enqueue } = this.deps;
     const d = await resources.get('AgentDeployment', namespace, name);
-    if (!d || d.metadata.deletionTimestamp || d.spec.ephemeral) return;
+    if (!d || d.metadata.deletionTimestamp) {
+      // Deleted (with its agent, or a run collected by the retention policy): a version or a
+      // run alike, the driver removes what it kept for it.
+      await driver.forgetDeployment(namespace, name);
+      return;
+    }
+    if (d.spec.ephemeral) return;
     const state = stateOf(d);
     if (FINAL_STATES.has(state)) return;
     const agent = await resources.get('Agent', namespace, d.spec.agentId);

@@ -6,6 +6,8 @@
  * status the contract reports. A workload that disappears on its own is not
  * recreated: the agent becomes `failed` with `app_lost_on_provider` until a
  * redeploy, which restores it with the same code, secrets and address.
+ * Builds no version needs any more are released; once the agent is deleted,
+ * the driver removes whatever it kept for it outside Kubernetes.
  */
 import { ANNOTATIONS, type Agent, type AgentStatusBlock } from '../../../crds/src/index.js';
 import type { Logger } from '../../../common/logger.js';
@@ -15,6 +17,7 @@ import type { ServingStatus, WorkloadDriver } from '../drivers/driver.js';
 import type { Resources } from '../resources.js';
 import type { ReconcileResult } from '../runtime/index.js';
 import { agentStatusFor, agentUrl, cronFields, versionsOf, type Versions } from './agent-status.js';
+import { releasableBuilds } from './build-retention.js';
 import type { ClusterView } from './views.js';
 
 const LOST_MESSAGE =
@@ -37,7 +40,11 @@ export class AgentController {
   /** Reconciles `namespace/name`. */
   async reconcile(namespace: string, name: string): Promise<ReconcileResult> {
     const agent = await this.deps.resources.get('Agent', namespace, name);
-    if (!agent || agent.metadata.deletionTimestamp) return;
+    if (!agent || agent.metadata.deletionTimestamp) {
+      // Owner references collect its Kubernetes objects; the driver removes the rest.
+      await this.deps.driver.forgetAgent(namespace, name);
+      return;
+    }
     const now = this.deps.now?.() ?? new Date();
     const deployments = this.deps.view.deploymentsOf(namespace, name);
     const versions = versionsOf(deployments);
@@ -110,6 +117,8 @@ export class AgentController {
         await driver.removeSchedule(agent);
       }
     }
+
+    for (const released of releasableBuilds(deployments)) await driver.releaseBuild(released);
 
     const status = agentStatusFor(agent, versions, lost);
     const deployed = Boolean(versions.active) && desired !== 'archived' && !lost;

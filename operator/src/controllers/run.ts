@@ -22,7 +22,11 @@ export class RunController {
   async reconcile(namespace: string, name: string): Promise<ReconcileResult> {
     const { resources, driver } = this.deps;
     const run = await resources.get('AgentDeployment', namespace, name);
-    if (!run || !run.spec.ephemeral || run.metadata.deletionTimestamp) return;
+    if (!run || run.metadata.deletionTimestamp) {
+      await driver.forgetDeployment(namespace, name);
+      return;
+    }
+    if (!run.spec.ephemeral) return;
     if (FINAL_STATES.has(stateOf(run))) return;
     const agent = await resources.get('Agent', namespace, run.spec.agentId);
     if (!agent) return;

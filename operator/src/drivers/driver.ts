@@ -60,4 +60,29 @@ export interface WorkloadDriver {
   startRun(agent: Agent, run: AgentDeployment, serving: AgentDeployment): Promise<void>;
   /** The run's progress. */
   runStatus(run: AgentDeployment): Promise<TaskStatus>;
+
+  // What outlives Kubernetes' own garbage collection (a cluster needs none of this: every
+  // child object has an owner reference; the local driver keeps directories on disk).
+
+  /**
+   * The deployment's build will not be served or run again (it failed, or was
+   * superseded beyond the ARCHIVES_KEPT most recent successful versions): frees
+   * what the build holds.
+   */
+  releaseBuild(deployment: AgentDeployment): Promise<void>;
+  /** The deployment or run `namespace/name` no longer exists: stops and removes what was kept for it. */
+  forgetDeployment(namespace: string, name: string): Promise<void>;
+  /** The agent no longer exists: stops what ran it and removes what was kept for it. */
+  forgetAgent(namespace: string, agentId: string): Promise<void>;
+  /**
+   * Removes what was kept for agents and deployments not in `live` (deleted
+   * while no operator ran). Called once the caches are filled, before any reconcile.
+   */
+  collectOrphans(live: LiveObjects): Promise<void>;
+}
+
+/** The ids (metadata.name) of every Agent and AgentDeployment that exists. */
+export interface LiveObjects {
+  agents: ReadonlySet<string>;
+  deployments: ReadonlySet<string>;
 }

@@ -234,6 +234,17 @@ export class KubernetesDriver implements WorkloadDriver {
     const name = OBJECT_NAMES.runJob(run.metadata.name ?? '');
     return jobStatus(await this.readJob(run.metadata.namespace ?? '', name));
   }
+
+  // Nothing outlives garbage collection here: every Deployment, Service, Job, CronJob and
+  // Secret has an owner reference, and built artifacts are kept by the API server's retention.
+
+  async releaseBuild(): Promise<void> {}
+
+  async forgetDeployment(): Promise<void> {}
+
+  async forgetAgent(): Promise<void> {}
+
+  async collectOrphans(): Promise<void> {}
 }
 
 /** The label selector of what the operator manages. */

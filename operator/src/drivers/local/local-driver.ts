@@ -16,7 +16,13 @@ import type { Logger } from '../../../../common/logger.js';
 import { ProcessGroup } from '../../../../common/processes.js';
 import { freePort } from '../../../../common/ports.js';
 import type { OperatorConfig } from '../../config.js';
-import type { DriverNotifier, ServingStatus, TaskStatus, WorkloadDriver } from '../driver.js';
+import type {
+  DriverNotifier,
+  LiveObjects,
+  ServingStatus,
+  TaskStatus,
+  WorkloadDriver,
+} from '../driver.js';
 import { agentEnv } from '../kubernetes/pod-template.js';
 import { buildDeployment } from './builder.js';
 import { LogShipper, type LogOwner } from './log-shipper.js';
@@ -27,6 +33,12 @@ import {
   type RunnerPaths,
 } from './runner-command.js';
 import { readRecord, removeRecord, writeRecord } from './state-files.js';
+import {
+  removeAgentState,
+  removeBuild,
+  removeDeploymentState,
+  removeOrphans,
+} from './state-cleanup.js';
 import { SupervisedService } from './supervised-service.js';
 
 interface TaskRecord extends TaskStatus {
@@ -462,6 +474,44 @@ export class LocalDriver implements WorkloadDriver {
       };
     }
     return record;
+  }
+
+  // What is left on disk (state-cleanup.ts).
+
+  async releaseBuild(deployment: AgentDeployment): Promise<void> {
+    const id = deployment.metadata.name ?? '';
+    // Still served (a rollout that failed leaves the old version serving until the agent moves on).
+    if ([...this.services.values()].some((s) => s.deploymentId === id)) return;
+    this.builds.get(id)?.abort();
+    await removeBuild(this.dir, id);
+  }
+
+  async forgetDeployment(_namespace: string, id: string): Promise<void> {
+    this.builds.get(id)?.abort();
+    for (const [agentId, running] of this.services) {
+      if (running.deploymentId !== id) continue;
+      this.services.delete(agentId);
+      await running.service.stop();
+    }
+    const run = this.group.processes.find((p) => p.name === `run-${id}`);
+    if (run) await this.group.stop(run);
+    await removeDeploymentState(this.dir, id);
+  }
+
+  async forgetAgent(_namespace: string, agentId: string): Promise<void> {
+    const running = this.services.get(agentId);
+    this.services.delete(agentId);
+    await running?.service.stop();
+    const schedule = this.schedules.get(agentId);
+    if (schedule) clearTimeout(schedule.timer);
+    this.schedules.delete(agentId);
+    await removeAgentState(this.dir, agentId);
+  }
+
+  async collectOrphans(live: LiveObjects): Promise<void> {
+    const removed = await removeOrphans(this.dir, live);
+    if (removed.length > 0)
+      this.log.info('removed the state of deleted agents and deployments', { removed });
   }
 
   /** Stops every process and flushes the logs. */
