@@ -1,6 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
 import type { V1Container, V1PodSpec } from '@kubernetes/client-node';
-import type { Agent, AgentDeployment, Runtime } from '../../../../crds/src/index.js';
+import {
+  FALLBACK_ARCHIVE_LIMITS,
+  type Agent,
+  type AgentDeployment,
+  type Runtime,
+} from '../../../../crds/src/index.js';
 import { loadOperatorConfig } from '../../config.js';
 import { IMAGE_BUILD_CAPABILITIES, PLATFORM_UID } from './security.js';
 import { buildJob, runJob, scheduleCronJob, serviceDeployment } from './workloads.js';
@@ -137,5 +142,24 @@ describe('pods of a dockerfile agent (the documented exceptions)', () => {
   it('fires its schedule from a restricted trigger pod like any agent', () => {
     expect(pods.schedule?.securityContext?.runAsNonRoot).toBe(true);
     expect(containersOf(pods.schedule)[0]?.securityContext?.runAsNonRoot).toBe(true);
+  });
+});
+
+describe('the build Job', () => {
+  it('hands the unpack step the archive limits the deployment records, or the fallback', () => {
+    const service = agent('python3.12');
+    const limits = { maxUnpackedBytes: 1024, maxEntries: 10, maxFileBytes: 512 };
+    const envOf = (d: AgentDeployment) =>
+      buildJob(d, cfg).spec?.template.spec?.initContainers?.[0]?.env ?? [];
+    expect(
+      envOf({
+        ...deployment(service),
+        spec: { ...deployment(service).spec, archiveLimits: limits },
+      }),
+    ).toContainEqual({ name: 'SVC_ARCHIVE_LIMITS', value: JSON.stringify(limits) });
+    expect(envOf(deployment(service))).toContainEqual({
+      name: 'SVC_ARCHIVE_LIMITS',
+      value: JSON.stringify(FALLBACK_ARCHIVE_LIMITS),
+    });
   });
 });

@@ -15,6 +15,7 @@ import type {
 import {
   ANNOTATIONS,
   API_GROUP_VERSION,
+  FALLBACK_ARCHIVE_LIMITS,
   LABELS,
   MANAGED_BY,
   OBJECT_NAMES,
@@ -113,7 +114,14 @@ export function buildJob(deployment: AgentDeployment, cfg: OperatorConfig): V1Jo
     name: 'source',
     image: cfg.images.builder,
     args: ['unpack', '--dest', '/workspace'],
-    env: [{ name: 'SVC_ARCHIVE_URL', value: archiveUrl }],
+    env: [
+      { name: 'SVC_ARCHIVE_URL', value: archiveUrl },
+      // The limits the API checked the archive against: the unpack holds it to them again.
+      {
+        name: 'SVC_ARCHIVE_LIMITS',
+        value: JSON.stringify(deployment.spec.archiveLimits ?? FALLBACK_ARCHIVE_LIMITS),
+      },
+    ],
     volumeMounts: [{ name: 'workspace', mountPath: '/workspace' }],
     securityContext: restrictedContainer(),
   };
