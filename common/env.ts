@@ -40,3 +40,17 @@ export function envBool(name: string, fallback: boolean, env = process.env): boo
   if (/^(false|0|no)$/i.test(raw)) return false;
   throw new Error(`${name} must be true or false, got "${raw}"`);
 }
+
+/**
+ * Runs a component's config reader; when it throws (a bad or missing
+ * variable), prints `<component>: <message>` to stderr and exits with 1, so a
+ * refused start reads as one line instead of a stack trace.
+ */
+export function readConfigOrExit<T>(component: string, read: () => T): T {
+  try {
+    return read();
+  } catch (err) {
+    process.stderr.write(`${component}: refusing to start: ${(err as Error).message}\n`);
+    process.exit(1);
+  }
+}

@@ -1,8 +1,10 @@
 /**
  * The engine's configuration, read from environment variables in this one place. Every
- * value has a default that works on one machine.
+ * value has a default that works on one machine, except the API key: the engine refuses
+ * to start without a strong one (`npm start` generates it).
  */
 import { envInt, envString } from '../../common/env.js';
+import { requireSecret } from '../../common/secrets.js';
 
 /** Everything the engine reads from its environment. */
 export interface EngineConfig {
@@ -22,6 +24,12 @@ export interface EngineConfig {
   snapshotBytes: number;
   /** `SVC_ENGINE_MAX_BODY_MB`: largest request body (Qdrant's default is 32). */
   maxBodyBytes: number;
+  /**
+   * `SVC_ENGINE_API_KEY` (or a file named by `SVC_ENGINE_API_KEY_FILE`): the key every
+   * request but the health checks must carry, in Qdrant's `api-key` header or as
+   * `Authorization: Bearer` (required).
+   */
+  apiKey: string;
 }
 
 /** Reads the configuration from `env`. */
@@ -35,5 +43,6 @@ export function readEngineConfig(env = process.env): EngineConfig {
     indexIdleMs: envInt('SVC_ENGINE_INDEX_IDLE_MS', 1000, { min: 0 }, env),
     snapshotBytes: envInt('SVC_ENGINE_SNAPSHOT_MB', 256, { min: 1 }, env) * 1024 * 1024,
     maxBodyBytes: envInt('SVC_ENGINE_MAX_BODY_MB', 64, { min: 1 }, env) * 1024 * 1024,
+    apiKey: requireSecret('SVC_ENGINE_API_KEY', env),
   };
 }

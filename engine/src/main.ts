@@ -1,17 +1,19 @@
 /**
- * Entry point of the engine: reads the configuration, recovers the data directory,
+ * Entry point of the engine: reads the configuration (refusing to start without an API
+ * key, `SVC_ENGINE_API_KEY`), recovers the data directory,
  * listens, prints `{"ready":"engine","url":...}` on stdout once it accepts requests, and
  * on SIGTERM or SIGINT stops accepting, snapshots and exits.
  *
  *   node --import tsx engine/src/main.ts
  */
 import type { AddressInfo } from 'node:net';
+import { readConfigOrExit } from '../../common/env.js';
 import { createLogger } from '../../common/logger.js';
 import { readEngineConfig } from './config.js';
 import { createEngineServer } from './http/server.js';
 import { Engine } from './store/engine.js';
 
-const config = readEngineConfig();
+const config = readConfigOrExit('engine', () => readEngineConfig());
 const logger = createLogger('engine', config.logLevel);
 
 const engine = await Engine.open({
@@ -23,7 +25,10 @@ const engine = await Engine.open({
     onError: (error) => logger.error('vector index build failed', { error }),
   },
 });
-const server = createEngineServer(engine, logger, { maxBodyBytes: config.maxBodyBytes });
+const server = createEngineServer(engine, logger, {
+  maxBodyBytes: config.maxBodyBytes,
+  apiKey: config.apiKey,
+});
 server.listen(config.port, config.host, () => {
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host}:${port}`;

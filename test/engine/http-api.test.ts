@@ -1,8 +1,12 @@
 /**
- * The engine's REST surface over HTTP: Qdrant's envelopes and status codes for the
- * collection and point routes, against a real engine process.
+ * The engine's REST surface over HTTP: its API key, Qdrant's envelopes and status codes
+ * for the collection and point routes, against a real engine process.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { generateSecret } from '../../common/secrets.js';
 import { call, startEngine } from './support/engine-process.js';
 import type { EngineProcess } from './support/engine-process.js';
 
@@ -14,6 +18,76 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await engine.dispose();
+});
+
+describe('API key', () => {
+  const routes: Array<[string, string, unknown?]> = [
+    ['GET', '/'],
+    ['GET', '/collections'],
+    ['PUT', '/collections/locked', { vectors: { size: 2, distance: 'Dot' } }],
+    ['POST', '/collections/locked/points/scroll', {}],
+    ['DELETE', '/collections/locked'],
+  ];
+
+  test('returns 401 without a key, with a wrong one, or with one in another scheme', async () => {
+    const refusals: Array<[Record<string, string>, string]> = [
+      [{}, 'Must provide an API key or an Authorization bearer token'],
+      [{ 'api-key': generateSecret() }, 'Invalid API key or JWT'],
+      [{ 'api-key': '' }, 'Invalid API key or JWT'],
+      [{ authorization: `Bearer ${generateSecret()}` }, 'Invalid API key or JWT'],
+      [
+        { authorization: `Basic ${engine.apiKey}` },
+        'Must provide an API key or an Authorization bearer token',
+      ],
+    ];
+    for (const [method, path, body] of routes) {
+      for (const [headers, error] of refusals) {
+        const res = await fetch(engine.url + path, {
+          method,
+          headers: { 'content-type': 'application/json', ...headers },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+        expect([method, path, headers, res.status]).toEqual([method, path, headers, 401]);
+        expect(await res.json()).toEqual({ status: { error }, time: expect.any(Number) });
+      }
+    }
+    expect((await api('GET', '/collections/locked/exists')).body.result).toEqual({ exists: false });
+  });
+
+  test('accepts the key in the api-key header or as a bearer token', async () => {
+    const keyed: Array<Record<string, string>> = [
+      { 'api-key': engine.apiKey },
+      { authorization: `Bearer ${engine.apiKey}` },
+    ];
+    for (const headers of keyed) {
+      const res = await fetch(`${engine.url}/collections`, { headers });
+      expect(res.status).toBe(200);
+    }
+  });
+
+  test('leaves the health checks open, as Qdrant does', async () => {
+    for (const path of ['/healthz', '/livez', '/readyz']) {
+      const res = await fetch(engine.url + path);
+      expect([path, res.status]).toEqual([path, 200]);
+    }
+  });
+
+  test('refuses to start without a key, or with a guessable one', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'svc-engine-refused-'));
+    try {
+      await expect(startEngine({ dataDir, env: { SVC_ENGINE_API_KEY: '' } })).rejects.toThrow(
+        /engine: refusing to start: SVC_ENGINE_API_KEY is not set/,
+      );
+      await expect(startEngine({ dataDir, apiKey: 'changeme' })).rejects.toThrow(
+        /SVC_ENGINE_API_KEY contains the well-known value "changeme"/,
+      );
+      await expect(startEngine({ dataDir, apiKey: 'short-but-random-x9Q' })).rejects.toThrow(
+        /SVC_ENGINE_API_KEY is 20 characters long/,
+      );
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('envelopes', () => {
@@ -52,7 +126,11 @@ describe('collections', () => {
   });
 
   test('returns 400 for a body that is not JSON', async () => {
-    const res = await fetch(`${engine.url}/collections/bad`, { method: 'PUT', body: '{nope' });
+    const res = await fetch(`${engine.url}/collections/bad`, {
+      method: 'PUT',
+      headers: { 'api-key': engine.apiKey },
+      body: '{nope',
+    });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { status: { error: string } }).status.error).toMatch(
       /Format error/,

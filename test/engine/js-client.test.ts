@@ -12,10 +12,20 @@ let client: QdrantClient;
 
 beforeAll(async () => {
   engine = await startEngine();
-  client = new QdrantClient({ url: engine.url, checkCompatibility: true });
+  // The key as a header: the client's `apiKey` option warns on every plain-HTTP connection.
+  client = new QdrantClient({
+    url: engine.url,
+    headers: { 'api-key': engine.apiKey },
+    checkCompatibility: true,
+  });
 });
 afterAll(async () => {
   await engine.dispose();
+});
+
+test('is refused with 401 without the engine key', async () => {
+  const keyless = new QdrantClient({ url: engine.url, checkCompatibility: false });
+  await expect(keyless.getCollections()).rejects.toMatchObject({ status: 401 });
 });
 
 test('runs a collection through its whole life with the official client', async () => {

@@ -2,6 +2,8 @@
  * The engine's HTTP server (node:http, no framework: the request path is short and hot).
  * Answers in Qdrant's envelopes, `{result, status: "ok", time}` and
  * `{status: {error}, time}`, echoes or assigns an `x-request-id`, and logs failures with it.
+ * Every request but the health checks must carry the API key (api-key.ts); without it the
+ * answer is 401, as Qdrant's.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -12,15 +14,21 @@ import { collectionRoutes } from '../routes/collections.js';
 import { readRoutes } from '../routes/reads.js';
 import { writeRoutes } from '../routes/writes.js';
 import type { Engine } from '../store/engine.js';
+import { ApiKeyCheck } from './api-key.js';
 import { Router } from './router.js';
 
 /** The version this engine reports at `GET /`; clients check compatibility against it. */
 export const QDRANT_COMPATIBLE_VERSION = '1.16.0';
 
-/** Server limits. */
+/** Server limits and credentials. */
 export interface ServerOptions {
   maxBodyBytes: number;
+  /** The key every request but the health checks must carry. */
+  apiKey: string;
 }
+
+/** What Qdrant answers without an API key: the liveness and readiness checks. */
+const OPEN_PATHS = /^\/(healthz|livez|readyz)$/;
 
 function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -67,13 +75,25 @@ export function engineRouter(engine: Engine): Router {
 /** Creates (does not start) the HTTP server of an engine. */
 export function createEngineServer(engine: Engine, logger: Logger, options: ServerOptions): Server {
   const router = engineRouter(engine);
+  const apiKey = new ApiKeyCheck(options.apiKey);
   const server = createServer(async (request, response) => {
     const started = performance.now();
     const requestId = (request.headers['x-request-id'] as string | undefined) ?? randomUUID();
     const elapsed = () => (performance.now() - started) / 1000;
     const url = new URL(request.url ?? '/', 'http://engine');
     const method = request.method ?? 'GET';
+    if (method === 'GET' && OPEN_PATHS.test(url.pathname)) {
+      response.writeHead(200, { 'content-type': 'text/plain', 'x-request-id': requestId });
+      response.end(`${url.pathname.slice(1)} check passed`);
+      return;
+    }
+    const refusal = apiKey.refusal(request.headers);
+    if (refusal !== undefined) {
+      send(response, 401, { status: { error: refusal }, time: elapsed() }, requestId);
+      return;
+    }
     // Qdrant answers its root with bare version info, no envelope; clients check it.
+    // Qdrant leaves it open; here it needs the key too, which its clients send anyway.
     if (method === 'GET' && url.pathname === '/') {
       send(
         response,
@@ -81,11 +101,6 @@ export function createEngineServer(engine: Engine, logger: Logger, options: Serv
         { title: 'qdrant - vector search engine', version: QDRANT_COMPATIBLE_VERSION },
         requestId,
       );
-      return;
-    }
-    if (method === 'GET' && /^\/(healthz|livez|readyz)$/.test(url.pathname)) {
-      response.writeHead(200, { 'content-type': 'text/plain', 'x-request-id': requestId });
-      response.end(`${url.pathname.slice(1)} check passed`);
       return;
     }
     try {

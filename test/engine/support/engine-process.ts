@@ -1,7 +1,8 @@
 /**
  * Starts the real engine (`engine/src/main.ts`) as a child process on a free loopback
  * port with its own data directory, for integration tests and benchmarks. Resolves once
- * the engine prints its ready line.
+ * the engine prints its ready line. The engine requires an API key: engines started here
+ * get {@link TEST_ENGINE_API_KEY} unless given another, and {@link call} sends it.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -10,12 +11,18 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { generateSecret } from '../../../common/secrets.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+
+/** The API key of the engines this process starts, unless one is given: random per process. */
+export const TEST_ENGINE_API_KEY = generateSecret();
 
 /** A running engine. */
 export interface EngineProcess {
   url: string;
+  /** The key it requires (`SVC_ENGINE_API_KEY`). */
+  apiKey: string;
   dataDir: string;
   child: ChildProcess;
   /** SIGTERM and wait (a clean shutdown). */
@@ -28,8 +35,9 @@ export interface EngineProcess {
 
 /** Starts an engine; `dataDir` reuses a directory (a restart), otherwise a fresh one is made. */
 export async function startEngine(
-  options: { dataDir?: string; env?: Record<string, string> } = {},
+  options: { dataDir?: string; apiKey?: string; env?: Record<string, string> } = {},
 ): Promise<EngineProcess> {
+  const apiKey = options.apiKey ?? TEST_ENGINE_API_KEY;
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'svc-engine-')));
   const child = spawn(
     process.execPath,
@@ -42,6 +50,7 @@ export async function startEngine(
         SVC_ENGINE_HOST: '127.0.0.1',
         SVC_ENGINE_DATA_DIR: dataDir,
         SVC_LOG_LEVEL: 'warn',
+        SVC_ENGINE_API_KEY: apiKey,
         ...options.env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -70,6 +79,7 @@ export async function startEngine(
   };
   return {
     url,
+    apiKey,
     dataDir,
     child,
     stop: () => signal('SIGTERM'),
@@ -81,16 +91,23 @@ export async function startEngine(
   };
 }
 
-/** Calls the engine's REST API; resolves with the HTTP status and parsed body. */
+/**
+ * Calls the engine's REST API with `apiKey` in the `api-key` header; resolves with the
+ * HTTP status and parsed body.
+ */
 export async function call(
   url: string,
   method: string,
   path: string,
   body?: unknown,
+  apiKey = TEST_ENGINE_API_KEY,
 ): Promise<{ status: number; body: { result?: unknown; status?: unknown; time?: number } }> {
   const response = await fetch(url + path, {
     method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    headers: {
+      'api-key': apiKey,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await response.text();
