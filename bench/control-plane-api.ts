@@ -15,6 +15,7 @@ import { createBenchAccount } from './support/bench-account.js';
 import { freePort } from '../common/ports.js';
 import { httpOk } from '../hack/lib/probe.js';
 import { ProcessGroup } from '../common/processes.js';
+import { generateSecret } from '../common/secrets.js';
 import { repoRoot } from '../hack/lib/paths.js';
 
 const [creates = 300, reads = 3000, concurrency = 16] = process.argv.slice(2).map(Number);
@@ -70,6 +71,9 @@ try {
       SVC_API_PORT: String(port),
       MONGODB_URI: mongoUri,
       KUBECONFIG: cp.kubeconfigPath,
+      SVC_INTERNAL_SECRET: generateSecret(),
+      // No engine runs here; the API server still requires its key to start.
+      SVC_ENGINE_API_KEY: generateSecret(),
       SVC_LOG_LEVEL: 'warn',
     },
   });

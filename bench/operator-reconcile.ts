@@ -22,6 +22,7 @@ import {
 import { startControlPlane } from '../hack/control-plane/index.js';
 import { repoRoot } from '../hack/lib/paths.js';
 import { ProcessGroup } from '../common/processes.js';
+import { generateSecret } from '../common/secrets.js';
 import { peakRssMb } from './support/proc.js';
 
 const total = Number(process.argv[2] ?? 1000);
@@ -45,6 +46,7 @@ try {
     env: {
       ...process.env,
       KUBECONFIG: cp.kubeconfigPath,
+      SVC_INTERNAL_SECRET: generateSecret(),
       SVC_LOG_LEVEL: 'warn',
       SVC_OPERATOR_LEASE_SECONDS: '5',
     },

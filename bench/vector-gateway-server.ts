@@ -1,10 +1,11 @@
 /**
  * The vector gateway alone, as a process of its own so bench/vector-gateway.ts
  * can read its memory: builds the vector plane against `MONGODB_URI` and
- * `SVC_ENGINE_URL`, listens on a free loopback port and prints
- * `{"ready":"vector-gateway","url":...}`.
+ * `SVC_ENGINE_URL` (whose key is `SVC_ENGINE_API_KEY`), listens on a free
+ * loopback port and prints `{"ready":"vector-gateway","url":...}`.
  *
- *   MONGODB_URI=... SVC_ENGINE_URL=... KUBECONFIG=... node --import tsx bench/vector-gateway-server.ts
+ *   MONGODB_URI=... SVC_ENGINE_URL=... SVC_ENGINE_API_KEY=... KUBECONFIG=... \
+ *     node --import tsx bench/vector-gateway-server.ts
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,6 +13,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { MongoClient } from 'mongodb';
 import { envBool } from '../common/env.js';
 import { createLogger } from '../common/logger.js';
+import { requireSecret } from '../common/secrets.js';
 import { buildVectorPlane } from '../apiserver/src/vector/assemble.js';
 
 const mongo = new MongoClient(process.env.MONGODB_URI ?? 'mongodb://127.0.0.1:27017/svc');
@@ -21,6 +23,7 @@ const plane = await buildVectorPlane(
   { db: mongo.db(), kc },
   {
     engineUrl: process.env.SVC_ENGINE_URL ?? 'http://127.0.0.1:6333',
+    engineApiKey: requireSecret('SVC_ENGINE_API_KEY'),
     regions: ['local'],
     coalesceSearches: envBool('SVC_VECTOR_COALESCE', true),
   },

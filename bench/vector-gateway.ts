@@ -51,7 +51,7 @@ import { fileURLToPath } from 'node:url';
 import { envBool } from '../common/env.js';
 import { startControlPlane } from '../hack/control-plane/index.js';
 import { createBenchAccount } from './support/bench-account.js';
-import { startEngine } from '../test/engine/support/engine-process.js';
+import { startEngine, type EngineProcess } from '../test/engine/support/engine-process.js';
 import { cpuSeconds, mainThreadTimes, peakRssMb } from './support/proc.js';
 import { ensureWrk, runWrk, type Load } from './support/wrk.js';
 
@@ -209,9 +209,11 @@ const INDEX_THRESHOLD = 20_000;
  * after a quiet second, while the collection still reads green), and that
  * work must not land in the next phase's numbers.
  */
-async function settled(engineUrl: string, collection: string): Promise<void> {
+async function settled(engine: EngineProcess, collection: string): Promise<void> {
   for (;;) {
-    const res = await fetch(`${engineUrl}/collections/${collection}`);
+    const res = await fetch(`${engine.url}/collections/${collection}`, {
+      headers: { 'api-key': engine.apiKey },
+    });
     const info = (await res.json()) as {
       result: { status: string; points_count: number; indexed_vectors_count: number };
     };
@@ -240,7 +242,12 @@ async function startServer(script: string, env: Record<string, string>): Promise
     ],
     {
       cwd: root,
-      env: { ...process.env, SVC_ENGINE_URL: engine.url, ...env },
+      env: {
+        ...process.env,
+        SVC_ENGINE_URL: engine.url,
+        SVC_ENGINE_API_KEY: engine.apiKey,
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'inherit'],
     },
   );
@@ -384,7 +391,7 @@ try {
   const engineConfig = JSON.stringify({ vectors: { size: DIM, distance: 'Cosine' } });
   const engineName = (name: string) => `t_live_${accountId.replaceAll('-', '')}_${name}`;
   const createDirect = (name: string) =>
-    send(`${engine.url}/collections/${name}`, 'PUT', engineConfig);
+    send(`${engine.url}/collections/${name}`, 'PUT', engineConfig, engine.apiKey);
   /** The ways to the engine: the bare proxy forwards engine paths as they are. */
   const targets: Record<TargetName, Target> = {
     direct: {
@@ -394,11 +401,13 @@ try {
         method: 'PUT',
         url: `${engine.url}/collections/${name}/points?wait=true`,
         bodies,
+        key: engine.apiKey,
       }),
       search: (bodies) => ({
         method: 'POST',
         url: `${engine.url}/collections/${engineName('search')}/points/search`,
         bodies,
+        key: engine.apiKey,
       }),
       engineName: (name) => name,
     },
@@ -478,7 +487,7 @@ try {
     const load = targets.gateway.upsert('search', [body]);
     await send(load.url, load.method, body, load.key);
   }
-  await settled(engine.url, engineName('search'));
+  await settled(engine, engineName('search'));
   const roundBodies = bodies.slice(0, roundBatches);
   const warmSeconds = Math.min(2, seconds);
 
@@ -490,7 +499,12 @@ try {
     const load = target.upsert('warm-up', roundBodies);
     await send(load.url, load.method, roundBodies[0]!, load.key);
     await phase(target.pids, load, warmSeconds);
-    await send(`${engine.url}/collections/${target.engineName('warm-up')}`, 'DELETE', '');
+    await send(
+      `${engine.url}/collections/${target.engineName('warm-up')}`,
+      'DELETE',
+      '',
+      engine.apiKey,
+    );
   }
 
   // Upserts: every round writes a new collection per target (an empty one, as the first round found).
@@ -501,9 +515,14 @@ try {
       const collection = `up-${name}-${r}`;
       await target.create(collection);
       upserts[name].push(await phase(target.pids, target.upsert(collection, roundBodies)));
-      await settled(engine.url, target.engineName(collection));
+      await settled(engine, target.engineName(collection));
       // Dropped at once: every collection the engine holds makes its garbage collections longer.
-      await send(`${engine.url}/collections/${target.engineName(collection)}`, 'DELETE', '');
+      await send(
+        `${engine.url}/collections/${target.engineName(collection)}`,
+        'DELETE',
+        '',
+        engine.apiKey,
+      );
     }
   }
 

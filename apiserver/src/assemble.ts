@@ -70,7 +70,7 @@ export function controlPlaneDeps(
   });
   const deployments = new DeploymentService({ agents, deploy, archives, payloads: c.runPayloads });
   const internal = {
-    secret: config.internalSecret ?? 'dev-only-internal-secret',
+    secret: config.internalSecret,
     locator: new DeploymentLocator(conn.kc),
     archives,
     artifacts: new ArchiveStore(conn.db, 'artifacts'),
@@ -99,8 +99,8 @@ export function controlPlaneDeps(
 }
 
 /** The configuration the control plane needs. */
-export type ControlPlaneConfig = Pick<ApiServerConfig, 'regions' | 'plansJson'> &
-  Partial<Pick<ApiServerConfig, 'maxArchiveBytes' | 'internalSecret'>>;
+export type ControlPlaneConfig = Pick<ApiServerConfig, 'regions' | 'plansJson' | 'internalSecret'> &
+  Partial<Pick<ApiServerConfig, 'maxArchiveBytes'>>;
 
 /** Creates the indexes (idempotent) and returns the control-plane app. */
 export async function buildControlPlane(

@@ -1,8 +1,11 @@
 /**
  * The API server's configuration, read once from environment variables. Every
- * value has a default that works for the single-machine platform.
+ * value has a default that works for the single-machine platform, except the
+ * two secrets: the internal secret and the engine's API key must be given
+ * (`npm start` generates them), and a missing or guessable one stops the start.
  */
 import { envBool, envInt, envOptional, envString } from '../../common/env.js';
+import { requireSecret } from '../../common/secrets.js';
 
 /** Configuration of the API server process. */
 export interface ApiServerConfig {
@@ -16,6 +19,8 @@ export interface ApiServerConfig {
   vectorsPort: number;
   /** Base URL of the vector engine or Qdrant (`SVC_ENGINE_URL`). */
   engineUrl: string;
+  /** The engine's (or Qdrant's) API key, sent on every request to it (`SVC_ENGINE_API_KEY[_FILE]`). */
+  engineApiKey: string;
   /** Whether concurrent searches of a collection reach the engine as one batch (`SVC_VECTOR_COALESCE`). */
   coalesceSearches: boolean;
   /** MongoDB connection string (FerretDB on one machine). */
@@ -30,7 +35,10 @@ export interface ApiServerConfig {
   plansJson: string | undefined;
   /** Largest code archive a deploy accepts (`SVC_MAX_ARCHIVE_MB`). */
   maxArchiveBytes: number;
-  /** Shared with the operator; signs the capability tokens of the /internal/ routes. */
+  /**
+   * Shared with the operator; signs the capability tokens of the /internal/ routes
+   * (`SVC_INTERNAL_SECRET`, or a file named by `SVC_INTERNAL_SECRET_FILE`; required).
+   */
   internalSecret: string;
   logLevel: string;
 }
@@ -43,6 +51,7 @@ export function loadConfig(env = process.env): ApiServerConfig {
     edgePort: envInt('SVC_EDGE_PORT', 8002, { min: 0, max: 65535 }, env),
     vectorsPort: envInt('SVC_VECTORS_PORT', 8001, { min: 0, max: 65535 }, env),
     engineUrl: envString('SVC_ENGINE_URL', 'http://127.0.0.1:6333', env),
+    engineApiKey: requireSecret('SVC_ENGINE_API_KEY', env),
     coalesceSearches: envBool('SVC_VECTOR_COALESCE', true, env),
     mongoUri: envString('MONGODB_URI', 'mongodb://127.0.0.1:27017/svc', env),
     kubeconfig: envOptional('KUBECONFIG', env),
@@ -53,7 +62,7 @@ export function loadConfig(env = process.env): ApiServerConfig {
       .filter(Boolean),
     plansJson: envOptional('SVC_PLANS_JSON', env),
     maxArchiveBytes: envInt('SVC_MAX_ARCHIVE_MB', 200, { min: 1, max: 10_000 }, env) * 1024 * 1024,
-    internalSecret: envString('SVC_INTERNAL_SECRET', 'dev-only-internal-secret', env),
+    internalSecret: requireSecret('SVC_INTERNAL_SECRET', env),
     logLevel: envString('SVC_LOG_LEVEL', 'info', env),
   };
 }

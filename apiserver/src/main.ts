@@ -10,6 +10,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 import { MongoClient } from 'mongodb';
+import { readConfigOrExit } from '../../common/env.js';
 import { createLogger } from '../../common/logger.js';
 import { buildControlPlane } from './assemble.js';
 import { loadConfig } from './config.js';
@@ -18,7 +19,7 @@ import { AgentIndex } from './edge/agent-index.js';
 import { createEdgeServer } from './edge/edge-server.js';
 import { buildVectorPlane } from './vector/assemble.js';
 
-const config = loadConfig();
+const config = readConfigOrExit('apiserver', () => loadConfig());
 const log = createLogger('apiserver', config.logLevel);
 
 const kc = new KubeConfig();
@@ -40,6 +41,7 @@ const vectors = await buildVectorPlane(
   { db, kc },
   {
     engineUrl: config.engineUrl,
+    engineApiKey: config.engineApiKey,
     regions: config.regions,
     plansJson: config.plansJson,
     coalesceSearches: config.coalesceSearches,

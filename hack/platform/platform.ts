@@ -4,13 +4,17 @@
  * engine, the API server (control plane, vector plane and agent edge) and the
  * operator with the local driver, each
  * its own process. Used by `npm start` and by the benchmarks; a failure while
- * starting stops what had started.
+ * starting stops what had started. The internal secret and the engine's API
+ * key are kept in files in `dir` (secrets.ts), whose paths the processes get:
+ * the engine's key goes only to the engine and the API server, the internal
+ * secret only to the API server and the operator.
  */
 import { join } from 'node:path';
 import { startControlPlane, type ControlPlane } from '../control-plane/index.js';
 import { repoRoot } from '../lib/paths.js';
 import { httpOk } from '../lib/probe.js';
 import { ProcessGroup } from '../../common/processes.js';
+import { platformSecrets } from './secrets.js';
 
 /** Options of {@link startPlatform}. */
 export interface PlatformOptions {
@@ -35,8 +39,22 @@ export interface Platform {
   edgeUrl: string;
   vectorsUrl: string;
   engineUrl: string;
+  /** The engine's API key, for tools that call the engine directly (benchmarks). */
+  engineApiKey: string;
   mongoUri: string;
   stop(): Promise<void>;
+}
+
+/** `process.env` without the platform's secrets, for children to add back only what they need. */
+function inheritedEnv(): NodeJS.ProcessEnv {
+  const {
+    SVC_INTERNAL_SECRET: _secret,
+    SVC_INTERNAL_SECRET_FILE: _secretFile,
+    SVC_ENGINE_API_KEY: _key,
+    SVC_ENGINE_API_KEY_FILE: _keyFile,
+    ...env
+  } = process.env;
+  return env;
 }
 
 function withDatabase(uri: string, database: string): string {
@@ -54,6 +72,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     await controlPlane?.stop();
   };
   try {
+    const { internalSecret, engineApiKey } = await platformSecrets(opts.dir);
     controlPlane = await startControlPlane({
       dir: join(opts.dir, 'control-plane'),
       kubeconfigPath: opts.kubeconfigPath,
@@ -70,9 +89,10 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       args: ['--import', 'tsx', join(repoRoot, 'engine', 'src', 'main.ts')],
       cwd: repoRoot,
       env: {
-        ...process.env,
+        ...inheritedEnv(),
         SVC_ENGINE_PORT: String(opts.enginePort),
         SVC_ENGINE_DATA_DIR: join(opts.dir, 'engine'),
+        SVC_ENGINE_API_KEY_FILE: engineApiKey.path,
       },
       onStdoutLine: (line) => {
         if (line.startsWith('{"ready":"engine"')) engineReady = true;
@@ -87,11 +107,13 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       args: ['--import', 'tsx', join(repoRoot, 'apiserver', 'src', 'main.ts')],
       cwd: repoRoot,
       env: {
-        ...process.env,
+        ...inheritedEnv(),
         SVC_API_PORT: String(opts.apiPort),
         SVC_EDGE_PORT: String(opts.edgePort),
         SVC_VECTORS_PORT: String(opts.vectorsPort),
         SVC_ENGINE_URL: engineUrl,
+        SVC_ENGINE_API_KEY_FILE: engineApiKey.path,
+        SVC_INTERNAL_SECRET_FILE: internalSecret.path,
         SVC_AGENT_DOMAIN: opts.agentDomain,
         MONGODB_URI: mongoUri,
         KUBECONFIG: controlPlane.kubeconfigPath,
@@ -106,8 +128,9 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       args: ['--import', 'tsx', join(repoRoot, 'operator', 'src', 'main.ts')],
       cwd: repoRoot,
       env: {
-        ...process.env,
+        ...inheritedEnv(),
         KUBECONFIG: controlPlane.kubeconfigPath,
+        SVC_INTERNAL_SECRET_FILE: internalSecret.path,
         SVC_DRIVER: 'local',
         SVC_LOCAL_DIR: join(opts.dir, 'local'),
         SVC_INTERNAL_API_URL: apiUrl,
@@ -129,6 +152,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       edgeUrl: `http://127.0.0.1:${opts.edgePort}`,
       vectorsUrl: `http://127.0.0.1:${opts.vectorsPort}`,
       engineUrl,
+      engineApiKey: engineApiKey.value,
       mongoUri,
       stop,
     };

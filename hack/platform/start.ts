@@ -88,6 +88,9 @@ async function main(): Promise<void> {
       `platform:   kubectl      kubectl --kubeconfig .dev/kubeconfig get agents,agentdeployments,workspaces -A`,
     );
     console.log(`platform:   environment  .dev/env   logs .dev/logs/ and .dev/control-plane/logs/`);
+    console.log(
+      `platform:   secrets      .dev/internal-secret and .dev/engine-api-key (0600, not in .dev/env)`,
+    );
     console.log('platform: Ctrl-C stops everything');
   } catch (err) {
     console.error(`platform: failed to start: ${(err as Error).message}`);

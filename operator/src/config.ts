@@ -5,6 +5,7 @@
  */
 import { envInt, envOptional, envString } from '../../common/env.js';
 import { loadNetworkPolicyConfig, type NetworkPolicyConfig } from './network-policy-config.js';
+import { requireSecret } from '../../common/secrets.js';
 
 /** Configuration of the operator process. */
 export interface OperatorConfig {
@@ -30,7 +31,11 @@ export interface OperatorConfig {
   buildTimeoutSeconds: number;
   /** Where pods reach the API server (archives, artifacts, runs): an in-cluster URL. */
   internalApiUrl: string;
-  /** Shared with the API server; signs the capability tokens of the /internal/ routes. */
+  /**
+   * Shared with the API server; signs the capability tokens of the /internal/ routes
+   * (`SVC_INTERNAL_SECRET`, or a file named by `SVC_INTERNAL_SECRET_FILE`; required: a
+   * missing or guessable one stops the start).
+   */
   internalSecret: string;
   /** What agents get as SVC_API_URL, SVC_VECTORS_URL and SVC_SPAWN_URL's base. */
   publicApiUrl: string;
@@ -78,7 +83,7 @@ export function loadOperatorConfig(env = process.env): OperatorConfig {
       'http://svc-apiserver.svc-system.svc:8000',
       env,
     ),
-    internalSecret: envString('SVC_INTERNAL_SECRET', 'dev-only-internal-secret', env),
+    internalSecret: requireSecret('SVC_INTERNAL_SECRET', env),
     publicApiUrl: envString('SVC_API_URL', 'http://127.0.0.1:8000', env),
     vectorsUrl: envString('SVC_VECTORS_URL', 'http://127.0.0.1:8001', env),
     agentDomain: envString('SVC_AGENT_DOMAIN', 'agents.localhost', env),

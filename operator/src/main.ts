@@ -4,6 +4,7 @@
  * cleanly on SIGTERM or SIGINT, releasing the Lease.
  */
 import { KubeConfig } from '@kubernetes/client-node';
+import { readConfigOrExit } from '../../common/env.js';
 import { createLogger } from '../../common/logger.js';
 import { loadOperatorConfig } from './config.js';
 import { resolve } from 'node:path';
@@ -13,7 +14,10 @@ import { LocalDriver } from './drivers/local/local-driver.js';
 import { OperatorManager } from './manager.js';
 import { LeaderElector } from './runtime/index.js';
 
-const cfg = loadOperatorConfig();
+const cfg = readConfigOrExit('operator', () => loadOperatorConfig());
+// Read once; out of the environment, so no child process (an agent) inherits it or its file's name.
+delete process.env.SVC_INTERNAL_SECRET;
+delete process.env.SVC_INTERNAL_SECRET_FILE;
 const log = createLogger('operator', cfg.logLevel);
 const kc = new KubeConfig();
 if (cfg.kubeconfig) kc.loadFromFile(cfg.kubeconfig);

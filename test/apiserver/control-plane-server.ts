@@ -9,6 +9,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { MongoClient, type Db } from 'mongodb';
 import type { Tier } from '../../crds/src/index.js';
 import { createLogger } from '../../common/logger.js';
+import { generateSecret } from '../../common/secrets.js';
 import type { AccountService } from '../../apiserver/src/accounts/account-service.js';
 import type { Environment, SubscriptionStatus } from '../../apiserver/src/accounts/model.js';
 import { buildControlPlane, controlPlaneDeps } from '../../apiserver/src/assemble.js';
@@ -22,6 +23,8 @@ export interface TestServer {
   mongo: MongoClient;
   kc: KubeConfig;
   accounts: AccountService;
+  /** The secret this server's /internal/ tokens are signed with (an operator beside it needs it). */
+  internalSecret: string;
   close(): Promise<void>;
 }
 
@@ -37,6 +40,8 @@ export interface ServerOptions {
   /** Point the server at a MongoDB address nothing listens on (a dependency that is down). */
   mongoDown?: boolean;
   maxArchiveBytes?: number;
+  /** Defaults to a new random one per server. */
+  internalSecret?: string;
 }
 
 /** Starts the app on 127.0.0.1:0. */
@@ -46,6 +51,7 @@ export async function startControlPlaneServer(opts: ServerOptions = {}): Promise
     regions: opts.regions ?? ['local', 'eu-west'],
     plansJson: opts.plansJson,
     maxArchiveBytes: opts.maxArchiveBytes,
+    internalSecret: opts.internalSecret ?? generateSecret(),
   };
   const log = createLogger('apiserver', 'silent');
   let mongo: MongoClient;
@@ -72,6 +78,7 @@ export async function startControlPlaneServer(opts: ServerOptions = {}): Promise
     mongo,
     kc,
     accounts: deps.accounts,
+    internalSecret: config.internalSecret,
     close: async () => {
       await new Promise((resolve) => server.close(resolve));
       if (!opts.shareWith) {

@@ -20,7 +20,6 @@ import {
 } from '../apiserver/control-plane-server.js';
 import { deployFiles } from '../apiserver/deploy/deploy-helpers.js';
 
-const SECRET = 'dev-only-internal-secret';
 let server: TestServer;
 const dir = mkdtempSync(join(tmpdir(), 'svc-builder-'));
 
@@ -50,7 +49,7 @@ describe('builder', () => {
       what: 'archive' | 'artifact',
       purpose: 'archive:read' | 'artifact:write' | 'artifact:read',
     ) =>
-      `${server.base}/internal/deployments/${d.id}/${what}?token=${internalToken(SECRET, purpose, d.id)}`;
+      `${server.base}/internal/deployments/${d.id}/${what}?token=${internalToken(server.internalSecret, purpose, d.id)}`;
     const workspace = join(dir, 'workspace');
     const app = join(dir, 'app');
 
@@ -78,9 +77,9 @@ describe('builder', () => {
       })
     ).body;
     const workspace = join(dir, 'bad');
-    process.env.SVC_ARCHIVE_URL = `${server.base}/internal/deployments/${d.id}/archive?token=${internalToken(SECRET, 'archive:read', d.id)}`;
+    process.env.SVC_ARCHIVE_URL = `${server.base}/internal/deployments/${d.id}/archive?token=${internalToken(server.internalSecret, 'archive:read', d.id)}`;
     await runBuilder(['unpack', '--dest', workspace]);
-    process.env.SVC_ARTIFACT_URL = `${server.base}/internal/deployments/${d.id}/artifact?token=${internalToken(SECRET, 'artifact:write', d.id)}`;
+    process.env.SVC_ARTIFACT_URL = `${server.base}/internal/deployments/${d.id}/artifact?token=${internalToken(server.internalSecret, 'artifact:write', d.id)}`;
     await expect(
       runBuilder(['build', '--source', workspace, '--runtime', 'python3.11']),
     ).rejects.toThrow(/pip install failed.*this-package-does-not-exist-svc/);

@@ -44,6 +44,7 @@ beforeAll(async () => {
       env: {
         ...process.env,
         KUBECONFIG: harness().kubeconfigPath,
+        SVC_INTERNAL_SECRET: server.internalSecret,
         SVC_OPERATOR_NAMESPACE: leaseNamespace,
         SVC_OPERATOR_LEASE_SECONDS: '3',
         SVC_OPERATOR_NAMESPACES: owner.namespace,

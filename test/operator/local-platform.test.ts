@@ -70,7 +70,7 @@ beforeAll(async () => {
   const log = createLogger('operator', 'silent');
   symlinkSync(RUNNERS.bun, bunLink);
   const cfg = {
-    ...loadOperatorConfig({ SVC_BUN_PATH: bunLink }),
+    ...loadOperatorConfig({ SVC_BUN_PATH: bunLink, SVC_INTERNAL_SECRET: server.internalSecret }),
     internalApiUrl: server.base,
     publicApiUrl: server.base,
     agentDomain: DOMAIN,

@@ -12,6 +12,7 @@ import {
   type V1Pod,
 } from '@kubernetes/client-node';
 import { createLogger } from '../../common/logger.js';
+import { generateSecret } from '../../common/secrets.js';
 import { loadOperatorConfig, type OperatorConfig } from '../../operator/src/config.js';
 import { KubernetesDriver } from '../../operator/src/drivers/kubernetes/kubernetes-driver.js';
 import { OperatorManager } from '../../operator/src/manager.js';
@@ -31,7 +32,7 @@ export async function startOperator(
   now?: () => Date,
 ): Promise<RunningOperator> {
   const cfg: OperatorConfig = {
-    ...loadOperatorConfig({}),
+    ...loadOperatorConfig({ SVC_INTERNAL_SECRET: generateSecret() }),
     internalApiUrl: 'http://svc-apiserver.test:8000',
     agentDomain: 'agents.test',
     ...overrides,

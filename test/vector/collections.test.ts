@@ -39,7 +39,9 @@ const create = (key: string | null, body: unknown, path = '/api/v1/collections')
   vcall<ErrorBody & CollectionBody>(server, 'POST', path, { key, body });
 
 async function engineNames(): Promise<string[]> {
-  const res = await fetch(`${server.engineUrl}/collections`);
+  const res = await fetch(`${server.engineUrl}/collections`, {
+    headers: { 'api-key': server.engineApiKey },
+  });
   const body = (await res.json()) as { result: { collections: { name: string }[] } };
   return body.result.collections.map((c) => c.name);
 }
@@ -271,7 +273,7 @@ describe('creates that stopped part-way', () => {
     const engineName = `t_live_${owner.accountId.replaceAll('-', '')}_leftover`;
     await fetch(`${server.engineUrl}/collections/${engineName}`, {
       method: 'PUT',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', 'api-key': server.engineApiKey },
       body: JSON.stringify({ vectors: { size: 9, distance: 'Dot' } }),
     });
     const res = await create(owner.key, {
@@ -279,7 +281,11 @@ describe('creates that stopped part-way', () => {
       vectors: { size: 4, distance: 'cosine' },
     });
     expect(res.status).toBe(201);
-    const info = (await (await fetch(`${server.engineUrl}/collections/${engineName}`)).json()) as {
+    const info = (await (
+      await fetch(`${server.engineUrl}/collections/${engineName}`, {
+        headers: { 'api-key': server.engineApiKey },
+      })
+    ).json()) as {
       result: { config: { params: { vectors: unknown } } };
     };
     expect(info.result.config.params.vectors).toEqual({ size: 4, distance: 'Cosine' });

@@ -8,6 +8,7 @@ import { connect, createServer as createTcpServer, type AddressInfo, type Socket
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { MongoClient } from 'mongodb';
 import { createLogger } from '../../common/logger.js';
+import { generateSecret } from '../../common/secrets.js';
 import { MongoWindowStore } from '../../apiserver/src/rate-limit/mongo-window-store.js';
 import { collections } from '../../apiserver/src/store/database.js';
 import { AccountService } from '../../apiserver/src/accounts/account-service.js';
@@ -122,7 +123,7 @@ describe('authentication', () => {
     const mongo = new MongoClient('mongodb://127.0.0.1:1/', { serverSelectionTimeoutMS: 300 });
     const plane = vectorPlaneApp(
       { db: mongo.db('unreachable'), kc: kubeConfig() },
-      { engineUrl: server.engineUrl, regions: ['local'] },
+      { engineUrl: server.engineUrl, engineApiKey: server.engineApiKey, regions: ['local'] },
       createLogger('apiserver', 'silent'),
     );
     const down = await serve(plane);
@@ -148,7 +149,7 @@ describe('authentication', () => {
     const up = await serve(
       await buildVectorPlane(
         { db: mongo.db(name), kc: kubeConfig() },
-        { engineUrl: server.engineUrl, regions: ['local'] },
+        { engineUrl: server.engineUrl, engineApiKey: server.engineApiKey, regions: ['local'] },
         createLogger('apiserver', 'silent'),
       ),
     );
@@ -179,6 +180,25 @@ describe('authentication', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ result: { collections: [] }, status: 'ok' });
     expect(res.headers.get('x-request-id')).toBeTruthy();
+  });
+
+  test("returns 502 PROXY_ERROR, not the engine's 401, when the gateway holds a wrong engine key", async () => {
+    const misconfigured = await startVectorServer({
+      db: server.db,
+      engineUrl: server.engineUrl,
+      engineApiKey: generateSecret(),
+    });
+    try {
+      const { key } = await createVectorCaller(misconfigured);
+      const res = await vcall<ErrorBody>(misconfigured, 'POST', '/api/v1/collections', {
+        key,
+        body: { name: 'refused', vectors: { size: 4, distance: 'cosine' } },
+      });
+      expect(res.status).toBe(502);
+      expect(res.body.error.code).toBe('PROXY_ERROR');
+    } finally {
+      await misconfigured.close();
+    }
   });
 });
 

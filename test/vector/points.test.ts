@@ -430,7 +430,7 @@ describe('attested authorship', () => {
     // Written behind the gateway's back, as an internal process would.
     await fetch(`${server.engineUrl}/collections/${engineName}/points?wait=true`, {
       method: 'PUT',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', 'api-key': server.engineApiKey },
       body: JSON.stringify({
         points: [
           {

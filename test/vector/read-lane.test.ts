@@ -23,7 +23,12 @@ let other: VectorCaller;
 
 beforeAll(async () => {
   lane = await startVectorServer();
-  koaOnly = await startVectorServer({ db: lane.db, engineUrl: lane.engineUrl, readLane: false });
+  koaOnly = await startVectorServer({
+    db: lane.db,
+    engineUrl: lane.engineUrl,
+    engineApiKey: lane.engineApiKey,
+    readLane: false,
+  });
   caller = await createVectorCaller(lane);
   other = await createVectorCaller(lane);
   await createCollection(lane, caller.key, 'docs', 4);

@@ -776,6 +776,7 @@ describe('with a spent time budget and small upsert batches', () => {
   beforeAll(async () => {
     tuned = await startVectorServer({
       engineUrl: server.engineUrl,
+      engineApiKey: server.engineApiKey,
       schema: { scanBudgetMs: 0, pageSize: 50 },
       upsert: { batchPoints: 2 },
     });

@@ -45,7 +45,7 @@ describe('the engine client joins concurrent searches', () => {
 
   beforeAll(async () => {
     engine = await startEngine();
-    plain = new EngineClient(engine.url, { coalesce: false });
+    plain = new EngineClient(engine.url, { apiKey: engine.apiKey, coalesce: false });
     const created = await plain.send('PUT', base, { vectors: { size: DIM, distance: 'Cosine' } });
     expect(created.status).toBe(200);
     const points = Array.from({ length: 200 }, (_, id) => ({
@@ -84,7 +84,7 @@ describe('the engine client joins concurrent searches', () => {
     path: string,
     bodies: unknown[],
   ): Promise<{ answers: EngineResponse[]; paths: string[] }> {
-    const client = new CountingClient(engine.url);
+    const client = new CountingClient(engine.url, { apiKey: engine.apiKey });
     try {
       const answers = await Promise.all(
         bodies.map((b) =>
@@ -190,6 +190,7 @@ describe('through the gateway', () => {
     single = await startVectorServer({
       db: joined.db,
       engineUrl: joined.engineUrl,
+      engineApiKey: joined.engineApiKey,
       coalesceSearches: false,
     });
     a = await createVectorCaller(joined);

@@ -18,12 +18,18 @@ import { workspaceResource } from '../factories/custom-resources.js';
 import { collections } from '../../apiserver/src/store/database.js';
 import { buildVectorPlane, type VectorPlaneOptions } from '../../apiserver/src/vector/assemble.js';
 import { kubeConfig, mongoDatabase, uniqueSuffix } from '../harness/env.js';
-import { startEngine, type EngineProcess } from '../engine/support/engine-process.js';
+import {
+  startEngine,
+  TEST_ENGINE_API_KEY,
+  type EngineProcess,
+} from '../engine/support/engine-process.js';
 
 /** A running vector plane with its engine. */
 export interface VectorServer {
   base: string;
   engineUrl: string;
+  /** The key the engine requires, for tests that reach it behind the gateway's back. */
+  engineApiKey: string;
   db: Db;
   accounts: AccountService;
   close(): Promise<void>;
@@ -37,6 +43,8 @@ export interface VectorServerOptions extends VectorPlaneOptions {
   engine?: EngineProcess;
   /** Engine URL to use without starting one (e.g. nothing listening). */
   engineUrl?: string;
+  /** The key of the engine at `engineUrl` (default: the key test engines are started with). */
+  engineApiKey?: string;
   /** Use this database (and leave it) instead of a new one: a second plane over the same data. */
   db?: Db;
   /** `false`: never join concurrent searches into batch requests. */
@@ -47,6 +55,8 @@ export interface VectorServerOptions extends VectorPlaneOptions {
 export async function startVectorServer(opts: VectorServerOptions = {}): Promise<VectorServer> {
   const ownEngine = opts.engine || opts.engineUrl ? null : await startEngine();
   const engineUrl = opts.engineUrl ?? (opts.engine ?? ownEngine)!.url;
+  const engineApiKey =
+    opts.engineApiKey ?? (opts.engine ?? ownEngine)?.apiKey ?? TEST_ENGINE_API_KEY;
   const own: { client: MongoClient; db: Db } | null = opts.db ? null : await mongoDatabase('vp');
   const db = opts.db ?? own!.db;
   const kc = kubeConfig();
@@ -54,6 +64,7 @@ export async function startVectorServer(opts: VectorServerOptions = {}): Promise
     { db, kc },
     {
       engineUrl,
+      engineApiKey,
       regions: opts.regions ?? ['local', 'eu-west'],
       plansJson: opts.plansJson,
       coalesceSearches: opts.coalesceSearches,
@@ -72,6 +83,7 @@ export async function startVectorServer(opts: VectorServerOptions = {}): Promise
   return {
     base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     engineUrl,
+    engineApiKey,
     db,
     accounts: new AccountService(collections(db), 'local'),
     close: async () => {

@@ -210,10 +210,10 @@ export class RollbackNotAllowed extends entry(
 ) {}
 
 // Internal routes.
-/** 403: an /internal/ route called without the capability token for that deployment and purpose. */
+/** 401: an /internal/ route called without the capability token for that deployment and purpose. */
 export class InternalTokenInvalid extends entry(
   'INTERNAL_TOKEN_INVALID',
-  403,
+  401,
   'The /internal/ route needs the capability token for this deployment and purpose.',
 ) {}
 

@@ -25,6 +25,8 @@ import { StorageMeter } from './storage/storage-meter.js';
 export interface VectorPlaneConfig {
   /** Base URL of the engine (`SVC_ENGINE_URL`). */
   engineUrl: string;
+  /** The engine's API key (`SVC_ENGINE_API_KEY`), sent on every request to it. */
+  engineApiKey: string;
   /** Regions this installation offers; the first is the default. */
   regions: string[];
   /** `SVC_PLANS_JSON`. */
@@ -86,6 +88,7 @@ export function vectorPlaneApp(
   const accounts = new AccountService(c, config.regions[0] ?? 'local');
   const windows = new MongoWindowStore(c.rateBuckets);
   const engine = new EngineClient(config.engineUrl.replace(/\/+$/, ''), {
+    apiKey: config.engineApiKey,
     coalesce: config.coalesceSearches ?? true,
   });
   const now = options.now ?? (() => Date.now());

@@ -10,6 +10,11 @@ let base: string;
 beforeAll(async () => {
   server = createServer((req, res) => {
     if (req.url === '/hang') return; // Never answers.
+    if (req.url === '/keyed' && req.headers['api-key'] !== 'the-key') {
+      res.writeHead(401, { 'content-type': 'application/json' });
+      res.end('{"status":{"error":"Invalid API key or JWT"}}');
+      return;
+    }
     if (req.url === '/huge') {
       res.writeHead(200, { 'content-type': 'application/json' });
       const chunk = Buffer.alloc(1024 * 1024, 0x20);
@@ -32,6 +37,25 @@ describe('EngineClient', () => {
   test('returns the status and text of an answer', async () => {
     const client = new EngineClient(base);
     expect(await client.send('GET', '/ok')).toEqual({ status: 200, text: '{"result":true}' });
+    client.close();
+  });
+
+  test('sends its API key in the api-key header of every request', async () => {
+    const client = new EngineClient(base, { apiKey: 'the-key' });
+    expect(await client.send('GET', '/keyed')).toEqual({ status: 200, text: '{"result":true}' });
+    expect(await client.send('POST', '/keyed', { a: 1 })).toEqual({
+      status: 200,
+      text: '{"result":true}',
+    });
+    client.close();
+  });
+
+  test('throws 502 PROXY_ERROR, not a 401, when the engine refuses its key', async () => {
+    const client = new EngineClient(base, { apiKey: 'another-key' });
+    await expect(client.send('GET', '/keyed')).rejects.toMatchObject({
+      status: 502,
+      code: 'PROXY_ERROR',
+    });
     client.close();
   });
 

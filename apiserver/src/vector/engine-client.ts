@@ -1,8 +1,9 @@
 /**
  * The gateway's HTTP client of the engine (`engine/` or a real Qdrant). It
  * only moves bytes (joining concurrent searches into batch requests, see
- * search-coalescer.ts) and turns transport failures into the contract's
- * 502/504; tenancy and error normalisation happen in the callers.
+ * search-coalescer.ts), presents the engine's API key on every request, and
+ * turns transport failures (and a refused key) into the contract's 502/504;
+ * tenancy and error normalisation happen in the callers.
  */
 import { errors, Pool, type Dispatcher } from 'undici';
 import { GatewayTimeout, ProxyError, ResponseTooLarge } from '../errors/catalogue.js';
@@ -26,14 +27,27 @@ export class EngineClient {
   private readonly pool: Pool;
   private readonly prefix: string;
   private readonly coalescer: SearchCoalescer | null;
+  /** Headers of a request without a body, and of one with a JSON body. */
+  private readonly headers: Record<string, string>;
+  private readonly jsonHeaders: Record<string, string>;
 
   /**
-   * `coalesce: false` sends every search on its own instead of joining
-   * concurrent ones into batches (see {@link search}).
+   * `apiKey` goes in Qdrant's `api-key` header of every request (the engine
+   * refuses requests without it). `coalesce: false` sends every search on its
+   * own instead of joining concurrent ones into batches (see {@link search}).
    */
-  constructor(baseUrl: string, { timeoutMs = 60_000, coalesce = true } = {}) {
+  constructor(
+    baseUrl: string,
+    {
+      apiKey,
+      timeoutMs = 60_000,
+      coalesce = true,
+    }: { apiKey?: string; timeoutMs?: number; coalesce?: boolean } = {},
+  ) {
     const base = new URL(baseUrl);
     this.prefix = base.pathname.replace(/\/$/, '');
+    this.headers = apiKey === undefined ? {} : { 'api-key': apiKey };
+    this.jsonHeaders = { ...this.headers, 'content-type': 'application/json' };
     this.pool = new Pool(base.origin, {
       connections: 256,
       headersTimeout: timeoutMs,
@@ -71,11 +85,18 @@ export class EngineClient {
       res = await this.pool.request({
         method: method as Dispatcher.HttpMethod,
         path: `${this.prefix}${path}${query ? `?${query}` : ''}`,
-        headers: text === undefined ? {} : { 'content-type': 'application/json' },
+        headers: text === undefined ? this.headers : this.jsonHeaders,
         body: text,
       });
     } catch (cause) {
       throw transportFailure(cause);
+    }
+    if (res.statusCode === 401 || res.statusCode === 403) {
+      // The engine refused the gateway itself, not the caller: a configuration fault.
+      const answer = await res.body.text().catch(() => '');
+      throw new ProxyError('The vector engine refused the gateway; retry later.', {
+        cause: new Error(`the engine answered ${res.statusCode} ${answer.slice(0, 200)}`),
+      });
     }
     const declared = Number(res.headers['content-length'] ?? 0);
     if (declared > MAX_RESPONSE_BYTES) {

@@ -12,7 +12,6 @@ import {
 } from '../control-plane-server.js';
 import { deployFiles, type Deployment } from './deploy-helpers.js';
 
-const SECRET = 'dev-only-internal-secret';
 let server: TestServer;
 let owner: Caller;
 let deployment: Deployment;
@@ -35,17 +34,17 @@ const url = (what: string, token?: string) =>
 
 describe('internal routes', () => {
   it('refuse a missing token, a token of another purpose and an API key', async () => {
-    expect((await call(server, 'GET', url('archive'))).status).toBe(403);
-    const wrong = internalToken(SECRET, 'artifact:read', deployment.id);
+    expect((await call(server, 'GET', url('archive'))).status).toBe(401);
+    const wrong = internalToken(server.internalSecret, 'artifact:read', deployment.id);
     const res = await call<{ detail: { code: string } }>(server, 'GET', url('archive', wrong));
-    expect(res.status).toBe(403);
+    expect(res.status).toBe(401);
     expect(res.body.detail.code).toBe('INTERNAL_TOKEN_INVALID');
-    expect((await call(server, 'GET', url('archive'), { key: owner.key })).status).toBe(403);
+    expect((await call(server, 'GET', url('archive'), { key: owner.key })).status).toBe(401);
   });
 
   it('serve the code archive to a build pod', async () => {
     const res = await fetch(
-      `${server.base}${url('archive', internalToken(SECRET, 'archive:read', deployment.id))}`,
+      `${server.base}${url('archive', internalToken(server.internalSecret, 'archive:read', deployment.id))}`,
     );
     expect(res.status).toBe(200);
     const tar = gunzipSync(Buffer.from(await res.arrayBuffer()));
@@ -54,8 +53,8 @@ describe('internal routes', () => {
   });
 
   it('store a build artifact and serve it back to an agent pod; a second build replaces it', async () => {
-    const write = internalToken(SECRET, 'artifact:write', deployment.id);
-    const read = internalToken(SECRET, 'artifact:read', deployment.id);
+    const write = internalToken(server.internalSecret, 'artifact:write', deployment.id);
+    const read = internalToken(server.internalSecret, 'artifact:read', deployment.id);
     expect((await call(server, 'GET', url('artifact', read))).status).toBe(404);
     for (const content of ['first build', 'second build']) {
       const put = await call(server, 'PUT', url('artifact', write), {

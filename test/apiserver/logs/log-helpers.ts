@@ -3,9 +3,6 @@ import { internalToken } from '../../../common/internal-token.js';
 import { DEFAULT_SETTLE_MS } from '../../../apiserver/src/logs/log-store.js';
 import { call, type ApiResponse, type TestServer } from '../control-plane-server.js';
 
-/** The internal secret of a test server (the configuration default). */
-export const SECRET = 'dev-only-internal-secret';
-
 /** A line as the ingestion route takes it. */
 export interface IngestEntry {
   deployment_id?: string | null;
@@ -17,11 +14,11 @@ export interface IngestEntry {
 
 /** POSTs lines for an agent with its `logs:write` token (or the given one, or none with null). */
 export function ingest(
-  server: Pick<TestServer, 'base'>,
+  server: Pick<TestServer, 'base' | 'internalSecret'>,
   agentId: string,
   accountId: string,
   entries: IngestEntry[],
-  token: string | null = internalToken(SECRET, 'logs:write', agentId),
+  token: string | null = internalToken(server.internalSecret, 'logs:write', agentId),
 ): Promise<ApiResponse<{ detail: { code: string } }>> {
   const query = token === null ? '' : `?token=${encodeURIComponent(token)}`;
   return call(server, 'POST', `/internal/agents/${agentId}/logs${query}`, {

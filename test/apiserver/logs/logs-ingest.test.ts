@@ -10,7 +10,7 @@ import {
   type Caller,
   type TestServer,
 } from '../control-plane-server.js';
-import { ingest, SECRET, settled, type IngestEntry } from './log-helpers.js';
+import { ingest, settled, type IngestEntry } from './log-helpers.js';
 
 type Entry = { id: number; timestamp: string; stream: string; level: string; message: string };
 type Page = { items: Entry[] };
@@ -59,7 +59,7 @@ describe('POST /internal/agents/{agent_id}/logs', () => {
       expect([what, res.status]).toEqual([what, 422]);
       expect(res.body.detail.code).toBe('VALIDATION_ERROR');
     }
-    const token = internalToken(SECRET, 'logs:write', agentId);
+    const token = internalToken(server.internalSecret, 'logs:write', agentId);
     for (const body of [
       { environment: 'live', entries: one },
       { account_id: owner.accountId, environment: 'staging', entries: one },
@@ -86,24 +86,24 @@ describe('POST /internal/agents/{agent_id}/logs', () => {
     expect(res.body.detail.code).toBe('REQUEST_TOO_LARGE');
   });
 
-  it('returns 403 INTERNAL_TOKEN_INVALID without a token, with a wrong one, or with an API key', async () => {
+  it('returns 401 INTERNAL_TOKEN_INVALID without a token, with a wrong one, or with an API key', async () => {
     const wrong = [
       null,
       'not-a-token',
-      internalToken(SECRET, 'artifact:read', agentId),
-      internalToken(SECRET, 'logs:write', otherAgentId),
+      internalToken(server.internalSecret, 'artifact:read', agentId),
+      internalToken(server.internalSecret, 'logs:write', otherAgentId),
       internalToken('another-secret', 'logs:write', agentId),
     ];
     for (const token of wrong) {
       const res = await ingest(server, agentId, owner.accountId, one, token);
-      expect([token, res.status]).toEqual([token, 403]);
+      expect([token, res.status]).toEqual([token, 401]);
       expect(res.body.detail.code).toBe('INTERNAL_TOKEN_INVALID');
     }
     const withKey = await call(server, 'POST', `/internal/agents/${agentId}/logs`, {
       key: owner.key,
       body: { account_id: owner.accountId, environment: 'live', entries: one },
     });
-    expect(withKey.status).toBe(403);
+    expect(withKey.status).toBe(401);
     await settled();
     expect(await read(agentId)).toEqual([]);
   });
@@ -127,7 +127,7 @@ describe('POST /internal/agents/{agent_id}/logs', () => {
     const upper = await call(
       server,
       'POST',
-      `/internal/agents/${agentId.toUpperCase()}/logs?token=${internalToken(SECRET, 'logs:write', agentId)}`,
+      `/internal/agents/${agentId.toUpperCase()}/logs?token=${internalToken(server.internalSecret, 'logs:write', agentId)}`,
       { body: { account_id: owner.accountId, environment: 'live', entries: one } },
     );
     expect(upper.status).toBe(204);

@@ -1,10 +1,16 @@
 import { describe, expect, it } from '@jest/globals';
+import { generateSecret } from '../../../../common/secrets.js';
 import { loadOperatorConfig } from '../../config.js';
 import { RUNNERS, runnerCommand, runnerPaths, runtimeAvailable } from './runner-command.js';
 
 describe('runnerCommand', () => {
   it('runs bun agents with the Bun of SVC_BUN_PATH, auto-install off, on the Node runner', () => {
-    const paths = runnerPaths(loadOperatorConfig({ SVC_BUN_PATH: '/opt/bun/bin/bun' }));
+    const paths = runnerPaths(
+      loadOperatorConfig({
+        SVC_BUN_PATH: '/opt/bun/bin/bun',
+        SVC_INTERNAL_SECRET: generateSecret(),
+      }),
+    );
     const command = runnerCommand(paths, 'bun', 'serve', '/app', 'index.ts', 8080);
     expect(command.command).toBe('/opt/bun/bin/bun');
     expect(command.args).toEqual([
@@ -23,7 +29,7 @@ describe('runnerCommand', () => {
   });
 
   it("defaults to the Bun that hack/bun.mjs installs, and runs node agents on the operator's Node", () => {
-    const paths = runnerPaths(loadOperatorConfig({}));
+    const paths = runnerPaths(loadOperatorConfig({ SVC_INTERNAL_SECRET: generateSecret() }));
     expect(paths.bun).toBe(RUNNERS.bun);
     expect(RUNNERS.bun).toMatch(/\/\.tools\/bun\/bin\/bun$/);
     const command = runnerCommand(paths, 'node22', 'run', '/app', 'job.js');

@@ -1,0 +1,29 @@
+import { describe, expect, it } from '@jest/globals';
+import { generateSecret } from '../../common/secrets.js';
+import { loadConfig } from './config.js';
+
+describe('loadConfig', () => {
+  const secrets = { SVC_INTERNAL_SECRET: generateSecret(), SVC_ENGINE_API_KEY: generateSecret() };
+
+  it('refuses the old built-in internal secret, or none', () => {
+    expect(() =>
+      loadConfig({ ...secrets, SVC_INTERNAL_SECRET: 'dev-only-internal-secret' }),
+    ).toThrow(/^SVC_INTERNAL_SECRET contains the well-known value "dev-only-internal-secret"/);
+    expect(() => loadConfig({ SVC_ENGINE_API_KEY: secrets.SVC_ENGINE_API_KEY })).toThrow(
+      /^SVC_INTERNAL_SECRET is not set/,
+    );
+  });
+
+  it('refuses to start without the engine key', () => {
+    expect(() => loadConfig({ SVC_INTERNAL_SECRET: secrets.SVC_INTERNAL_SECRET })).toThrow(
+      /^SVC_ENGINE_API_KEY is not set/,
+    );
+  });
+
+  it('reads both secrets as given', () => {
+    expect(loadConfig(secrets)).toMatchObject({
+      internalSecret: secrets.SVC_INTERNAL_SECRET,
+      engineApiKey: secrets.SVC_ENGINE_API_KEY,
+    });
+  });
+});
