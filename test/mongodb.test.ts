@@ -1,13 +1,17 @@
 /**
  * Smoke tests of the MongoDB-wire server (FerretDB) through the official
- * driver: documents and GridFS files round-trip.
+ * driver: documents and GridFS files round-trip. FerretDB v1 with SQLite has
+ * no usable authentication (see hack/control-plane/components.ts), so it must
+ * listen on loopback only.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
+import { connect } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { GridFSBucket, type Db, type MongoClient } from 'mongodb';
-import { mongoDatabase } from './harness/env.js';
+import { harness, mongoDatabase } from './harness/env.js';
 
 let client: MongoClient;
 let db: Db;
@@ -64,5 +68,41 @@ describe('MongoDB-wire server', () => {
 
     await bucket.delete(upload.id);
     expect(await bucket.find({ _id: upload.id }).toArray()).toEqual([]);
+  });
+});
+
+/** Opens and closes a TCP connection; rejects with the socket error (ECONNREFUSED, ...). */
+function tcpConnect(host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host, port, timeout: 2000 });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve();
+    });
+    socket.once('timeout', () => {
+      socket.destroy();
+      reject(
+        Object.assign(new Error(`timed out connecting to ${host}:${port}`), { code: 'ETIMEDOUT' }),
+      );
+    });
+    socket.once('error', reject);
+  });
+}
+
+describe('where it listens', () => {
+  it('takes connections on 127.0.0.1 only, refusing them on every other address of this machine', async () => {
+    const { hostname, port } = new URL(harness().mongoUri);
+    expect(hostname).toBe('127.0.0.1');
+    await expect(tcpConnect('127.0.0.1', Number(port))).resolves.toBeUndefined();
+    // Every address of the machine but loopback and link-local IPv6 (which needs a zone to dial).
+    const others = Object.values(networkInterfaces())
+      .flat()
+      .filter((a) => a !== undefined && !a.internal && !a.address.startsWith('fe80:'))
+      .map((a) => a!.address);
+    for (const address of others) {
+      await expect(tcpConnect(address, Number(port))).rejects.toMatchObject({
+        code: 'ECONNREFUSED',
+      });
+    }
   });
 });

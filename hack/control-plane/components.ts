@@ -112,7 +112,13 @@ export async function startControllerManager(
   );
 }
 
-/** Starts FerretDB (SQLite backend) with its databases in `stateDir`; returns its MongoDB URI. */
+/**
+ * Starts FerretDB (SQLite backend) with its databases in `stateDir`; returns its MongoDB URI.
+ * It listens on 127.0.0.1 only, with no credentials: FerretDB v1 with SQLite authenticates
+ * nobody (any user and password are accepted, none are needed), and its experimental SCRAM
+ * mode is a flag of `cmd/ferretdb` that the embeddable package we build cannot turn on. What
+ * keeps agents out is that loopback is not reachable from their sandbox.
+ */
 export async function startFerretDb(
   group: ProcessGroup,
   stateDir: string,
