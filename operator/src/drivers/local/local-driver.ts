@@ -478,23 +478,38 @@ export class LocalDriver implements WorkloadDriver {
 
   // What is left on disk (state-cleanup.ts).
 
+  /**
+   * Stops the build or run `id` if this driver is running it, and waits (a
+   * few seconds at most) until it has recorded how it ended, so a removal
+   * that follows is not undone by that last write.
+   */
+  private async settle(id: string): Promise<void> {
+    this.builds.get(id)?.abort();
+    const run = this.group.processes.find((p) => p.name === `run-${id}`);
+    if (run) await this.group.stop(run);
+    for (
+      let waited = 0;
+      waited < 10_000 && (this.builds.has(id) || this.runs.has(id));
+      waited += 50
+    )
+      await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+
   async releaseBuild(deployment: AgentDeployment): Promise<void> {
     const id = deployment.metadata.name ?? '';
     // Still served (a rollout that failed leaves the old version serving until the agent moves on).
     if ([...this.services.values()].some((s) => s.deploymentId === id)) return;
-    this.builds.get(id)?.abort();
+    await this.settle(id);
     await removeBuild(this.dir, id);
   }
 
   async forgetDeployment(_namespace: string, id: string): Promise<void> {
-    this.builds.get(id)?.abort();
     for (const [agentId, running] of this.services) {
       if (running.deploymentId !== id) continue;
       this.services.delete(agentId);
       await running.service.stop();
     }
-    const run = this.group.processes.find((p) => p.name === `run-${id}`);
-    if (run) await this.group.stop(run);
+    await this.settle(id);
     await removeDeploymentState(this.dir, id);
   }
 
