@@ -81,7 +81,13 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-type AgentRecord = { id: string; name: string; status: string; url: string | null };
+type AgentRecord = {
+  id: string;
+  name: string;
+  status: string;
+  deployed: boolean;
+  url: string | null;
+};
 
 const state = (...path: string[]) => join(dir, ...path);
 const builds = () => (existsSync(state('builds')) ? readdirSync(state('builds')).sort() : []);
@@ -155,6 +161,12 @@ describe('local driver: build and run directories', () => {
     await createAgent('doomed-job', { agent_type: 'job' });
     const job = await deploy('doomed-job', JOB);
     expect(job.state).toBe('active');
+    // The agent is deployed (what a run needs) at the operator's next reconcile.
+    await eventually(
+      () => call<AgentRecord>(server, 'GET', '/api/v1/agents/doomed-job', { key: owner.key }),
+      (r) => r.body.deployed,
+      'doomed-job deployed',
+    );
     const accepted = await call<{ deployment_id: string }>(
       server,
       'POST',
