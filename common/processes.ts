@@ -34,6 +34,8 @@ export interface StartOptions {
   onStdoutLine?: (line: string) => void;
   /** Called with each stderr line (the log file gets it too). */
   onStderrLine?: (line: string) => void;
+  /** Extra pipes handed to the child as fds 3, 4, ... (the sandbox's info and block fds). */
+  extraPipes?: number;
 }
 
 /** Calls `onLine` with each complete line of a stream's chunks. */
@@ -72,17 +74,22 @@ export class ProcessGroup {
     const child = spawn(command, args, {
       cwd: opts.cwd,
       env: opts.env ?? process.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [
+        'ignore',
+        'pipe',
+        'pipe',
+        ...Array.from({ length: opts.extraPipes ?? 0 }, () => 'pipe' as const),
+      ],
       // Its own process group, so stopping it reaches any process it forked too.
       detached: true,
     });
     const stdoutLines = opts.onStdoutLine ? lineSplitter(opts.onStdoutLine) : undefined;
     const stderrLines = opts.onStderrLine ? lineSplitter(opts.onStderrLine) : undefined;
-    child.stdout.on('data', (chunk: Buffer) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
       log.write(chunk);
       stdoutLines?.(chunk);
     });
-    child.stderr.on('data', (chunk: Buffer) => {
+    child.stderr?.on('data', (chunk: Buffer) => {
       log.write(chunk);
       stderrLines?.(chunk);
     });
@@ -90,9 +97,16 @@ export class ProcessGroup {
       child.on('error', reject);
       child.on('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'));
     });
-    exited.catch(() => undefined).finally(() => log.end());
     const managed = { name: opts.name, pid: child.pid ?? -1, logFile, child, exited };
     this.children.push(managed);
+    exited
+      .catch(() => undefined)
+      .finally(() => {
+        log.end();
+        // A child that ended on its own is no longer the group's to stop.
+        const index = this.children.indexOf(managed);
+        if (index >= 0 && !this.stopping) this.children.splice(index, 1);
+      });
     return managed;
   }
 

@@ -15,6 +15,11 @@ export interface OperatorConfig {
   /** Where the local driver keeps builds, process logs and its records. */
   localDir: string;
   /**
+   * The local driver's sandbox (SVC_SANDBOX): `auto` sandboxes agents where the machine can
+   * and otherwise runs one account's agents unconfined; `required` refuses to start without it.
+   */
+  sandbox: 'auto' | 'required';
+  /**
    * The Bun binary the local driver runs `bun` agents with (SVC_BUN_PATH); unset means the
    * one `hack/bun.mjs` installs into `.tools/bun` (see the local driver's `runnerPaths`).
    */
@@ -68,6 +73,7 @@ export function loadOperatorConfig(env = process.env): OperatorConfig {
     kubeconfig: envOptional('KUBECONFIG', env),
     driver: envString('SVC_DRIVER', 'kubernetes', env) === 'local' ? 'local' : 'kubernetes',
     localDir: envString('SVC_LOCAL_DIR', '.dev/local', env),
+    sandbox: envString('SVC_SANDBOX', 'auto', env) === 'required' ? 'required' : 'auto',
     bunPath: envOptional('SVC_BUN_PATH', env),
     leaseNamespace: envString('SVC_OPERATOR_NAMESPACE', 'default', env),
     leaseName: envString('SVC_OPERATOR_LEASE', 'svc-operator', env),

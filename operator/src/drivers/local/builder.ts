@@ -87,34 +87,50 @@ export async function unpack(
   }
 }
 
-/** Runs a tool, streaming its output lines; rejects with `label` and its last lines when it fails. */
-function runTool(
+/**
+ * Runs a build tool (pip, npm) in the app directory, streaming its output
+ * lines; rejects with `label` and its last lines when it fails. The local
+ * driver passes one that runs the tool in the agent's sandbox.
+ */
+export type ToolRunner = (
   label: string,
   command: string,
   args: string[],
-  cwd: string,
   output: BuildOutput,
   signal: AbortSignal,
-): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], signal });
-    const tail: string[] = [];
-    const onData = (chunk: Buffer) => {
-      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) {
-        output(line);
-        tail.push(line);
-        if (tail.length > 20) tail.shift();
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.on('error', reject);
-    child.on('exit', (code) =>
-      code === 0
-        ? resolve()
-        : reject(new Error(`${label} failed (exit ${code}): ${tail.slice(-5).join(' | ')}`)),
-    );
-  });
+) => Promise<void>;
+
+/** Keeps the last lines a tool printed, for its failure message. */
+export function toolOutput(output: BuildOutput): {
+  line: (line: string) => void;
+  failure: (label: string, code: number | string | null) => Error;
+} {
+  const tail: string[] = [];
+  return {
+    line: (line) => {
+      output(line);
+      tail.push(line);
+      if (tail.length > 20) tail.shift();
+    },
+    failure: (label, code) =>
+      new Error(`${label} failed (exit ${code}): ${tail.slice(-5).join(' | ')}`),
+  };
+}
+
+/** A {@link ToolRunner} that runs the tool as a plain child process in `cwd`. */
+export function directToolRunner(cwd: string): ToolRunner {
+  return (label, command, args, output, signal) =>
+    new Promise((resolve, reject) => {
+      const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], signal });
+      const lines = toolOutput(output);
+      const onData = (chunk: Buffer) => {
+        for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.line(line);
+      };
+      child.stdout.on('data', onData);
+      child.stderr.on('data', onData);
+      child.on('error', reject);
+      child.on('exit', (code) => (code === 0 ? resolve() : reject(lines.failure(label, code))));
+    });
 }
 
 /**
@@ -144,8 +160,18 @@ export async function fetchAndUnpack(
 export async function installDependencies(
   runtime: Runtime,
   appDir: string,
-  opts: { python: string; output: BuildOutput; signal: AbortSignal },
+  opts: {
+    python: string;
+    output: BuildOutput;
+    signal: AbortSignal;
+    /** Runs the tools (in a sandbox); plain child processes in `appDir` otherwise. */
+    run?: ToolRunner;
+    /** `appDir` as the tools see it (inside a sandbox). */
+    toolDir?: string;
+  },
 ): Promise<void> {
+  const runTool = opts.run ?? directToolRunner(appDir);
+  const toolDir = opts.toolDir ?? appDir;
   if (runtime.startsWith('python') && existsSync(join(appDir, 'requirements.txt'))) {
     opts.output('installing requirements.txt');
     await runTool(
@@ -157,12 +183,12 @@ export async function installDependencies(
         'install',
         '--no-input',
         '--disable-pip-version-check',
+        '--no-cache-dir',
         '--target',
-        join(appDir, '.svc', 'deps'),
+        join(toolDir, '.svc', 'deps'),
         '-r',
         'requirements.txt',
       ],
-      appDir,
       opts.output,
       opts.signal,
     );
@@ -177,7 +203,6 @@ export async function installDependencies(
         'npm install',
         'npm',
         ['install', '--omit=dev', '--no-audit', '--no-fund', '--no-package-lock'],
-        appDir,
         opts.output,
         opts.signal,
       );
@@ -195,6 +220,8 @@ export async function buildDeployment(
     runners: RunnerPaths;
     output: BuildOutput;
     signal: AbortSignal;
+    /** Where the tools run, and how they see `appDir` (the sandbox); called once unpacked. */
+    tools?: (appDir: string) => Promise<{ run: ToolRunner; toolDir: string }>;
   },
 ): Promise<void> {
   const runtime = deployment.spec.config.runtime;
@@ -214,5 +241,6 @@ export async function buildDeployment(
     python: opts.runners.python,
     output: opts.output,
     signal: opts.signal,
+    ...(opts.tools ? await opts.tools(appDir) : {}),
   });
 }

@@ -24,9 +24,11 @@ import type {
   WorkloadDriver,
 } from '../driver.js';
 import { agentEnv } from '../kubernetes/pod-template.js';
+import { AgentLauncher } from './agent-launcher.js';
 import { buildDeployment } from './builder.js';
 import { LogShipper, type LogOwner } from './log-shipper.js';
 import {
+  REPO_NODE_MODULES,
   runnerCommand,
   runnerPaths,
   runtimeAvailable,
@@ -82,6 +84,8 @@ export class LocalDriver implements WorkloadDriver {
   private notifier: DriverNotifier | null = null;
   private readonly instance = randomUUID();
   private readonly runners: RunnerPaths;
+  /** Starts agent processes (sandboxed where possible); made by {@link init}. */
+  private launcher!: AgentLauncher;
 
   constructor(
     kc: KubeConfig,
@@ -140,13 +144,17 @@ export class LocalDriver implements WorkloadDriver {
       startedAt: now(),
     } satisfies TaskRecord);
     this.event(agent, id, `build of version ${deployment.spec.version} started`);
-    void buildDeployment(deployment, join(this.buildDir(id), 'app'), {
-      apiUrl: this.cfg.internalApiUrl,
-      secret: this.cfg.internalSecret,
-      runners: this.runners,
-      signal: controller.signal,
-      output: (line) => this.event(agent, id, `build: ${line}`, 'INFO'),
-    })
+    void this.admitted(agent)
+      .then(() =>
+        buildDeployment(deployment, join(this.buildDir(id), 'app'), {
+          apiUrl: this.cfg.internalApiUrl,
+          secret: this.cfg.internalSecret,
+          runners: this.runners,
+          signal: controller.signal,
+          output: (line) => this.event(agent, id, `build: ${line}`, 'INFO'),
+          tools: this.launcher.buildTools(agent, deployment.spec.config.memoryMb),
+        }),
+      )
       .then(
         async () => {
           await writeRecord(record, {
@@ -189,6 +197,12 @@ export class LocalDriver implements WorkloadDriver {
 
   async cancelBuild(deployment: AgentDeployment): Promise<void> {
     this.builds.get(deployment.metadata.name ?? '')?.abort();
+  }
+
+  /** Rejects with the reason when this machine may not run `agent` (see AgentLauncher). */
+  private async admitted(agent: Agent): Promise<void> {
+    const refused = await this.launcher.admit(agent);
+    if (refused) throw new Error(refused);
   }
 
   // Services.
@@ -250,13 +264,34 @@ export class LocalDriver implements WorkloadDriver {
     const entrypoint = deployment.spec.config.entrypoint ?? 'main.py';
     const port = await freePort();
     const owner = this.owner(agent);
+    const launcher = this.launcher;
+    const statusDir = join(this.buildDir(deploymentId), 'status');
+    await launcher.handOver(agent, statusDir);
+    const errorFile = launcher.errorFileOf(statusDir);
     const service = new SupervisedService(this.group, {
       name: `agent-${agentId}`,
-      command: runnerCommand(this.runners, runtime, 'serve', appDir, entrypoint, port),
+      command: runnerCommand(
+        this.runners,
+        runtime,
+        'serve',
+        launcher.appDirOf(appDir),
+        entrypoint,
+        launcher.servicePortOf(port),
+      ),
       cwd: appDir,
-      env: await this.environment(agent, deployment, {}),
+      env: { ...launcher.baseEnv(), ...(await this.environment(agent, deployment, {})) },
       port,
-      errorFile: join(this.buildDir(deploymentId), 'runner-error.txt'),
+      errorFile: errorFile.host,
+      runnerErrorFile: errorFile.runner,
+      launch: (start) =>
+        launcher.start({
+          ...start,
+          agent,
+          appDir,
+          memoryMb: deployment.spec.config.memoryMb,
+          hostPort: port,
+          statusDir,
+        }),
       onStdout: (message) =>
         this.shipper.push(owner, { deployment_id: deploymentId, stream: 'stdout', message }),
       onStderr: (message) =>
@@ -272,7 +307,9 @@ export class LocalDriver implements WorkloadDriver {
     // Built while the interpreter was there (SVC_BUN_PATH changed since, say): a failure, not
     // a process restarted for ever.
     const available = runtimeAvailable(this.runners, runtime);
-    if (available.ok) service.start();
+    const refused = await launcher.admit(agent);
+    if (refused) service.fail(refused);
+    else if (available.ok) service.start();
     else service.fail(available.reason);
   }
 
@@ -405,6 +442,11 @@ export class LocalDriver implements WorkloadDriver {
       await finish('failed', available.reason);
       return;
     }
+    const refused = await this.launcher.admit(agent);
+    if (refused) {
+      await finish('failed', refused);
+      return;
+    }
     const appDir = join(this.buildDir(serving.metadata.name ?? ''), 'app');
     const owner = this.owner(agent);
     const env = await this.environment(agent, serving, {});
@@ -413,12 +455,22 @@ export class LocalDriver implements WorkloadDriver {
       { SVC_DEPLOYMENT_ID: runId, SVC_MODE: 'run' },
       run.spec.spawnedByAgentId ? { SVC_SPAWN_ID: runId } : {},
     );
-    const proc = this.group.start({
+    const launcher = this.launcher;
+    const command = runnerCommand(
+      this.runners,
+      runtime,
+      'run',
+      launcher.appDirOf(appDir),
+      entrypoint,
+    );
+    const proc = launcher.start({
       name: `run-${runId}`,
-      ...(() => {
-        const c = runnerCommand(this.runners, runtime, 'run', appDir, entrypoint);
-        return { command: c.command, args: c.args, env: { ...process.env, ...env, ...c.env } };
-      })(),
+      agent,
+      appDir,
+      memoryMb: serving.spec.config.memoryMb,
+      command: command.command,
+      args: command.args,
+      env: { ...launcher.baseEnv(), ...env, ...command.env },
       cwd: appDir,
       onStdoutLine: (message) =>
         this.shipper.push(owner, { deployment_id: runId, stream: 'stdout', message }),
@@ -541,6 +593,20 @@ export class LocalDriver implements WorkloadDriver {
   /** Ensures the state directory exists. */
   async init(): Promise<this> {
     await mkdir(this.dir, { recursive: true });
+    this.launcher = await AgentLauncher.create({
+      group: this.group,
+      dir: this.dir,
+      runners: this.runners,
+      repoNodeModules: REPO_NODE_MODULES,
+      // The front doors an agent calls: the control plane, the vector plane and the edge.
+      publicUrls: [
+        this.cfg.publicApiUrl,
+        this.cfg.vectorsUrl,
+        this.cfg.agentPort ? `http://127.0.0.1:${this.cfg.agentPort}` : undefined,
+      ],
+      mode: this.cfg.sandbox,
+      log: this.log,
+    });
     return this;
   }
 }

@@ -29,6 +29,9 @@ export interface RunnerPaths {
   bun: string;
 }
 
+/** The repository's npm packages, where the Node runner finds tsx. */
+export const REPO_NODE_MODULES = join(repoRoot, 'node_modules');
+
 /** The runners and interpreters as the project's own scripts install them. */
 export const RUNNERS: RunnerPaths = {
   pythonPackageDir: join(repoRoot, 'operator', 'runners', 'python'),

@@ -6,7 +6,7 @@
  * kept as the failure.
  */
 import { readFile } from 'node:fs/promises';
-import type { ManagedProcess, ProcessGroup } from '../../../../common/processes.js';
+import type { ManagedProcess, ProcessGroup, StartOptions } from '../../../../common/processes.js';
 import type { Command } from './runner-command.js';
 
 /** Exit code of a runner whose entry point failed to import or lacks `app`. */
@@ -23,6 +23,10 @@ export interface ServiceOptions {
   env: Record<string, string>;
   port: number;
   errorFile: string;
+  /** The error file's path as the runner sees it (inside a sandbox); `errorFile` otherwise. */
+  runnerErrorFile?: string;
+  /** Starts the process (in a sandbox); the group's own `start` otherwise. */
+  launch?: (start: StartOptions) => ManagedProcess;
   onStdout: (line: string) => void;
   onStderr: (line: string) => void;
   onEvent: (message: string, level: 'INFO' | 'WARN' | 'ERROR') => void;
@@ -54,15 +58,20 @@ export class SupervisedService {
     if (this.stopped) return;
     this.state = 'starting';
     const { command, env } = this.opts;
-    this.proc = this.group.start({
+    const start: StartOptions = {
       name: this.opts.name,
       command: command.command,
       args: command.args,
       cwd: this.opts.cwd,
-      env: { ...process.env, ...env, ...command.env, SVC_RUNNER_ERROR_FILE: this.opts.errorFile },
+      env: {
+        ...env,
+        ...command.env,
+        SVC_RUNNER_ERROR_FILE: this.opts.runnerErrorFile ?? this.opts.errorFile,
+      },
       onStdoutLine: this.opts.onStdout,
       onStderrLine: this.opts.onStderr,
-    });
+    };
+    this.proc = this.opts.launch ? this.opts.launch(start) : this.group.start(start);
     const proc = this.proc;
     void this.waitHealthy(proc);
     void proc.exited.then((code) => this.onExit(proc, code));
