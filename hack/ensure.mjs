@@ -45,3 +45,5 @@ run('bash', [join('hack', 'build-tools.sh')]);
 run(process.execPath, [join('hack', 'runner-venv.mjs')]);
 run(process.execPath, [join('hack', 'python', 'ensure-venv.mjs')]);
 run(process.execPath, [join('hack', 'bun.mjs')]);
+// The agent sandbox's bwrap and pasta (Debian packages), for the local driver.
+run(process.execPath, [join('hack', 'sandbox-tools.mjs')]);

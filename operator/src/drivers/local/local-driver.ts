@@ -199,6 +199,11 @@ export class LocalDriver implements WorkloadDriver {
     this.builds.get(deployment.metadata.name ?? '')?.abort();
   }
 
+  /** True when agents run sandboxed (see AgentLauncher). */
+  get sandboxed(): boolean {
+    return this.launcher.sandboxed;
+  }
+
   /** Rejects with the reason when this machine may not run `agent` (see AgentLauncher). */
   private async admitted(agent: Agent): Promise<void> {
     const refused = await this.launcher.admit(agent);
@@ -479,7 +484,14 @@ export class LocalDriver implements WorkloadDriver {
     });
     void proc.exited.then(
       (code) =>
-        finish(code === 0 ? 'succeeded' : 'failed', code === 0 ? undefined : `exited with ${code}`),
+        finish(
+          code === 0 ? 'succeeded' : 'failed',
+          code === 0
+            ? undefined
+            : (proc as { outOfMemory?: boolean }).outOfMemory
+              ? `killed: out of memory (memory_mb ${serving.spec.config.memoryMb})`
+              : `exited with ${code}`,
+        ),
       (err: Error) => finish('failed', err.message),
     );
   }

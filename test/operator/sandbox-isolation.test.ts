@@ -1,0 +1,332 @@
+/**
+ * Tenant isolation on one machine, tried as an attacker with an ordinary
+ * account would: tenant B deploys a job agent that tries to read the
+ * platform's keys, database and kubeconfig, another tenant's code and process
+ * environment, and to reach the platform's loopback services (kube-apiserver,
+ * MongoDB, the engine, another agent's service). Every attempt must fail,
+ * while the same agent reads its own code, writes its scratch directory,
+ * calls the public API with its own key and reaches an outside address.
+ * Runs the real local driver, the real control plane and the real engine.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { networkInterfaces, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CustomObjectsApi } from '@kubernetes/client-node';
+import { createLogger } from '../../common/logger.js';
+import type { Agent } from '../../crds/src/index.js';
+import { loadOperatorConfig } from '../../operator/src/config.js';
+import { LocalDriver } from '../../operator/src/drivers/local/local-driver.js';
+import { OperatorManager } from '../../operator/src/manager.js';
+import {
+  call,
+  createCaller,
+  startControlPlaneServer,
+  type Caller,
+  type TestServer,
+} from '../apiserver/control-plane-server.js';
+import { deployFiles, type Deployment } from '../apiserver/deploy/deploy-helpers.js';
+import { startEngine, type EngineProcess } from '../engine/support/engine-process.js';
+import { harness } from '../harness/env.js';
+import { eventually } from './operator-harness.js';
+
+let server: TestServer;
+let tenantA: Caller;
+let tenantB: Caller;
+let manager: OperatorManager;
+let driver: LocalDriver;
+let engine: EngineProcess;
+let outside: Server | null = null;
+let outsideAddress: string | null = null;
+const dir = mkdtempSync(join(tmpdir(), 'svc-sandbox-'));
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** A non-loopback IPv4 address of this machine, where "the outside" listens; null if none. */
+function outsideIp(): string | null {
+  for (const addresses of Object.values(networkInterfaces())) {
+    for (const a of addresses ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
+  }
+  return null;
+}
+
+beforeAll(async () => {
+  server = await startControlPlaneServer();
+  tenantA = await createCaller(server, { tier: 'starter' });
+  tenantB = await createCaller(server, { tier: 'starter' });
+  engine = await startEngine();
+  const log = createLogger('operator', 'silent');
+  const cfg = {
+    ...loadOperatorConfig({ SVC_INTERNAL_SECRET: server.internalSecret }),
+    internalApiUrl: server.base,
+    publicApiUrl: server.base,
+    vectorsUrl: 'http://127.0.0.1:1',
+  };
+  driver = await new LocalDriver(server.kc, cfg, dir, log).init();
+  manager = new OperatorManager({
+    kc: server.kc,
+    cfg,
+    driver,
+    log,
+    namespaces: (ns) => ns === tenantA.namespace || ns === tenantB.namespace,
+  });
+  await manager.start();
+  const ip = outsideIp();
+  if (ip) {
+    outside = createServer((socket) => socket.end('outside-ok'));
+    await new Promise<void>((resolve) => outside?.listen(0, ip, resolve));
+    const port = (outside.address() as { port: number }).port;
+    outsideAddress = `${ip}:${port}`;
+  }
+}, 120_000);
+
+afterAll(async () => {
+  outside?.close();
+  await manager.stop();
+  await driver.close();
+  await engine.dispose();
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function deployAndWait(
+  who: Caller,
+  name: string,
+  agentType: 'service' | 'job',
+  files: Record<string, string>,
+): Promise<Deployment> {
+  const created = await call(server, 'POST', '/api/v1/agents', {
+    key: who.key,
+    body: { name, agent_type: agentType, runtime: 'python3.12' },
+  });
+  expect(created.status).toBe(201);
+  const d = (await deployFiles(server, who.key, name, files)).body;
+  const final = await eventually(
+    () =>
+      call<Deployment>(server, 'GET', `/api/v1/deployments/${d.id}`, { key: who.key }).then(
+        (r) => r.body,
+      ),
+    (x) => ['active', 'failed'].includes(String(x.state)),
+    `${name} deployed`,
+    120_000,
+  );
+  expect(final).toMatchObject({ state: 'active', error_message: null });
+  await eventually(
+    () =>
+      call<{ status: string; url: string | null }>(server, 'GET', `/api/v1/agents/${name}`, {
+        key: who.key,
+      }),
+    (r) => r.body.status === 'running' && (agentType === 'job' || r.body.url !== null),
+    `${name} running`,
+  );
+  return final;
+}
+
+/** The attacker: tries every target in its payload and prints one JSON line of what worked. */
+const ATTACKER = `
+import json, os, socket, urllib.request
+
+def payload():
+    req = urllib.request.Request(
+        os.environ["SVC_API_URL"] + "/api/v1/deployments/" + os.environ["SVC_DEPLOYMENT_ID"] + "/payload",
+        headers={"authorization": "Bearer " + os.environ["SVC_API_KEY"]})
+    return json.load(urllib.request.urlopen(req))["payload"]
+
+def read(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read(200).decode("utf8", "replace")
+    except Exception as e:
+        return None
+
+def listdir(path):
+    try:
+        return os.listdir(path)
+    except Exception:
+        return None
+
+def connect(address):
+    host, port = address.rsplit(":", 1)
+    try:
+        s = socket.create_connection((host, int(port)), timeout=2)
+        s.settimeout(2)
+        data = s.recv(64)
+        s.close()
+        return data.decode("utf8", "replace") or "connected"
+    except Exception:
+        return None
+
+p = payload()
+own_key = os.environ["SVC_API_KEY"]
+keys_seen = []
+for pid in [d for d in os.listdir("/proc") if d.isdigit()] + [str(x) for x in p["pids"]]:
+    try:
+        env = open("/proc/%s/environ" % pid, "rb").read().decode("utf8", "replace")
+    except Exception:
+        env = ""
+    for item in env.split("\\0"):
+        if item.startswith("SVC_API_KEY=") and item[12:] != own_key:
+            keys_seen.append(pid)
+me = urllib.request.Request(
+    os.environ["SVC_API_URL"] + "/api/v1/agents/" + os.environ["SVC_AGENT_ID"],
+    headers={"authorization": "Bearer " + own_key})
+open("/tmp/scratch.txt", "w").write("scratch")
+result = {
+    "files": {path: read(path) for path in p["files"]},
+    "dirs": {path: listdir(path) for path in p["dirs"]},
+    "ports": {address: connect(address) for address in p["ports"]},
+    "outside": connect(p["outside"]) if p["outside"] else None,
+    "other_keys": keys_seen,
+    "visible_pids": len([d for d in os.listdir("/proc") if d.isdigit()]),
+    "uid": os.getuid(),
+    "own_code": read("/app/main.py") is not None,
+    "scratch": read("/tmp/scratch.txt"),
+    "code_writable": os.access("/app", os.W_OK),
+    "public_api": urllib.request.urlopen(me).status,
+}
+print("RESULT " + json.dumps(result), flush=True)
+`;
+
+const SERVICE = `
+async def app(scope, receive, send):
+    await send({"type": "http.response.start", "status": 200, "headers": []})
+    await send({"type": "http.response.body", "body": b"tenant-a"})
+`;
+
+describe('sandboxed agents on one machine', () => {
+  it('runs agents in a sandbox on this machine (bwrap, pasta)', () => {
+    expect(driver.sandboxed).toBe(true);
+  });
+
+  it("denies an agent the platform's files, other tenants' code, keys and loopback services", async () => {
+    const h = harness();
+    const a = await deployAndWait(tenantA, 'victim', 'service', { 'main.py': SERVICE });
+    const victimId = (
+      await call<{ id: string }>(server, 'GET', '/api/v1/agents/victim', { key: tenantA.key })
+    ).body.id;
+    const victim = (await server.kc.makeApiClient(CustomObjectsApi).getNamespacedCustomObject({
+      group: 'svc.dev',
+      version: 'v1alpha1',
+      namespace: tenantA.namespace,
+      plural: 'agents',
+      name: victimId,
+    })) as Agent;
+    const status = await driver.serviceStatus(victim);
+    expect(status.endpoint).toBeTruthy();
+    const victimPids = execFileSync('pgrep', ['-f', 'svc_runner serve'], { encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
+    expect(victimPids.length).toBeGreaterThan(0);
+    await deployAndWait(tenantB, 'attacker', 'job', { 'main.py': ATTACKER });
+    const victimBuild = join(dir, 'builds', String(a.id), 'app', 'main.py');
+    const mongoPort = new URL(h.mongoUri).port;
+    const kubePort = new URL(h.kubeApiServerUrl).port;
+    const enginePort = new URL(engine.url).port;
+    const servicePort = String(status.endpoint).split(':')[1];
+    const targets = {
+      files: [
+        '/etc/shadow',
+        h.kubeconfigPath,
+        join(h.dir, 'pki', 'ca.key'),
+        join(h.dir, 'pki', 'apiserver.key'),
+        victimBuild,
+        join(dir, 'unconfined-account'),
+        '/root/.bash_history',
+      ],
+      // (/root and /work hold the runtimes' own directories: only those, read-only.)
+      dirs: [h.dir, join(h.dir, 'ferretdb'), dir, join(dir, 'builds'), join(REPO_ROOT, '.dev')],
+      ports: [
+        `127.0.0.1:${kubePort}`,
+        `127.0.0.1:${mongoPort}`,
+        `127.0.0.1:${enginePort}`,
+        `127.0.0.1:${servicePort}`,
+        `10.0.2.2:${enginePort}`,
+        `10.0.2.2:${mongoPort}`,
+        ...(outsideAddress ? [`${outsideAddress.split(':')[0]}:${enginePort}`] : []),
+      ],
+      pids: victimPids,
+      outside: outsideAddress,
+    };
+    const run = await call<{ deployment_id: string }>(
+      server,
+      'POST',
+      '/api/v1/agents/attacker/run',
+      {
+        key: tenantB.key,
+        body: { payload: targets },
+      },
+    );
+    expect(run.status).toBe(202);
+    const line = await eventually(
+      async () =>
+        (
+          await call<{ items: Array<{ message: string }> }>(
+            server,
+            'GET',
+            '/api/v1/agents/attacker/logs?limit=1000',
+            { key: tenantB.key },
+          )
+        ).body.items.find((l) => l.message.startsWith('RESULT ')),
+      (l) => l !== undefined,
+      'the attacker reported',
+      60_000,
+    );
+    const result = JSON.parse(String(line?.message).slice('RESULT '.length)) as {
+      files: Record<string, string | null>;
+      dirs: Record<string, string[] | null>;
+      ports: Record<string, string | null>;
+      outside: string | null;
+      other_keys: string[];
+      visible_pids: number;
+      uid: number;
+      own_code: boolean;
+      scratch: string | null;
+      code_writable: boolean;
+      public_api: number;
+    };
+    // Nothing of the platform, the host or the other tenant.
+    for (const path of targets.files) expect([path, result.files[path]]).toEqual([path, null]);
+    for (const path of targets.dirs) expect([path, result.dirs[path]]).toEqual([path, null]);
+    for (const address of targets.ports)
+      expect([address, result.ports[address]]).toEqual([address, null]);
+    expect(result.other_keys).toEqual([]);
+    expect(result.visible_pids).toBeLessThan(10);
+    expect(result.uid).not.toBe(0);
+    // Its own code, its scratch, the public API with its own key, and the outside.
+    expect(result.own_code).toBe(true);
+    expect(result.code_writable).toBe(false);
+    expect(result.scratch).toBe('scratch');
+    expect(result.public_api).toBe(200);
+    if (outsideAddress) expect(result.outside).toBe('outside-ok');
+  });
+
+  it('kills a run past its memory_mb and says so', async () => {
+    // At most 4 GiB, so a machine that did not enforce the limit is not taken down by the test.
+    await deployAndWait(tenantB, 'hog-job', 'job', {
+      'main.py': 'blocks = [bytearray(16 * 1024 * 1024) for _ in range(256)]\nprint("allocated")\n',
+    });
+    const run = await call<{ deployment_id: string }>(
+      server,
+      'POST',
+      '/api/v1/agents/hog-job/run',
+      {
+        key: tenantB.key,
+        body: { payload: {} },
+      },
+    );
+    const final = await eventually(
+      () =>
+        call<Deployment>(server, 'GET', `/api/v1/deployments/${run.body.deployment_id}`, {
+          key: tenantB.key,
+        }).then((r) => r.body),
+      (x) => ['completed', 'failed'].includes(String(x.state)),
+      'the hog run ended',
+      60_000,
+    );
+    expect(final.state).toBe('failed');
+    expect(String(final.error_message)).toMatch(/memory/);
+  });
+});
