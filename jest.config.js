@@ -1,8 +1,10 @@
-// Jest runs TypeScript through SWC as native ES modules. Unit tests live beside
-// their source; integration tests in test/ share one set of real components
-// booted by test/harness/global-setup.mjs.
-/** @type {import('jest').Config} */
-export default {
+// Jest runs TypeScript through SWC as native ES modules, in two projects:
+// `unit` (tests beside their source: pure logic, nothing booted) and
+// `integration` (test/: real components booted once per run by
+// test/harness/global-setup.mjs, which runs only when an integration test is
+// selected). `npm test` runs both; `npm run test:unit` starts nothing.
+/** Options both projects share. */
+const shared = {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
   transform: {
@@ -12,13 +14,29 @@ export default {
     ],
   },
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
-  testMatch: ['<rootDir>/**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/.tools/', '/.dev/', '/examples/'],
   modulePathIgnorePatterns: ['<rootDir>/.tools/', '<rootDir>/.dev/'],
-  globalSetup: '<rootDir>/test/harness/global-setup.mjs',
-  globalTeardown: '<rootDir>/test/harness/global-teardown.mjs',
-  reporters: ['default', '<rootDir>/test/harness/summary-reporter.js'],
   testTimeout: 60000,
+};
+
+/** @type {import('jest').Config} */
+export default {
+  projects: [
+    {
+      ...shared,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/**/*.test.ts'],
+      testPathIgnorePatterns: [...shared.testPathIgnorePatterns, '<rootDir>/test/'],
+    },
+    {
+      ...shared,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/test/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/harness/global-setup.mjs',
+      globalTeardown: '<rootDir>/test/harness/global-teardown.mjs',
+    },
+  ],
+  reporters: ['default', '<rootDir>/test/harness/summary-reporter.js'],
   // No forceExit: a suite that leaves a handle open (a keep-alive socket, a tunnel, a timer)
   // keeps jest from exiting, and that is a leak to fix, not to hide.
 };
