@@ -14,7 +14,7 @@ import type { ApiServerConfig } from './config.js';
 import { createControlPlaneApp, type ControlPlaneDeps } from './control-plane/app.js';
 import { LogStore } from './logs/log-store.js';
 import { RunService } from './runs/run-service.js';
-import { kubernetesProbe, mongoProbe } from './probes.js';
+import { kubernetesProbe, mongoProbe, platformComponents } from './probes.js';
 import { MongoWindowStore } from './rate-limit/mongo-window-store.js';
 import { ArchiveStore } from './deploy/archive-store.js';
 import { DeployService } from './deploy/deploy-service.js';
@@ -79,6 +79,9 @@ export function controlPlaneDeps(
   return {
     log,
     probes: [mongoProbe(conn.mongo), kubernetesProbe(conn.kc)],
+    components: config.platformStatusFile
+      ? platformComponents(config.platformStatusFile)
+      : undefined,
     accounts,
     plans,
     windows: new MongoWindowStore(c.rateBuckets),
@@ -100,7 +103,7 @@ export function controlPlaneDeps(
 
 /** The configuration the control plane needs. */
 export type ControlPlaneConfig = Pick<ApiServerConfig, 'regions' | 'plansJson' | 'internalSecret'> &
-  Partial<Pick<ApiServerConfig, 'maxArchiveBytes'>>;
+  Partial<Pick<ApiServerConfig, 'maxArchiveBytes' | 'platformStatusFile'>>;
 
 /** Creates the indexes (idempotent) and returns the control-plane app. */
 export async function buildControlPlane(

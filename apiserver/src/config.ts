@@ -40,6 +40,11 @@ export interface ApiServerConfig {
    * (`SVC_INTERNAL_SECRET`, or a file named by `SVC_INTERNAL_SECRET_FILE`; required).
    */
   internalSecret: string;
+  /**
+   * The single-machine platform's report on its components (`SVC_PLATFORM_STATUS_FILE`,
+   * written by its supervisor), shown by `/api/v1/health`; unset elsewhere.
+   */
+  platformStatusFile: string | undefined;
   logLevel: string;
 }
 
@@ -63,6 +68,7 @@ export function loadConfig(env = process.env): ApiServerConfig {
     plansJson: envOptional('SVC_PLANS_JSON', env),
     maxArchiveBytes: envInt('SVC_MAX_ARCHIVE_MB', 200, { min: 1, max: 10_000 }, env) * 1024 * 1024,
     internalSecret: requireSecret('SVC_INTERNAL_SECRET', env),
+    platformStatusFile: envOptional('SVC_PLATFORM_STATUS_FILE', env),
     logLevel: envString('SVC_LOG_LEVEL', 'info', env),
   };
 }

@@ -42,6 +42,8 @@ export interface ServerOptions {
   maxArchiveBytes?: number;
   /** Defaults to a new random one per server. */
   internalSecret?: string;
+  /** The platform's component report, as `SVC_PLATFORM_STATUS_FILE` names it. */
+  platformStatusFile?: string;
 }
 
 /** Starts the app on 127.0.0.1:0. */
@@ -52,6 +54,7 @@ export async function startControlPlaneServer(opts: ServerOptions = {}): Promise
     plansJson: opts.plansJson,
     maxArchiveBytes: opts.maxArchiveBytes,
     internalSecret: opts.internalSecret ?? generateSecret(),
+    platformStatusFile: opts.platformStatusFile,
   };
   const log = createLogger('apiserver', 'silent');
   let mongo: MongoClient;

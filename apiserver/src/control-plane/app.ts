@@ -20,13 +20,19 @@ import type { RunService } from '../runs/run-service.js';
 import type { DeployService } from '../deploy/deploy-service.js';
 import type { DeploymentService } from '../deploy/deployment-service.js';
 import type { DeploymentKeyReaper } from '../deploy/deployment-keys.js';
-import { healthRoutes, type DependencyProbe } from './routes/health/index.js';
+import {
+  healthRoutes,
+  type ComponentsReporter,
+  type DependencyProbe,
+} from './routes/health/index.js';
 import { mountRoutes, route, type AnyRoute, type ControlPlaneState } from './routing.js';
 
 /** What the control-plane app is built from. */
 export interface ControlPlaneDeps {
   log: Logger;
   probes: readonly DependencyProbe[];
+  /** The single-machine platform's report on its components, shown by `/api/v1/health`. */
+  components?: ComponentsReporter;
   accounts: AccountService;
   plans: Record<Tier, Plan>;
   windows: MongoWindowStore;
@@ -46,11 +52,11 @@ export interface ControlPlaneDeps {
 export function controlPlaneRoutes(
   deps: Pick<
     ControlPlaneDeps,
-    'probes' | 'agents' | 'deploy' | 'deployments' | 'internal' | 'logs' | 'runs'
+    'probes' | 'components' | 'agents' | 'deploy' | 'deployments' | 'internal' | 'logs' | 'runs'
   >,
 ): AnyRoute[] {
   const routes: AnyRoute[] = [
-    ...healthRoutes(deps.probes),
+    ...healthRoutes(deps.probes, deps.components),
     ...agentRoutes(deps.agents),
     ...deploymentRoutes(deps.deploy, deps.deployments),
     ...runRoutes(deps.agents, deps.runs),

@@ -1,9 +1,13 @@
 /**
  * Unauthenticated monitoring probes (no compatibility promise):
- * `GET /api/v1/health` and `/liveness` answer while the process serves;
- * `/readiness` also checks each dependency and answers 503 naming the ones down.
+ * `GET /api/v1/health` and `/liveness` answer while the process serves, with
+ * the single-machine platform's report on its components (restarts) when it
+ * keeps one; `/readiness` also checks each dependency and answers 503 naming
+ * the ones down.
  */
 import * as yup from 'yup';
+import type { ComponentReport } from '../../../../../common/component-status.js';
+import { toJsonSchema } from '../../../validation/json-schema.js';
 import { route, type AnyRoute } from '../../routing.js';
 
 /** A dependency check used by `/readiness`; resolves when the dependency is usable. */
@@ -12,7 +16,36 @@ export interface DependencyProbe {
   check(): Promise<void>;
 }
 
-const Status = yup.object({ status: yup.string().oneOf(['ok']).required() });
+/** The platform's report on its components, when there is one. */
+export type ComponentsReporter = () => Promise<ComponentReport | undefined>;
+
+const ComponentStatus = yup.object({
+  state: yup.string().oneOf(['running', 'restarting', 'failed']).required(),
+  since: yup
+    .string()
+    .required()
+    .meta({ openapi: { format: 'date-time' } }),
+  restarts: yup.number().integer().min(0).required(),
+  last_exit: yup.string().nullable().defined().meta({ example: 'signal SIGKILL' }),
+  last_exit_at: yup
+    .string()
+    .nullable()
+    .defined()
+    .meta({ openapi: { format: 'date-time' } }),
+});
+const Status = yup.object({
+  status: yup.string().oneOf(['ok']).required(),
+  components: yup
+    .object()
+    .optional()
+    .meta({
+      description:
+        "Only on the single-machine platform (npm start): its supervisor's report on each " +
+        'component it restarts when it exits (engine, apiserver, operator, etcd, ' +
+        'kube-apiserver, kube-controller-manager, ferretdb).',
+      openapi: { additionalProperties: toJsonSchema(ComponentStatus) },
+    }),
+});
 const Readiness = yup.object({
   status: yup.string().oneOf(['ok', 'unavailable']).required(),
   dependencies: yup
@@ -28,8 +61,11 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-/** Routes of the health probes. */
-export function healthRoutes(probes: readonly DependencyProbe[]): AnyRoute[] {
+/** Routes of the health probes; `components` adds the platform's report to `/api/v1/health`. */
+export function healthRoutes(
+  probes: readonly DependencyProbe[],
+  components?: ComponentsReporter,
+): AnyRoute[] {
   const ok = route({
     method: 'get',
     path: '/api/v1/health',
@@ -41,7 +77,8 @@ export function healthRoutes(probes: readonly DependencyProbe[]): AnyRoute[] {
     responses: { 200: { description: 'The server is serving.', schema: Status } },
     errors: [],
     handler: async (ctx) => {
-      ctx.body = { status: 'ok' };
+      const report = await components?.();
+      ctx.body = report ? { status: 'ok', components: report } : { status: 'ok' };
     },
   });
   return [
