@@ -64,6 +64,11 @@ export class ProcessGroup {
     return this.children;
   }
 
+  /** True once {@link stopAll} has begun: an exit from then on is expected, not a crash. */
+  get stopped(): boolean {
+    return this.stopping;
+  }
+
   /** Starts a child process; its output is appended to `<logDir>/<name>.log`. */
   start(opts: StartOptions): ManagedProcess {
     const logFile = join(this.logDir, `${opts.name}.log`);

@@ -2,12 +2,15 @@
  * Starts each real component on loopback: etcd, kube-apiserver,
  * kube-controller-manager and FerretDB. Every function returns once the
  * component answers its readiness probe, or throws with the tail of its log.
+ * Given a supervisor, the component is restarted by it when it exits, on the
+ * same ports and data, so every port is chosen before the first start.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { freePort } from '../../common/ports.js';
 import { httpOk, tcpOpen } from '../lib/probe.js';
 import type { ProcessGroup } from '../../common/processes.js';
+import { startComponent, type Supervisor } from '../lib/supervisor.js';
 import { toolPath } from '../lib/tools.js';
 import type { Pki } from './pki.js';
 
@@ -16,28 +19,34 @@ export async function startEtcd(
   group: ProcessGroup,
   dataDir: string,
   opts: { fsync: boolean },
+  supervisor?: Supervisor,
 ): Promise<string> {
   const [clientPort, peerPort] = [await freePort(), await freePort()];
   const clientUrl = `http://127.0.0.1:${clientPort}`;
   const peerUrl = `http://127.0.0.1:${peerPort}`;
-  const proc = group.start({
-    name: 'etcd',
-    command: toolPath('etcd'),
-    args: [
-      '--name=svc-local',
-      `--data-dir=${dataDir}`,
-      `--listen-client-urls=${clientUrl}`,
-      `--advertise-client-urls=${clientUrl}`,
-      `--listen-peer-urls=${peerUrl}`,
-      `--initial-advertise-peer-urls=${peerUrl}`,
-      `--initial-cluster=svc-local=${peerUrl}`,
-      '--listen-metrics-urls=',
-      '--log-level=warn',
-      // Tests throw their data away; skipping fsync makes them much faster.
-      ...(opts.fsync ? [] : ['--unsafe-no-fsync']),
-    ],
-  });
-  await group.waitReady(proc, () => httpOk(`${clientUrl}/health`));
+  const launch = () =>
+    group.start({
+      name: 'etcd',
+      command: toolPath('etcd'),
+      args: [
+        '--name=svc-local',
+        `--data-dir=${dataDir}`,
+        `--listen-client-urls=${clientUrl}`,
+        `--advertise-client-urls=${clientUrl}`,
+        `--listen-peer-urls=${peerUrl}`,
+        `--initial-advertise-peer-urls=${peerUrl}`,
+        `--initial-cluster=svc-local=${peerUrl}`,
+        '--listen-metrics-urls=',
+        '--log-level=warn',
+        // Tests throw their data away; skipping fsync makes them much faster.
+        ...(opts.fsync ? [] : ['--unsafe-no-fsync']),
+      ],
+    });
+  const ready = () => httpOk(`${clientUrl}/health`);
+  await startComponent(
+    { name: 'etcd', group, launch: () => ({ proc: launch(), ready }) },
+    supervisor,
+  );
   return clientUrl;
 }
 
@@ -47,36 +56,43 @@ export async function startKubeApiserver(
   etcdUrl: string,
   pki: Pki,
   certDir: string,
+  supervisor?: Supervisor,
 ): Promise<string> {
   const port = await freePort();
   const url = `https://127.0.0.1:${port}`;
-  const proc = group.start({
-    name: 'kube-apiserver',
-    command: toolPath('kube-apiserver'),
-    args: [
-      `--etcd-servers=${etcdUrl}`,
-      '--bind-address=127.0.0.1',
-      '--advertise-address=127.0.0.1',
-      `--secure-port=${port}`,
-      `--cert-dir=${certDir}`,
-      `--tls-cert-file=${pki.servingCert}`,
-      `--tls-private-key-file=${pki.servingKey}`,
-      `--client-ca-file=${pki.caCert}`,
-      `--token-auth-file=${pki.tokenFile}`,
-      '--authorization-mode=RBAC',
-      '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
-      `--service-account-key-file=${pki.serviceAccountPub}`,
-      `--service-account-signing-key-file=${pki.serviceAccountKey}`,
-      '--service-cluster-ip-range=10.96.0.0/16',
-      '--allow-privileged=true',
-      // A loopback address is not a valid endpoint for the in-cluster `kubernetes` Service.
-      '--endpoint-reconciler-type=none',
-      '--profiling=false',
-      '--v=0',
-    ],
-  });
+  const launch = () =>
+    group.start({
+      name: 'kube-apiserver',
+      command: toolPath('kube-apiserver'),
+      args: [
+        `--etcd-servers=${etcdUrl}`,
+        '--bind-address=127.0.0.1',
+        '--advertise-address=127.0.0.1',
+        `--secure-port=${port}`,
+        `--cert-dir=${certDir}`,
+        `--tls-cert-file=${pki.servingCert}`,
+        `--tls-private-key-file=${pki.servingKey}`,
+        `--client-ca-file=${pki.caCert}`,
+        `--token-auth-file=${pki.tokenFile}`,
+        '--authorization-mode=RBAC',
+        '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+        `--service-account-key-file=${pki.serviceAccountPub}`,
+        `--service-account-signing-key-file=${pki.serviceAccountKey}`,
+        '--service-cluster-ip-range=10.96.0.0/16',
+        '--allow-privileged=true',
+        // A loopback address is not a valid endpoint for the in-cluster `kubernetes` Service.
+        '--endpoint-reconciler-type=none',
+        '--profiling=false',
+        '--v=0',
+      ],
+    });
   const ca = await readFile(pki.caCert);
-  await group.waitReady(proc, () => httpOk(`${url}/readyz`, { ca, token: pki.adminToken }), 90_000);
+  const ready = () => httpOk(`${url}/readyz`, { ca, token: pki.adminToken });
+  await startComponent(
+    { name: 'kube-apiserver', group, launch: () => ({ proc: launch(), ready }) },
+    supervisor,
+    90_000,
+  );
   return url;
 }
 
@@ -85,30 +101,35 @@ export async function startControllerManager(
   group: ProcessGroup,
   kubeconfig: string,
   pki: Pki,
+  supervisor?: Supervisor,
 ): Promise<void> {
   const port = await freePort();
-  const proc = group.start({
-    name: 'kube-controller-manager',
-    command: toolPath('kube-controller-manager'),
-    args: [
-      `--kubeconfig=${kubeconfig}`,
-      `--authentication-kubeconfig=${kubeconfig}`,
-      `--authorization-kubeconfig=${kubeconfig}`,
-      '--leader-elect=false',
-      '--bind-address=127.0.0.1',
-      `--secure-port=${port}`,
-      `--cert-dir=${join(pki.dir, 'controller-manager')}`,
-      `--service-account-private-key-file=${pki.serviceAccountKey}`,
-      `--root-ca-file=${pki.caCert}`,
-      '--use-service-account-credentials=false',
-      // Otherwise it creates /usr/libexec/kubernetes/kubelet-plugins on the host.
-      `--flex-volume-plugin-dir=${join(pki.dir, '..', 'flexvolume')}`,
-      '--v=0',
-    ],
-  });
+  const launch = () =>
+    group.start({
+      name: 'kube-controller-manager',
+      command: toolPath('kube-controller-manager'),
+      args: [
+        `--kubeconfig=${kubeconfig}`,
+        `--authentication-kubeconfig=${kubeconfig}`,
+        `--authorization-kubeconfig=${kubeconfig}`,
+        '--leader-elect=false',
+        '--bind-address=127.0.0.1',
+        `--secure-port=${port}`,
+        `--cert-dir=${join(pki.dir, 'controller-manager')}`,
+        `--service-account-private-key-file=${pki.serviceAccountKey}`,
+        `--root-ca-file=${pki.caCert}`,
+        '--use-service-account-credentials=false',
+        // Otherwise it creates /usr/libexec/kubernetes/kubelet-plugins on the host.
+        `--flex-volume-plugin-dir=${join(pki.dir, '..', 'flexvolume')}`,
+        '--v=0',
+      ],
+    });
   // It serves a certificate it generated itself; the probe only needs the answer.
-  await group.waitReady(proc, () =>
-    httpOk(`https://127.0.0.1:${port}/healthz`, { token: pki.adminToken, insecure: true }),
+  const ready = () =>
+    httpOk(`https://127.0.0.1:${port}/healthz`, { token: pki.adminToken, insecure: true });
+  await startComponent(
+    { name: 'kube-controller-manager', group, launch: () => ({ proc: launch(), ready }) },
+    supervisor,
   );
 }
 
@@ -123,22 +144,34 @@ export async function startFerretDb(
   group: ProcessGroup,
   stateDir: string,
   port = 0,
+  supervisor?: Supervisor,
 ): Promise<string> {
+  // A fixed port, so a restarted FerretDB is where its clients look for it.
+  const listenPort = port || (await freePort());
   let uri = '';
-  const proc = group.start({
-    name: 'ferretdb',
-    command: toolPath('ferretdb'),
-    args: [`--listen-addr=127.0.0.1:${port}`, `--state-dir=${stateDir}`, '--log-level=warn'],
-    onStdoutLine: (line) => {
-      if (!line.startsWith('{')) return;
-      const parsed = JSON.parse(line) as { ready?: string; uri?: string };
-      if (parsed.ready === 'ferretdb' && parsed.uri) uri = parsed.uri;
-    },
-  });
-  await group.waitReady(proc, async () => {
-    if (!uri) return false;
-    const { hostname, port: p } = new URL(uri);
-    return tcpOpen(hostname, Number(p));
-  });
+  const launch = () => {
+    let announced = '';
+    const proc = group.start({
+      name: 'ferretdb',
+      command: toolPath('ferretdb'),
+      args: [
+        `--listen-addr=127.0.0.1:${listenPort}`,
+        `--state-dir=${stateDir}`,
+        '--log-level=warn',
+      ],
+      onStdoutLine: (line) => {
+        if (!line.startsWith('{')) return;
+        const parsed = JSON.parse(line) as { ready?: string; uri?: string };
+        if (parsed.ready === 'ferretdb' && parsed.uri) announced = uri = parsed.uri;
+      },
+    });
+    const ready = async () => {
+      if (!announced) return false;
+      const { hostname, port: p } = new URL(announced);
+      return tcpOpen(hostname, Number(p));
+    };
+    return { proc, ready };
+  };
+  await startComponent({ name: 'ferretdb', group, launch }, supervisor);
   return uri;
 }

@@ -8,6 +8,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { ProcessGroup } from '../../common/processes.js';
+import type { Supervisor } from '../lib/supervisor.js';
 import {
   startControllerManager,
   startEtcd,
@@ -32,6 +33,8 @@ export interface ControlPlaneOptions {
   mongoPort?: number;
   /** Progress lines. */
   log?: (line: string) => void;
+  /** Restarts a component that exits once started (the single-machine platform's); none by default. */
+  supervisor?: Supervisor;
 }
 
 /** A running control plane. */
@@ -57,20 +60,28 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
   try {
     const pki = await ensurePki(join(opts.dir, 'pki'));
     const [etcdUrl, mongoUri] = await Promise.all([
-      startEtcd(group, join(opts.dir, 'etcd'), { fsync: opts.durable ?? true }).then((url) => {
+      startEtcd(
+        group,
+        join(opts.dir, 'etcd'),
+        { fsync: opts.durable ?? true },
+        opts.supervisor,
+      ).then((url) => {
         step(`etcd ready at ${url}`);
         return url;
       }),
-      startFerretDb(group, join(opts.dir, 'ferretdb'), opts.mongoPort ?? 0).then((uri) => {
-        step(`FerretDB ready at ${uri}`);
-        return uri;
-      }),
+      startFerretDb(group, join(opts.dir, 'ferretdb'), opts.mongoPort ?? 0, opts.supervisor).then(
+        (uri) => {
+          step(`FerretDB ready at ${uri}`);
+          return uri;
+        },
+      ),
     ]);
     const apiServerUrl = await startKubeApiserver(
       group,
       etcdUrl,
       pki,
       join(opts.dir, 'pki', 'serving'),
+      opts.supervisor,
     );
     step(`kube-apiserver ready at ${apiServerUrl}`);
     await writeKubeconfig(kubeconfigPath, apiServerUrl, pki);
@@ -80,7 +91,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
       applyCrds(kc).then(() => step('CRDs established')),
       opts.controllerManager === false
         ? Promise.resolve()
-        : startControllerManager(group, kubeconfigPath, pki).then(() =>
+        : startControllerManager(group, kubeconfigPath, pki, opts.supervisor).then(() =>
             step('kube-controller-manager ready'),
           ),
     ]);

@@ -2,7 +2,8 @@
  * `npm start`: the single-machine platform in the foreground (see
  * platform.ts), with its state kept in `.dev/`; writes `.dev/env` and stops
  * everything on Ctrl-C. Processes left by a killed earlier run are stopped
- * first.
+ * first. A component that crashes is restarted (the pid record follows it);
+ * when restarts keep failing, everything stops and the exit status is 1.
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -30,6 +31,13 @@ async function main(): Promise<void> {
   const agentDomain = process.env.SVC_AGENT_DOMAIN || 'agents.localhost';
 
   let platform: Platform | undefined;
+  const recordPids = async () => {
+    if (!platform) return;
+    await recordProcesses(pidFile, [
+      ...platform.controlPlane.processes.processes,
+      ...platform.services.processes,
+    ]);
+  };
   const stop = async () => {
     await platform?.stop();
     await clearRecordedProcesses(pidFile);
@@ -54,14 +62,16 @@ async function main(): Promise<void> {
       enginePort,
       agentDomain,
       log: (line) => console.log(line),
+      onRestart: () => void recordPids(),
+      onGiveUp: (error) => {
+        console.error(`platform: stopped: ${error.message}`);
+        void clearRecordedProcesses(pidFile).then(() => process.exit(1));
+      },
     });
     const { apiUrl, edgeUrl, vectorsUrl, engineUrl, mongoUri, controlPlane } = platform;
     const envPath = join(devDir, 'env');
     const bootstrap = await bootstrapKey(mongoUri, await readEnvFileValue(envPath, 'SVC_API_KEY'));
-    await recordProcesses(pidFile, [
-      ...controlPlane.processes.processes,
-      ...platform.services.processes,
-    ]);
+    await recordPids();
     await writeEnvFile(envPath, {
       SVC_API_URL: apiUrl,
       SVC_VECTORS_URL: vectorsUrl,
@@ -88,6 +98,9 @@ async function main(): Promise<void> {
       `platform:   kubectl      kubectl --kubeconfig .dev/kubeconfig get agents,agentdeployments,workspaces -A`,
     );
     console.log(`platform:   environment  .dev/env   logs .dev/logs/ and .dev/control-plane/logs/`);
+    console.log(
+      `platform:   supervision  a crashed component restarts; restarts in .dev/logs/platform.log and ${apiUrl}/api/v1/health`,
+    );
     console.log(
       `platform:   secrets      .dev/internal-secret and .dev/engine-api-key (0600, not in .dev/env)`,
     );

@@ -1,0 +1,198 @@
+/**
+ * The single-machine platform (`npm start`'s startPlatform, every process
+ * real, on free ports in a temporary directory) keeps its components running:
+ * a component killed with SIGKILL is restarted on the same port with the same
+ * data, the log and `/api/v1/health` say so, and for the engine, every point
+ * acknowledged before, during and after the kill is still there.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { ComponentStatus } from '../../common/component-status.js';
+import { freePort } from '../../common/ports.js';
+import { bootstrapKey } from '../../hack/platform/bootstrap.js';
+import { startPlatform, type Platform } from '../../hack/platform/platform.js';
+
+let dir: string;
+let platform: Platform;
+let key: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'svc-platform-'));
+  platform = await startPlatform({
+    dir,
+    apiPort: await freePort(),
+    edgePort: await freePort(),
+    vectorsPort: await freePort(),
+    enginePort: await freePort(),
+    agentDomain: 'agents.localhost',
+    durable: false,
+  });
+  key = (await bootstrapKey(platform.mongoUri, undefined)).key;
+}, 240_000);
+
+afterAll(async () => {
+  await platform?.stop();
+  await rm(dir, { recursive: true, force: true });
+}, 60_000);
+
+function pidOf(name: string): number {
+  const proc = [...platform.services.processes, ...platform.controlPlane.processes.processes].find(
+    (p) => p.name === name,
+  );
+  if (!proc) throw new Error(`no ${name} process`);
+  return proc.pid;
+}
+
+async function health(): Promise<Record<string, ComponentStatus>> {
+  const res = await fetch(`${platform.apiUrl}/api/v1/health`).catch(() => undefined);
+  if (res?.status !== 200) return {};
+  return ((await res.json()) as { components?: Record<string, ComponentStatus> }).components ?? {};
+}
+
+async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 90_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** Waits until the health route reports `name` running again after `restarts` restarts. */
+function restarted(name: string, restarts: number) {
+  return until(`${name} restarted`, async () => {
+    const status = (await health())[name];
+    return status?.state === 'running' && status.restarts === restarts ? status : undefined;
+  });
+}
+
+function vectors(method: string, path: string, body?: unknown): Promise<Response> {
+  return fetch(`${platform.vectorsUrl}/api/v1${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+}
+
+describe('the single-machine platform under SIGKILL', () => {
+  it('reports every component running, none restarted, once started', async () => {
+    const components = await health();
+    expect(Object.keys(components).sort()).toEqual([
+      'apiserver',
+      'engine',
+      'etcd',
+      'ferretdb',
+      'kube-apiserver',
+      'kube-controller-manager',
+      'operator',
+    ]);
+    for (const status of Object.values(components)) {
+      expect(status).toMatchObject({ state: 'running', restarts: 0, last_exit: null });
+    }
+  });
+
+  it('restarts the engine killed while upserts stream; every acknowledged point is there', async () => {
+    const created = await vectors('POST', '/collections', {
+      name: 'stream',
+      vectors: { size: 4, distance: 'Cosine' },
+    });
+    expect([200, 201]).toContain(created.status);
+
+    const acknowledged = new Set<number>();
+    const refused: number[] = [];
+    let nextId = 1;
+    let streaming = true;
+    const writer = async () => {
+      while (streaming) {
+        const ids = Array.from({ length: 250 }, () => nextId++);
+        const points = ids.map((id) => ({
+          id,
+          vector: [1, id % 7, id % 11, id % 13],
+          payload: { n: id },
+        }));
+        const res = await vectors('PUT', '/collections/stream/points', { points }).catch(
+          () => undefined,
+        );
+        await res?.arrayBuffer();
+        if (res?.status === 200) for (const id of ids) acknowledged.add(id);
+        else {
+          refused.push(res?.status ?? 0);
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      }
+    };
+    const writers = [writer(), writer(), writer()];
+    try {
+      await until('points acknowledged', async () =>
+        acknowledged.size >= 3000 ? true : undefined,
+      );
+      const killed = pidOf('engine');
+      process.kill(killed, 'SIGKILL');
+      const status = await restarted('engine', 1);
+      expect(status.last_exit).toBe('signal SIGKILL');
+      expect(pidOf('engine')).not.toBe(killed);
+      // The vector plane answers 200 again: the stream goes on.
+      const before = acknowledged.size;
+      await until('writes after the restart', async () =>
+        acknowledged.size >= before + 3000 ? true : undefined,
+      );
+    } finally {
+      streaming = false;
+      await Promise.all(writers);
+    }
+    // While the engine was down, writes were refused, not acknowledged.
+    expect(refused.length).toBeGreaterThan(0);
+
+    const stored = new Set<number>();
+    let offset: unknown = null;
+    do {
+      const res = await vectors('POST', '/collections/stream/points/scroll', {
+        limit: 1000,
+        offset,
+        with_payload: false,
+      });
+      expect(res.status).toBe(200);
+      const { result } = (await res.json()) as {
+        result: { points: Array<{ id: number }>; next_page_offset: unknown };
+      };
+      for (const point of result.points) stored.add(point.id);
+      offset = result.next_page_offset;
+    } while (offset !== null && offset !== undefined);
+    const lost = [...acknowledged].filter((id) => !stored.has(id));
+    expect({ acknowledged: acknowledged.size, lost: lost.length }).toEqual({
+      acknowledged: acknowledged.size,
+      lost: 0,
+    });
+
+    const log = await readFile(join(dir, 'logs', 'platform.log'), 'utf8');
+    expect(log).toMatch(/platform: engine exited \(signal SIGKILL\); restarting in 0\.5 s/);
+    expect(log).toMatch(/platform: engine restarted \(pid \d+/);
+  }, 240_000);
+
+  it('restarts the API server itself, which then reports its own restart', async () => {
+    const killed = pidOf('apiserver');
+    process.kill(killed, 'SIGKILL');
+    const status = await restarted('apiserver', 1);
+    expect(status.last_exit).toBe('signal SIGKILL');
+    const res = await fetch(`${platform.apiUrl}/api/v1/agents`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(res.status).toBe(200);
+    expect((await vectors('GET', '/collections/stream')).status).toBe(200);
+  }, 120_000);
+
+  it('restarts a control-plane component (FerretDB) on the same port, and the API answers again', async () => {
+    process.kill(pidOf('ferretdb'), 'SIGKILL');
+    await restarted('ferretdb', 1);
+    await until('the control plane to answer', async () => {
+      const res = await fetch(`${platform.apiUrl}/api/v1/agents`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      return res.status === 200 ? true : undefined;
+    });
+    expect((await health()).engine?.restarts).toBe(1);
+  }, 120_000);
+});
