@@ -25,7 +25,13 @@ import {
   type ComponentsReporter,
   type DependencyProbe,
 } from './routes/health/index.js';
-import { mountRoutes, route, type AnyRoute, type ControlPlaneState } from './routing.js';
+import {
+  methodNotAllowed,
+  mountRoutes,
+  route,
+  type AnyRoute,
+  type ControlPlaneState,
+} from './routing.js';
 
 /** What the control-plane app is built from. */
 export interface ControlPlaneDeps {
@@ -101,7 +107,7 @@ export function createControlPlaneApp(deps: ControlPlaneDeps): Koa<ControlPlaneS
     deps.now,
   );
   const router = mountRoutes(controlPlaneRoutes(deps), guards);
+  app.use(methodNotAllowed(router));
   app.use(router.routes());
-  app.use(router.allowedMethods());
   return app;
 }

@@ -1,9 +1,9 @@
 /**
  * The control plane's outermost middleware, turning errors into the contract's
  * envelopes: a catalogue error becomes `{detail:{code, message, ...fields}}`
- * with its status and headers; a path no route matched 404 `{detail:"Not
- * Found"}`; a method the path does not take 405 `{detail:"Method Not
- * Allowed"}`; anything else 500 with plain text `Internal Server Error`,
+ * with its status and headers (a method the path does not take is one:
+ * 405 METHOD_NOT_ALLOWED, see routing.ts); a path no route matched 404
+ * `{detail:"Not Found"}`; anything else 500 with plain text `Internal Server Error`,
  * logged with the request id (the message never reaches the client).
  */
 import type { Middleware } from 'koa';
@@ -23,9 +23,10 @@ export function controlPlaneErrors(): Middleware<RequestState> {
       if (ctx.body === undefined || ctx.body === null) {
         // Setting a body makes Koa answer 200 unless the status is set again after it.
         const status = ctx.status;
-        if (status === 404) ctx.body = { detail: 'Not Found' };
-        else if (status === 405) ctx.body = { detail: 'Method Not Allowed' };
-        ctx.status = status;
+        if (status === 404) {
+          ctx.body = { detail: 'Not Found' };
+          ctx.status = status;
+        }
       }
     } catch (err) {
       if (err instanceof ApiError) {

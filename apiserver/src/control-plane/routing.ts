@@ -13,6 +13,8 @@ import {
   AccountSuspended,
   AuthenticationError,
   InvalidApiKey,
+  JsonBodyRequired,
+  MethodNotAllowed,
   MissingApiKey,
   RateLimitExceeded,
   ServiceUnavailable,
@@ -81,6 +83,19 @@ export const AUTHENTICATED_ROUTE_ERRORS: readonly ErrorClass[] = [
   ServiceUnavailable,
 ];
 
+/**
+ * Every catalogue error `route` can return: those of authentication when it
+ * is authenticated, 422 when it validates any input, 415 when it reads a JSON
+ * body, and its own.
+ */
+export function routeErrors(route: AnyRoute): ErrorClass[] {
+  const errors = route.authenticated !== false ? [...AUTHENTICATED_ROUTE_ERRORS] : [];
+  if (route.params || route.query || route.body) errors.push(ValidationFailed);
+  if (route.body) errors.push(JsonBodyRequired);
+  for (const error of route.errors) if (!errors.includes(error)) errors.push(error);
+  return [...new Set(errors)];
+}
+
 /** A route declaration with its types erased, for lists of routes. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyRoute = RouteSpec<any, any, any>;
@@ -112,6 +127,34 @@ async function validate<T>(
     }
     throw err;
   }
+}
+
+const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+/**
+ * Answers a method the path does not take (TRACE included) with 405
+ * METHOD_NOT_ALLOWED in the control plane's envelope and an Allow header;
+ * OPTIONS gets 204 with the Allow header. A path no route takes stays 404.
+ * Placed before the router's routes.
+ */
+export function methodNotAllowed(router: Router<ControlPlaneState>) {
+  return async (ctx: Context, next: () => Promise<unknown>): Promise<void> => {
+    await next();
+    if (ctx.status !== 404 || (ctx.body !== undefined && ctx.body !== null)) return;
+    const allowed = new Set<string>();
+    for (const layer of router.match(ctx.path, ctx.method).path)
+      for (const method of layer.methods) allowed.add(method);
+    if (allowed.size === 0) return;
+    const allow = METHOD_ORDER.filter((m) => allowed.has(m)).join(', ');
+    if (ctx.method === 'OPTIONS') {
+      ctx.status = 204;
+      ctx.set('Allow', allow);
+      return;
+    }
+    throw new MethodNotAllowed(`${ctx.method} is not allowed on ${ctx.path}; it takes ${allow}.`, {
+      headers: { Allow: allow },
+    });
+  };
 }
 
 /** Mounts the routes on a new router. */

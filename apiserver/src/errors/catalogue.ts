@@ -104,6 +104,19 @@ export class ServiceUnavailable extends entry(
   'A dependency was unreachable; nothing was written; retry in a few seconds.',
 ) {}
 
+/** 405 on the control plane: the path exists but does not take the method; the Allow header lists those it takes. */
+export class MethodNotAllowed extends entry(
+  'METHOD_NOT_ALLOWED',
+  405,
+  'The path does not take this method; the Allow header lists the methods it takes.',
+) {}
+/** 415 on the control plane: a JSON route received a body of another content type. */
+export class JsonBodyRequired extends entry(
+  'UNSUPPORTED_MEDIA_TYPE',
+  415,
+  'The body must be JSON, sent as Content-Type: application/json.',
+) {}
+
 /** 413: the request body is larger than the route accepts; carries `max_bytes`. */
 export class RequestTooLarge extends entry(
   'REQUEST_TOO_LARGE',

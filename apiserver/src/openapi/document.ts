@@ -7,11 +7,7 @@
  */
 import type * as yup from 'yup';
 import type { ErrorClass } from '../errors/catalogue.js';
-import {
-  AUTHENTICATED_ROUTE_ERRORS,
-  type AnyRoute,
-  type ResponseSpec,
-} from '../control-plane/routing.js';
+import { routeErrors, type AnyRoute, type ResponseSpec } from '../control-plane/routing.js';
 import { toJsonSchema, type JsonSchema } from '../validation/json-schema.js';
 
 /** Document metadata. */
@@ -120,7 +116,7 @@ export function buildOpenApiDocument(
   for (const route of routes) {
     const path = route.path.replace(/:([A-Za-z_]+)/g, '{$1}');
     const authenticated = route.authenticated !== false;
-    const errors = authenticated ? [...AUTHENTICATED_ROUTE_ERRORS, ...route.errors] : route.errors;
+    const errors = routeErrors(route);
     const responses: Record<string, JsonSchema> = {};
     for (const [status, spec] of Object.entries(route.responses))
       responses[status] = responseObject(spec);
