@@ -1,14 +1,29 @@
 /** The OpenAPI document is generated from the mounted routes and their schemas. */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { parse } from 'yaml';
 import { controlPlaneRoutes } from '../../apiserver/src/control-plane/app.js';
-import { call, startControlPlaneServer, type TestServer } from './control-plane-server.js';
+import {
+  call,
+  createCaller,
+  startControlPlaneServer,
+  type TestServer,
+} from './control-plane-server.js';
 
 type Operation = {
   operationId: string;
   security?: unknown[];
   parameters: Array<{ name: string; in: string; required: boolean }>;
   requestBody?: unknown;
-  responses: Record<string, { 'x-error-codes'?: string[] }>;
+  responses: Record<
+    string,
+    {
+      'x-error-codes'?: string[];
+      content?: Record<string, { schema: Record<string, unknown> }>;
+    }
+  >;
 };
 type Document = {
   openapi: string;
@@ -124,5 +139,89 @@ describe('GET /openapi.json', () => {
     expect(get.parameters).toEqual([
       expect.objectContaining({ name: 'agent', in: 'path', required: true }),
     ]);
+  });
+});
+
+/** Validates values against the document's own schemas, as a fuzzer checking responses does. */
+function documentValidator(document: Document) {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats.default(ajv);
+  ajv.addSchema({ components: document.components }, 'doc');
+  return (ref: string, value: unknown) => {
+    const validate = ajv.getSchema(`doc${ref}`);
+    if (!validate) throw new Error(`no schema ${ref}`);
+    return validate(value) ? [] : (validate.errors ?? []);
+  };
+}
+
+describe('responses agree with the document', () => {
+  it('documents GET /agents/{agent}/yaml as the parsed svc.yaml, and every response fits it, for YAML 1.1 parsers too', async () => {
+    const { key } = await createCaller(server);
+    const op = doc.paths['/api/v1/agents/{agent}/yaml']?.get as Operation;
+    const ref = op.responses['200']?.content?.['application/yaml']?.schema.$ref as string;
+    expect(ref).toBe('#/components/schemas/AgentConfigFile');
+    const validate = documentValidator(doc);
+    // Names a YAML 1.1 parser (PyYAML, which schemathesis uses) reads as a boolean or a date unquoted.
+    for (const [name, extra] of [
+      ['plain', {}],
+      ['yes', { agent_type: 'job' }],
+      ['2024-01-01', { runtime: 'node22' }],
+      ['on', { runtime: 'dockerfile', tier: 'starter' }],
+    ] as const) {
+      const created = await call(server, 'POST', '/api/v1/agents', {
+        key,
+        body: { name, ...extra },
+      });
+      expect([name, created.status]).toEqual([name, 201]);
+      const res = await call(server, 'GET', `/api/v1/agents/${name}/yaml`, { key });
+      expect(res.status).toBe(200);
+      for (const version of ['1.1', '1.2'] as const) {
+        const parsed = parse(res.text, { version }) as Record<string, unknown>;
+        expect([name, version, validate(ref, parsed)]).toEqual([name, version, []]);
+        expect(parsed.name).toBe(name);
+      }
+    }
+  });
+
+  it('documents the 422 of every route that validates its path, query or body, /internal ones too', async () => {
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        const validates = op.parameters.length > 0 || op.requestBody !== undefined;
+        if (validates)
+          expect([method, path, codes(op, 422)]).toEqual([method, path, ['VALIDATION_ERROR']]);
+      }
+    }
+    const id = 'not-a-uuid';
+    for (const [method, path] of [
+      ['GET', `/internal/deployments/${id}/archive`],
+      ['GET', `/internal/deployments/${id}/artifact`],
+      ['PUT', `/internal/deployments/${id}/artifact`],
+      ['POST', `/internal/agents/${randomUUID()}/logs?token=x`],
+    ] as const) {
+      const res = await call<{ detail: { code: string } }>(server, method, path, {
+        ...(method === 'POST' ? { body: { entries: 'not a list' } } : {}),
+      });
+      expect([method, path, res.status, res.body.detail.code]).toEqual([
+        method,
+        path,
+        422,
+        'VALIDATION_ERROR',
+      ]);
+    }
+  });
+
+  it('documents 415 UNSUPPORTED_MEDIA_TYPE on every route with a JSON body', () => {
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        const json = (op.requestBody as { content?: Record<string, unknown> } | undefined)
+          ?.content?.['application/json'];
+        if (json)
+          expect([method, path, codes(op, 415)]).toEqual([
+            method,
+            path,
+            ['UNSUPPORTED_MEDIA_TYPE'],
+          ]);
+      }
+    }
   });
 });

@@ -3,6 +3,7 @@ import { buildOpenApiDocument } from '../openapi/document.js';
 import type { AnyRoute } from './routing.js';
 import {
   AgentAction,
+  AgentConfigFile,
   AgentCreate,
   AgentList,
   AgentRecord,
@@ -38,6 +39,7 @@ export function controlPlaneOpenApi(routes: readonly AnyRoute[]) {
       AgentList,
       AgentAction,
       AgentStatusDetail,
+      AgentConfigFile,
       Deployment: DeploymentRecord,
       DeploymentList,
       RunPayload,

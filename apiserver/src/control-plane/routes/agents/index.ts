@@ -186,12 +186,20 @@ export function agentRoutes(agents: AgentService): AnyRoute[] {
       description: `${byRef} The agent's settings in the svc.yaml format (name, runtime, type, entrypoint, memory_mb, regions, schedule), ready to commit beside the code.`,
       tag: TAG,
       params: AgentParams,
-      responses: { 200: { description: 'svc.yaml text.', contentType: 'application/yaml' } },
+      responses: {
+        200: {
+          description: 'svc.yaml text; its schema is that of the parsed document.',
+          contentType: 'application/yaml',
+          schema: 'AgentConfigFile',
+        },
+      },
       errors: [AgentNotFound],
       handler: async (ctx, { params, auth }) => {
         const agent = await agents.resolve(auth, params.agent);
         ctx.type = 'application/yaml';
-        ctx.body = stringify(agentConfigFile(agent));
+        // Written with YAML 1.1's quoting rules, which are stricter than 1.2's: a name such as
+        // `yes` or `2024-01-01` stays a string for 1.1 parsers (PyYAML) as well as for 1.2 ones.
+        ctx.body = stringify(agentConfigFile(agent), { version: '1.1' });
       },
     }),
   ];

@@ -256,3 +256,29 @@ export const AgentStatusDetail = yup.object({
   url: yup.string().nullable().defined(),
   machines: yup.array(Machine).required(),
 });
+
+/**
+ * The svc.yaml view of an agent (`GET /api/v1/agents/{agent}/yaml`), as a
+ * YAML parser reads the text: the keys a configuration file may hold.
+ */
+export const AgentConfigFile = yup
+  .object({
+    name: yup.string().max(AGENT_NAME_MAX).required(),
+    runtime: oneOf(RUNTIMES).required(),
+    type: oneOf(AGENT_TYPES).required(),
+    entrypoint: yup
+      .string()
+      .optional()
+      .meta({ description: 'Absent for runtime dockerfile, where the image decides what runs.' }),
+    memory_mb: yup.number().integer().required(),
+    regions: yup.array(yup.string().required()).required(),
+    schedule: yup
+      .string()
+      .optional()
+      .meta({ description: '5-field cron expression, UTC; absent when there is no schedule.' }),
+  })
+  .noUnknown()
+  .meta({
+    description:
+      "An agent's svc.yaml. Strings that a YAML 1.1 parser would read as another type (yes, no, on, 2024-01-01) are quoted, so YAML 1.1 and 1.2 parsers alike read the same values.",
+  });
