@@ -57,6 +57,7 @@ export function controlPlaneDeps(
     keys,
   });
   const archives = new ArchiveStore(conn.db, 'archives');
+  const logs = new LogStore(c.logs);
   const deploy = new DeployService({
     kc: conn.kc,
     agents,
@@ -67,6 +68,7 @@ export function controlPlaneDeps(
     plans,
     regions: config.regions,
     maxArchiveBytes: config.maxArchiveBytes ?? 200 * 1024 * 1024,
+    logs,
   });
   const deployments = new DeploymentService({ agents, deploy, archives, payloads: c.runPayloads });
   const internal = {
@@ -89,7 +91,7 @@ export function controlPlaneDeps(
     deploy,
     deployments,
     internal,
-    logs: new LogStore(c.logs),
+    logs,
     runs: new RunService({
       agents,
       deployments: deploy.deployments,

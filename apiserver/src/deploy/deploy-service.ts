@@ -41,6 +41,7 @@ import {
   RuntimeImmutable,
   ServiceUnavailable,
 } from '../errors/catalogue.js';
+import type { LogStore } from '../logs/log-store.js';
 import { CustomResourceRepository } from '../store/custom-resources.js';
 import type { DeploymentVersionDoc } from '../store/database.js';
 import { asUnavailable } from '../store/kube-errors.js';
@@ -67,6 +68,8 @@ export interface DeployServiceDeps {
   plans: Record<Tier, Plan>;
   regions: readonly string[];
   maxArchiveBytes: number;
+  /** Where a deployment's warnings are written, beside what its build and runs print. */
+  logs: LogStore;
 }
 
 /** `<name>-<6 random lowercase letters or digits>`: an agent's address label. */
@@ -141,6 +144,7 @@ export class DeployService {
     }
     const { stored, scan } = upload;
     try {
+      const hasConfigFile = scan.files.some((f) => CONFIG_FILES.includes(f.path));
       const file = parseConfigFile(scan.texts.get('svc.yaml') ?? scan.texts.get('svc.yml') ?? '');
       if (file.ok && file.config.name && file.config.name !== agent.spec.name) {
         // `name` in the file retargets the deploy; it never renames.
@@ -170,6 +174,7 @@ export class DeployService {
         );
       }
       const config = merged.config;
+      const configWarnings = hasConfigFile ? [] : [noConfigFileWarning(config, scan)];
       checkPlanCaps(
         { ...config, tier: agent.spec.tier },
         auth.account.tier,
@@ -187,27 +192,15 @@ export class DeployService {
             config,
             `schedule: ${schedule.message}`,
             stored.id,
+            configWarnings,
           );
         config.schedule = schedule.normalized;
       }
       const problem = codeProblem(config, scan);
+      const warnings = [...configWarnings, ...problem.warnings];
       if (problem.blocking)
-        return await this.rejected(
-          auth,
-          agent,
-          config,
-          problem.blocking,
-          stored.id,
-          problem.warnings,
-        );
-      return await this.accepted(
-        auth,
-        agent,
-        config,
-        stored.id,
-        problem.warnings,
-        auth.plan.archive,
-      );
+        return await this.rejected(auth, agent, config, problem.blocking, stored.id, warnings);
+      return await this.accepted(auth, agent, config, stored.id, warnings, auth.plan.archive);
     } catch (err) {
       await archives.delete(stored.id).catch(() => undefined);
       throw err;
@@ -332,7 +325,33 @@ export class DeployService {
     });
     if (!failed)
       throw new ServiceUnavailable('The deployment vanished while it was recorded; retry.');
+    await this.logWarnings(auth, failed, warnings);
     return failed;
+  }
+
+  /** Writes the deployment's warnings into the agent's log, where its build's lines follow. */
+  private async logWarnings(
+    auth: AuthContext,
+    deployment: AgentDeployment,
+    warnings: readonly string[],
+  ): Promise<void> {
+    if (warnings.length === 0) return;
+    const id = deployment.metadata.name ?? '';
+    await this.deps.logs
+      .append(
+        warnings.map((warning) => ({
+          accountId: auth.account._id,
+          environment: auth.tenant.environment,
+          agentId: deployment.spec.agentId,
+          deploymentId: id,
+          stream: 'system' as const,
+          level: 'WARN' as const,
+          message: `version ${deployment.spec.version}: warning: ${warning}`,
+        })),
+      )
+      // The deployment is recorded and answered with its warnings; a log that cannot be written
+      // must not turn it into an error the client would retry as a second version.
+      .catch(() => undefined);
   }
 
   /** A new version built from an earlier one's stored code and configuration (a rollback). */
@@ -382,6 +401,7 @@ export class DeployService {
       await this.deployments.updateStatus(auth.tenant.namespace, id, (d) => {
         d.status = { ...d.status, warnings };
       });
+      await this.logWarnings(auth, created, warnings);
     }
     await this.storeDeploymentKey(auth, created);
     await this.deps.agentRepository.update(auth.tenant.namespace, agentId, (a) => {
@@ -464,6 +484,30 @@ export class DeployService {
       if (!kept.has(d.spec.archiveId)) await this.deps.archives.delete(d.spec.archiveId ?? '');
     }
   }
+}
+
+/** The names the configuration file may have at the archive root. */
+const CONFIG_FILES: readonly string[] = ['svc.yaml', 'svc.yml'];
+
+/**
+ * The warning of a deploy without svc.yaml at the archive root: the agent's
+ * current settings are used as they are, and the user should know which.
+ */
+export function noConfigFileWarning(config: EffectiveConfig, scan: ArchiveScan): string {
+  const nested = scan.files.find((f) => CONFIG_FILES.some((name) => f.path.endsWith(`/${name}`)));
+  const settings = [
+    `runtime ${config.runtime}`,
+    `type ${config.agentType}`,
+    ...(config.entrypoint ? [`entrypoint ${config.entrypoint}`] : []),
+    `memory_mb ${config.memoryMb}`,
+    config.schedule ? `schedule "${config.schedule}"` : 'no schedule',
+  ];
+  return (
+    `No svc.yaml at the archive root, so the agent's current settings were used: ${settings.join(', ')}. ` +
+    (nested
+      ? `The archive has ${nested.path}: archive the project's contents, not the folder holding them.`
+      : 'Add svc.yaml to the project root to set them with the code.')
+  );
 }
 
 /** The first problem that blocks a build, and the warnings, found in the scanned code. */

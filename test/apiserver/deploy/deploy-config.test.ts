@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { NODE_SERVICE, PYTHON_SERVICE } from '../../factories/archives.js';
 import { readAgent } from '../agents/operator-view.js';
+import { settled } from '../logs/log-helpers.js';
 import {
   call,
   createCaller,
@@ -101,6 +102,64 @@ describe('svc.yaml', () => {
     cr = await readAgent(server.kc, owner.namespace, agent.id);
     expect(cr.spec.schedule).toBeNull();
     expect(cr.spec.memoryMb).toBe(256);
+  });
+
+  it('says in the response and in the log that a deploy without svc.yaml used the current settings', async () => {
+    const agent = await newAgent({ memory_mb: 512 });
+    const res = await deployFiles(server, owner.key, agent.name, py);
+    expect(res.status).toBe(202);
+    expect(res.body.state).toBe('queued');
+    const warning =
+      "No svc.yaml at the archive root, so the agent's current settings were used: runtime python3.11, type service, entrypoint main.py, memory_mb 512, no schedule. Add svc.yaml to the project root to set them with the code.";
+    expect(res.body.warnings).toEqual([warning]);
+    const read = await call<{ warnings: string[] }>(
+      server,
+      'GET',
+      `/api/v1/deployments/${res.body.id}`,
+      { key: owner.key },
+    );
+    expect(read.body.warnings).toEqual([warning]);
+    await settled();
+    const log = await call<{ items: Array<{ stream: string; level: string; message: string }> }>(
+      server,
+      'GET',
+      `/api/v1/agents/${agent.name}/logs`,
+      { key: owner.key },
+    );
+    expect(log.body.items).toEqual([
+      expect.objectContaining({
+        stream: 'system',
+        level: 'WARN',
+        message: `version 1: warning: ${warning}`,
+      }),
+    ]);
+  });
+
+  it('names an svc.yaml that sits in a folder instead of the archive root', async () => {
+    const agent = await newAgent();
+    const res = await deployFiles(server, owner.key, agent.name, {
+      'project/main.py': PYTHON_SERVICE,
+      'project/svc.yaml': 'runtime: python3.12\n',
+    });
+    // Without its svc.yaml the deploy looks for main.py at the root, and says why.
+    expect(res.body.state).toBe('failed');
+    expect(res.body.error_message).toMatch(/main\.py/);
+    expect(res.body.warnings).toEqual([
+      expect.stringContaining(
+        "The archive has project/svc.yaml: archive the project's contents, not the folder holding them.",
+      ),
+    ]);
+  });
+
+  it('has no warning when svc.yaml is there', async () => {
+    const agent = await newAgent();
+    for (const name of ['svc.yaml', 'svc.yml']) {
+      const res = await deployFiles(server, owner.key, agent.name, {
+        ...py,
+        [name]: 'memory_mb: 256\n',
+      });
+      expect([name, res.body.state, res.body.warnings]).toEqual([name, 'queued', []]);
+    }
   });
 
   it('defaults the entry point by runtime', async () => {

@@ -92,10 +92,10 @@ export const DeploymentRecord = yup.object({
   started_at: dateTime().nullable().defined(),
   deployed_at: dateTime().nullable().defined(),
   error_message: yup.string().nullable().defined(),
-  warnings: yup
-    .array(yup.string().required())
-    .required()
-    .meta({ description: 'Extension: non-blocking findings (dockerfile checks).' }),
+  warnings: yup.array(yup.string().required()).required().meta({
+    description:
+      'Extension: non-blocking findings, also written to the agent log: a deploy without svc.yaml at the archive root (the settings it used), Dockerfile checks.',
+  }),
 });
 
 /** A page of deployments. */
