@@ -101,6 +101,11 @@ afterAll(async () => {
 });
 
 type Agent = { id: string; name: string; url: string | null; status: string };
+type AgentRecord = Agent & {
+  cron_last_run_at: string | null;
+  cron_last_status: string | null;
+  cron_last_reason: string | null;
+};
 const getDeployment = (id: string) =>
   call<Deployment>(server, 'GET', `/api/v1/deployments/${id}`, { key: owner.key }).then(
     (r) => r.body,
@@ -307,7 +312,7 @@ describe('single machine, end to end', () => {
     expect(deployment.state).toBe('active');
     const runs = await eventually(
       () =>
-        call<{ items: Array<{ trigger_source: string; state: string }> }>(
+        call<{ items: Array<{ trigger_source: string; state: string; created_at: string }> }>(
           server,
           'GET',
           '/api/v1/agents/py-cron/runs',
@@ -317,8 +322,20 @@ describe('single machine, end to end', () => {
       'a completed cron run',
       60_000,
     );
-    expect(runs.body.items.filter((run) => run.trigger_source === 'cron')).toHaveLength(1);
+    const cronRuns = runs.body.items.filter((run) => run.trigger_source === 'cron');
+    expect(cronRuns).toHaveLength(1);
     await waitForLogLine('py-cron', 'tick', 'stdout');
+    // The schedule's bookkeeping follows the run it fired.
+    const agent = await eventually(
+      () => call<AgentRecord>(server, 'GET', '/api/v1/agents/py-cron', { key: owner.key }),
+      (r) => r.body.cron_last_status === 'completed',
+      'the cron bookkeeping of py-cron',
+    );
+    expect(agent.body).toMatchObject({
+      cron_last_run_at: cronRuns[0]?.created_at,
+      cron_last_status: 'completed',
+      cron_last_reason: null,
+    });
   });
 
   it("runs a service agent as one POST /svc/run to it, with the run's payload", async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Agent, AgentDeployment } from '../../../crds/src/index.js';
-import { agentStatusFor, agentUrl, cronFields, versionsOf } from './agent-status.js';
+import { agentStatusFor, agentUrl, cronFields, cronLastRun, versionsOf } from './agent-status.js';
 
 function agent(spec: Partial<Agent['spec']> = {}): Agent {
   return {
@@ -147,5 +147,58 @@ describe('cronFields', () => {
     expect(cronFields(agent({ schedule: '*/10 * * * *' }), previous, now).cronNextRunAt).toBe(
       '2026-01-01T10:10:00.000Z',
     );
+  });
+});
+
+describe('cronLastRun', () => {
+  const run = (
+    name: string,
+    created: string,
+    trigger: 'cron' | 'manual',
+    status?: AgentDeployment['status'],
+  ): AgentDeployment => ({
+    ...deployment(1, undefined, true),
+    metadata: { name, creationTimestamp: created as unknown as Date },
+    spec: { ...deployment(1, undefined, true).spec, triggerSource: trigger },
+    ...(status ? { status } : {}),
+  });
+
+  it('is null before any scheduled run, and ignores manual runs and versions', () => {
+    const manual = run('m', '2026-01-01T10:00:00Z', 'manual', { state: 'completed' });
+    expect(cronLastRun([deployment(1, 'active'), manual], undefined)).toEqual({
+      cronLastRunAt: null,
+      cronLastStatus: null,
+      cronLastReason: null,
+    });
+  });
+
+  it('follows the newest scheduled run: its firing time, state and failure', () => {
+    const runs = [
+      run('a', '2026-01-01T10:00:00Z', 'cron', { state: 'completed' }),
+      run('b', '2026-01-01T10:05:00Z', 'cron', { state: 'failed', errorMessage: 'exited with 2' }),
+      run('c', '2026-01-01T10:07:00Z', 'manual', { state: 'completed' }),
+    ];
+    expect(cronLastRun(runs, undefined)).toEqual({
+      cronLastRunAt: '2026-01-01T10:05:00.000Z',
+      cronLastStatus: 'failed',
+      cronLastReason: 'exited with 2',
+    });
+    const started = run('d', '2026-01-01T10:10:00Z', 'cron');
+    expect(cronLastRun([...runs, started], undefined)).toEqual({
+      cronLastRunAt: '2026-01-01T10:10:00.000Z',
+      cronLastStatus: 'queued',
+      cronLastReason: null,
+    });
+  });
+
+  it('keeps what it recorded when the runs it read are gone', () => {
+    const recorded = {
+      cronLastRunAt: '2026-01-01T10:05:00.000Z',
+      cronLastStatus: 'completed',
+      cronLastReason: null,
+    };
+    expect(cronLastRun([], recorded)).toEqual(recorded);
+    const older = run('a', '2026-01-01T10:00:00Z', 'cron', { state: 'failed' });
+    expect(cronLastRun([older], recorded)).toEqual(recorded);
   });
 });

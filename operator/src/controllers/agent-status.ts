@@ -83,3 +83,47 @@ export function cronFields(
   if (next && next.getTime() <= now.getTime()) next = nextRun(schedule, now);
   return { cronNextRunAt: next ? next.toISOString() : null, cronObservedSchedule: schedule };
 }
+
+/** The schedule's bookkeeping fields of the Agent status. */
+export type CronLastRun = Pick<
+  AgentStatusBlock,
+  'cronLastRunAt' | 'cronLastStatus' | 'cronLastReason'
+>;
+
+/**
+ * The schedule's bookkeeping, from the runs its firings started (`cron`
+ * runs): when the newest one was fired, its state (queued, deploying, then
+ * completed or failed), and why it failed. The operator is its one writer.
+ * Values already recorded stay when no newer cron run is left to read (none
+ * yet, or the newest collected).
+ */
+export function cronLastRun(
+  deployments: AgentDeployment[],
+  previous: AgentStatusBlock | undefined,
+): CronLastRun {
+  const recorded: CronLastRun = {
+    cronLastRunAt: previous?.cronLastRunAt ?? null,
+    cronLastStatus: previous?.cronLastStatus ?? null,
+    cronLastReason: previous?.cronLastReason ?? null,
+  };
+  const last = deployments
+    .filter((d) => d.spec.ephemeral && d.spec.triggerSource === 'cron')
+    .sort(
+      (a, b) =>
+        firedAt(b) - firedAt(a) || (b.metadata.name ?? '').localeCompare(a.metadata.name ?? ''),
+    )[0];
+  if (!last) return recorded;
+  const at = firedAt(last);
+  if (recorded.cronLastRunAt && Date.parse(recorded.cronLastRunAt) > at) return recorded;
+  return {
+    cronLastRunAt: new Date(at).toISOString(),
+    cronLastStatus: stateOf(last),
+    cronLastReason: last.status?.errorMessage ?? null,
+  };
+}
+
+/** When a run was fired: its creation (the request the firing made). */
+function firedAt(run: AgentDeployment): number {
+  const created = run.metadata.creationTimestamp;
+  return created ? new Date(created).getTime() : 0;
+}

@@ -16,7 +16,14 @@ import type { OperatorConfig } from '../config.js';
 import type { ServingStatus, WorkloadDriver } from '../drivers/driver.js';
 import type { Resources } from '../resources.js';
 import type { ReconcileResult } from '../runtime/index.js';
-import { agentStatusFor, agentUrl, cronFields, versionsOf, type Versions } from './agent-status.js';
+import {
+  agentStatusFor,
+  agentUrl,
+  cronFields,
+  cronLastRun,
+  versionsOf,
+  type Versions,
+} from './agent-status.js';
 import { releasableBuilds } from './build-retention.js';
 import type { ClusterView } from './views.js';
 
@@ -141,6 +148,7 @@ export class AgentController {
     const next: AgentStatusBlock = {
       ...agent.status,
       ...cron,
+      ...cronLastRun(deployments, agent.status),
       observedGeneration: agent.metadata.generation,
       conditions,
       status,

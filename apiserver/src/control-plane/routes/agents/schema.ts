@@ -176,9 +176,19 @@ export const AgentRecord = yup.object({
   cron_schedule: yup.string().nullable().defined(),
   cron_next_run_at: dateTime().nullable().defined(),
   cron_paused: yup.boolean().required(),
-  cron_last_run_at: dateTime().nullable().defined(),
-  cron_last_status: yup.string().nullable().defined(),
-  cron_last_reason: yup.string().nullable().defined(),
+  cron_last_run_at: dateTime()
+    .nullable()
+    .defined()
+    .meta({ description: 'When the schedule last fired a run; null before the first.' }),
+  cron_last_status: yup.string().nullable().defined().meta({
+    description:
+      "The state of that run, as the run's own state: queued, deploying, then completed or failed.",
+  }),
+  cron_last_reason: yup
+    .string()
+    .nullable()
+    .defined()
+    .meta({ description: 'Why that run failed (its error_message); null otherwise.' }),
   created_at: dateTime().required(),
   updated_at: dateTime().required(),
 });
