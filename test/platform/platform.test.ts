@@ -1,17 +1,25 @@
 /**
- * The single-machine platform (`npm start`'s startPlatform, every process
- * real, on free ports in a temporary directory) keeps its components running:
- * a component killed with SIGKILL is restarted on the same port with the same
- * data, the log and `/api/v1/health` say so, and for the engine, every point
- * acknowledged before, during and after the kill is still there.
+ * The single-machine platform as `npm start` runs it (startPlatform, every
+ * process real, on free ports in a temporary directory; one boot for the whole
+ * file, as it is heavy):
+ * - the README's walkthrough and vector-plane examples work as written, run
+ *   from its own code blocks against this platform's `.dev/env`;
+ * - it keeps its components running: a component killed with SIGKILL is
+ *   restarted on the same port with the same data, the log and
+ *   `/api/v1/health` say so, and for the engine, every point acknowledged
+ *   before, during and after the kill is still there.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ComponentStatus } from '../../common/component-status.js';
 import { freePort } from '../../common/ports.js';
+import { repoRoot } from '../../hack/lib/paths.js';
 import { bootstrapKey } from '../../hack/platform/bootstrap.js';
+import { writeEnvFile } from '../../hack/platform/env-file.js';
 import { startPlatform, type Platform } from '../../hack/platform/platform.js';
 
 let dir: string;
@@ -76,6 +84,83 @@ function vectors(method: string, path: string, body?: unknown): Promise<Response
     body: body === undefined ? undefined : JSON.stringify(body),
   });
 }
+
+/** The code blocks of `lang` in the README section under `heading`, in order. */
+async function readmeBlocks(heading: string, lang: string): Promise<string[]> {
+  const readme = await readFile(join(repoRoot, 'README.md'), 'utf8');
+  const start = readme.indexOf(`\n## ${heading}\n`);
+  if (start < 0) throw new Error(`README has no section "${heading}"`);
+  const end = readme.indexOf('\n## ', start + 1);
+  const section = readme.slice(start, end < 0 ? undefined : end);
+  return [...section.matchAll(/```(\w+)\n([\s\S]*?)```/g)]
+    .filter((match) => match[1] === lang)
+    .map((match) => match[2]!);
+}
+
+/**
+ * Runs a README shell snippet with bash from a directory laid out like the
+ * repository (`examples/`, `node_modules/`, and a `.dev/env` of this platform),
+ * as a user would after `npm start`; resolves with its output, throws on failure.
+ */
+async function runAsUser(script: string, files: Record<string, string> = {}): Promise<string> {
+  const home = join(dir, 'user');
+  await mkdir(join(home, '.dev'), { recursive: true });
+  await writeEnvFile(join(home, '.dev', 'env'), {
+    SVC_API_URL: platform.apiUrl,
+    SVC_VECTORS_URL: platform.vectorsUrl,
+    SVC_EDGE_URL: platform.edgeUrl,
+    SVC_ENGINE_URL: platform.engineUrl,
+    SVC_AGENT_DOMAIN: 'agents.localhost',
+    SVC_API_KEY: key,
+    KUBECONFIG: platform.controlPlane.kubeconfigPath,
+    MONGODB_URI: platform.mongoUri,
+  });
+  for (const link of ['examples', 'node_modules']) {
+    await symlink(join(repoRoot, link), join(home, link)).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EEXIST') throw err;
+    });
+  }
+  for (const [name, text] of Object.entries(files)) await writeFile(join(home, name), text);
+  const { stdout } = await promisify(execFile)('timeout', ['180', 'bash', '-e', '-c', script], {
+    cwd: home,
+    // Only what a login shell has: the platform's addresses come from sourcing .dev/env.
+    env: { PATH: process.env.PATH, HOME: process.env.HOME },
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  return stdout;
+}
+
+describe('the README, run as written', () => {
+  it('walks through the first agent with curl: create, deploy, wait, call (by name and by Host:), run, logs', async () => {
+    const [walkthrough] = await readmeBlocks('Your first agent, with curl', 'sh');
+    const out = await runAsUser(walkthrough!);
+    expect(out).toContain('"state": "active"');
+    const answer = '{"hello": "from python", "path": "/hi", "agent": "hello-py"}';
+    expect(out.split(answer)).toHaveLength(3);
+    expect(out).toContain('"trigger_source":"manual"');
+    expect(out).toContain('build of version 1 succeeded');
+  }, 240_000);
+
+  it("runs the vector plane's curl, Python and JavaScript examples", async () => {
+    const section = 'The vector plane';
+    const [shell] = await readmeBlocks(section, 'sh');
+    const [python] = await readmeBlocks(section, 'python');
+    const [js] = await readmeBlocks(section, 'js');
+    const curled = await runAsUser(shell!);
+    expect(curled).toMatch(
+      /"payload":\{"title":"first","__svc_agent_id":null,"__svc_deployment_id":null\}/,
+    );
+
+    const py = await runAsUser(
+      `source .dev/env && ${join(repoRoot, '.tools', 'venv', 'bin', 'python')} notes.py`,
+      { 'notes.py': python! },
+    );
+    expect(py).toBe("[(1, 0.991, 'first'), (2, 0.365, 'second')]\ncount 2\n");
+
+    const node = await runAsUser('source .dev/env && node notes.mjs', { 'notes.mjs': js! });
+    expect(node).toBe("[ [ 1, '0.991', 'first' ], [ 2, '0.365', 'second' ] ]\ncount 2\n");
+  }, 120_000);
+});
 
 describe('the single-machine platform under SIGKILL', () => {
   it('reports every component running, none restarted, once started', async () => {
