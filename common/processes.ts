@@ -170,6 +170,8 @@ export class ProcessGroup {
 
 /** Signals the child's whole process group; it may already be gone. */
 function signalGroup(proc: ManagedProcess, signal: NodeJS.Signals): void {
+  // A child that failed to spawn has no pid (-1 here): -(-1) would signal init.
+  if (proc.pid <= 0) return;
   try {
     process.kill(-proc.pid, signal);
   } catch {

@@ -206,6 +206,12 @@ export class Supervisor {
       return;
     }
     t.proc = instance.proc;
+    // Attached before waitReady's own handler, so it is set by the time waitReady gives up.
+    let ended: string | undefined;
+    instance.proc.exited.then(
+      (how) => (ended = describeExit(how)),
+      (err: Error) => (ended = `could not start: ${err.message}`),
+    );
     try {
       await t.component.group.waitReady(
         instance.proc,
@@ -214,11 +220,8 @@ export class Supervisor {
       );
     } catch {
       if (this.stopped || t.component.group.stopped) return;
-      const { exitCode, signalCode } = instance.proc.child;
-      let how: string;
-      if (exitCode !== null || signalCode !== null) {
-        how = describeExit(exitCode ?? signalCode ?? 'unknown');
-      } else {
+      let how = ended;
+      if (how === undefined) {
         how = `not ready after ${seconds(this.policy.readyTimeoutMs)}`;
         await t.component.group.stop(instance.proc);
       }
