@@ -1,13 +1,14 @@
 #!/usr/bin/env node
-// The tools the local driver sandboxes agents with: bwrap (Debian's bubblewrap) and pasta
-// (Debian's passt). Installed with apt-get when missing and this runs as root on a Debian-like
+// The Debian packages the platform and its tests use beyond Node, Go and Python: the tools the
+// local driver sandboxes agents with, bwrap (bubblewrap) and pasta (passt), and curl and jq,
+// which the README's walkthrough (run by test/platform) uses. Installed with apt-get when missing and this runs as root on a Debian-like
 // machine; otherwise it says what to install, and the operator runs agents of one account only
 // until they are there (operator/src/drivers/local/agent-launcher.ts). Plain Node, no packages.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 
-const wanted = { bwrap: 'bubblewrap', pasta: 'passt' };
+const wanted = { bwrap: 'bubblewrap', pasta: 'passt', curl: 'curl', jq: 'jq' };
 
 function onPath(name) {
   return (process.env.PATH ?? '').split(delimiter).some((dir) => existsSync(join(dir, name)));
@@ -15,7 +16,7 @@ function onPath(name) {
 
 const missing = Object.entries(wanted).filter(([tool]) => !onPath(tool));
 if (missing.length === 0) {
-  console.log('sandbox-tools: bwrap and pasta are installed');
+  console.log(`sandbox-tools: ${Object.keys(wanted).join(', ')} are installed`);
   process.exit(0);
 }
 const packages = missing.map(([, pkg]) => pkg);
@@ -23,7 +24,7 @@ if (process.getuid?.() !== 0 || !onPath('apt-get')) {
   console.warn(
     `sandbox-tools: ${missing.map(([t]) => t).join(' and ')} missing; install ${packages.join(' ')} ` +
       '(Debian/Ubuntu: sudo apt-get install ' +
-      `${packages.join(' ')}) so agents run sandboxed`,
+      `${packages.join(' ')}); without bwrap and pasta agents cannot be sandboxed`,
   );
   process.exit(0);
 }
