@@ -338,6 +338,45 @@ describe('single machine, end to end', () => {
     });
   });
 
+  it('makes a line a run prints readable through the logs route within a second', async () => {
+    const { deployment } = await deployAndWait(
+      'py-tail',
+      { agent_type: 'job' },
+      {
+        'main.py': [
+          'import time',
+          'print("printed at", int(time.time() * 1000), flush=True)',
+          'time.sleep(3)',
+          '',
+        ].join('\n'),
+      },
+    );
+    expect(deployment.state).toBe('active');
+    const accepted = await call<{ deployment_id: string }>(
+      server,
+      'POST',
+      '/api/v1/agents/py-tail/run',
+      {
+        key: owner.key,
+        body: { payload: null },
+      },
+    );
+    expect(accepted.status).toBe(202);
+    // Polled often, so the poll's own interval adds little to what is measured.
+    let printed: { message: string } | undefined;
+    let seenAt = 0;
+    for (const deadline = Date.now() + 20_000; !printed && Date.now() < deadline;) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      printed = (await logs('py-tail')).find((l) => l.message.startsWith('printed at '));
+      seenAt = Date.now();
+    }
+    const printedAt = Number(printed?.message.split(' ')[2]);
+    // The run sleeps on after printing: the line did not wait for the process to end.
+    expect(seenAt - printedAt).toBeLessThan(1000);
+    const run = await getDeployment(accepted.body.deployment_id);
+    expect(run.state).not.toBe('completed');
+  });
+
   it("runs a service agent as one POST /svc/run to it, with the run's payload", async () => {
     const { deployment } = await deployAndWait(
       'svc-run',

@@ -11,12 +11,13 @@
  * Reading consistency. Ids are drawn before the insert, and several writers
  * (API server replicas, and overlapping requests in one) insert concurrently,
  * so an entry can become visible after one with a greater id. A reader
- * following the log with `afterId` would skip it for good. So readers only
- * see entries whose id is at least `settleMs` old: every entry below that
- * horizon is assumed committed, and a cursor taken from a page never moves
- * past an entry that could still appear. This holds as long as an insert
- * completes within `settleMs` of its id being drawn and the replicas' clocks
- * agree to well within it (NTP).
+ * following the log with `afterId` would skip it for good. So readers see
+ * entries only up to a horizon below which every entry is stored: below the
+ * smallest id this store is still inserting (exact, for the overlapping
+ * requests of one process), and at least `settleMs` old (for other
+ * processes, assumed to complete an insert within `settleMs` of drawing its
+ * id, with clocks that agree to well within it under NTP). A cursor taken
+ * from a page never moves past an entry that could still appear.
  */
 import { MongoBulkWriteError, MongoServerError, type Collection, type Filter } from 'mongodb';
 import type { Environment } from '../accounts/model.js';
@@ -112,8 +113,12 @@ export const MAX_APPEND_BATCH = 1000;
 export const MAX_PAGE_SIZE = 1000;
 /** The contract's log retention: 7 days. */
 export const LOG_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
-/** Default of {@link LogStoreOptions.settleMs}: far above an insert's latency. */
-export const DEFAULT_SETTLE_MS = 2000;
+/**
+ * Default of {@link LogStoreOptions.settleMs}: well above an insert's latency
+ * on another replica, and short enough that a line a run prints is readable
+ * within a second (with the operator's shipping delay, log-shipper.ts).
+ */
+export const DEFAULT_SETTLE_MS = 400;
 
 const DUPLICATE_KEY = 11000;
 /** Rounds of fresh ids before giving up; each round some writer makes progress. */
@@ -128,6 +133,8 @@ export class LogStore {
   private readonly ids: LogIdAllocator;
   private readonly now: () => number;
   private readonly settleMs: number;
+  /** The first id of each insert in progress, by insert: what readers must not pass yet. */
+  private readonly inserting = new Map<symbol, number>();
   private retried = 0;
 
   constructor(
@@ -192,8 +199,7 @@ export class LogStore {
       throw new RangeError('afterId and beforeId are mutually exclusive');
     }
     const limit = Math.min(Math.max(1, Math.floor(q.limit)), MAX_PAGE_SIZE);
-    // The newest id a reader may see now (see the module comment).
-    const horizon = firstIdOf(this.now() - this.settleMs) + IDS_PER_MS - 1;
+    const horizon = this.horizon();
     const where = (ids: { $gt?: number; $lt?: number }): Filter<LogDoc> => ({
       ...scope(q),
       _id: { ...ids, $lte: horizon },
@@ -243,29 +249,43 @@ export class LogStore {
     return result.deletedCount;
   }
 
+  /** The newest id a reader may see now (see the module comment). */
+  private horizon(): number {
+    let horizon = firstIdOf(this.now() - this.settleMs) + IDS_PER_MS - 1;
+    for (const first of this.inserting.values()) horizon = Math.min(horizon, first - 1);
+    return horizon;
+  }
+
   /** Inserts `docs` in order under fresh ids, retrying from the first id another writer held. */
   private async insertInOrder(docs: Omit<LogDoc, '_id'>[]): Promise<number[]> {
     const ids: number[] = [];
     let pending = docs;
-    for (let round = 0; pending.length > 0; round++) {
-      if (round === MAX_INSERT_ROUNDS) {
-        throw new Error(`log ids kept colliding after ${MAX_INSERT_ROUNDS} rounds`);
+    const insert = Symbol('insert');
+    try {
+      for (let round = 0; pending.length > 0; round++) {
+        if (round === MAX_INSERT_ROUNDS) {
+          throw new Error(`log ids kept colliding after ${MAX_INSERT_ROUNDS} rounds`);
+        }
+        const batch = pending.map((doc) => ({ _id: this.ids.next(), ...doc }));
+        // Held until the insert ends: entries already stored stay below the ids it still writes.
+        if (!this.inserting.has(insert)) this.inserting.set(insert, batch[0]?._id ?? 0);
+        try {
+          await this.collection.insertMany(batch, { ordered: true });
+          ids.push(...batch.map((doc) => doc._id));
+          return ids;
+        } catch (err) {
+          const failedAt = duplicateIndex(err);
+          if (failedAt === null) throw err;
+          // An ordered insert stored everything before the failed entry, nothing from it on.
+          ids.push(...batch.slice(0, failedAt).map((doc) => doc._id));
+          pending = pending.slice(failedAt);
+          this.retried += pending.length;
+        }
       }
-      const batch = pending.map((doc) => ({ _id: this.ids.next(), ...doc }));
-      try {
-        await this.collection.insertMany(batch, { ordered: true });
-        ids.push(...batch.map((doc) => doc._id));
-        return ids;
-      } catch (err) {
-        const failedAt = duplicateIndex(err);
-        if (failedAt === null) throw err;
-        // An ordered insert stored everything before the failed entry, nothing from it on.
-        ids.push(...batch.slice(0, failedAt).map((doc) => doc._id));
-        pending = pending.slice(failedAt);
-        this.retried += pending.length;
-      }
+      return ids;
+    } finally {
+      this.inserting.delete(insert);
     }
-    return ids;
   }
 }
 

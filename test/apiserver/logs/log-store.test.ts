@@ -138,6 +138,39 @@ describe('LogStore.query', () => {
     expect(next.items.map((d) => [d._id, d.message])).toEqual([[lateId, 'late']]);
   });
 
+  it('hides what one of its inserts still writes: a later, faster insert waits behind it', async () => {
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let held = false;
+    // The first insert stalls until released, as one slow request of several would.
+    const slow = new Proxy(logs, {
+      get(target, property) {
+        if (property === 'insertMany') {
+          return async (...args: Parameters<Collection<LogDoc>['insertMany']>) => {
+            if (!held) {
+              held = true;
+              await gate;
+            }
+            return target.insertMany(...args);
+          };
+        }
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
+      },
+    });
+    const store = new LogStore(slow, { settleMs: 0 });
+    const early = store.append([line('early')]);
+    const [later] = await store.append([line('later')]);
+    expect((await store.query({ ...tenant, limit: 10 })).items).toEqual([]);
+    release();
+    const [earlyId] = await early;
+    const page = await store.query({ ...tenant, limit: 10 });
+    expect(page.items.map((d) => [d._id, d.message])).toEqual([
+      [earlyId, 'early'],
+      [later, 'later'],
+    ]);
+  });
+
   it('applies stream, level and since filters to items and cursors', async () => {
     const store = new LogStore(logs, { settleMs: 0 });
     const old = new Date(Date.now() - 3_600_000);

@@ -1,9 +1,11 @@
 /**
  * Ships what agent processes print, and the platform's own events about them,
  * to the API server's log ingestion route in batches (the operator never
- * writes MongoDB itself). Lines are split on newlines; a failed send is
- * retried with the next flush, and the buffer is bounded so a long outage
- * drops the oldest lines rather than the operator.
+ * writes MongoDB itself). Lines are split on newlines. A line is sent at most
+ * `maxDelayMs` after it is buffered (a batch fills up at once: it goes at
+ * once), so a line a run prints is readable within a second; a failed send is
+ * retried `retryMs` later, and the buffer is bounded so a long outage drops
+ * the oldest lines rather than the operator.
  */
 import { internalToken } from '../../../../common/internal-token.js';
 import type { Logger } from '../../../../common/logger.js';
@@ -25,25 +27,41 @@ export interface LogOwner {
 }
 
 const MAX_BUFFERED = 10_000;
-const BATCH = 500;
+/** Lines per request. */
+export const BATCH = 500;
 
-/** Batches lines per agent and posts them every `intervalMs`. */
+/** Timing of a {@link LogShipper}. */
+export interface ShipperTiming {
+  /** The longest a buffered line waits before it is sent. */
+  maxDelayMs: number;
+  /** The wait after a failed send before the next try. */
+  retryMs: number;
+}
+
+const DEFAULT_TIMING: ShipperTiming = { maxDelayMs: 200, retryMs: 2000 };
+
+/** Batches lines per agent and posts them within `maxDelayMs` of the first one buffered. */
 export class LogShipper {
   private readonly buffers = new Map<string, { owner: LogOwner; lines: LogLine[] }>();
-  private readonly timer: NodeJS.Timeout;
+  private readonly timing: ShipperTiming;
+  private timer: NodeJS.Timeout | null = null;
+  /** When the pending timer fires (ms since the epoch). */
+  private due = 0;
   private flushing: Promise<void> | null = null;
+  /** The last send failed: the retry timer is armed, and new lines wait for it. */
+  private backingOff = false;
+  private closed = false;
 
   constructor(
     private readonly apiUrl: string,
     private readonly secret: string,
     private readonly log: Logger,
-    intervalMs = 500,
+    timing: Partial<ShipperTiming> = {},
   ) {
-    this.timer = setInterval(() => void this.flush(), intervalMs);
-    this.timer.unref();
+    this.timing = { ...DEFAULT_TIMING, ...timing };
   }
 
-  /** Queues a line. */
+  /** Queues a line; it is sent within `maxDelayMs`, with a full batch at once. */
   push(owner: LogOwner, line: Omit<LogLine, 'timestamp'> & { timestamp?: string }): void {
     let buffer = this.buffers.get(owner.agentId);
     if (!buffer) {
@@ -53,6 +71,26 @@ export class LogShipper {
     buffer.lines.push({ ...line, timestamp: line.timestamp ?? new Date().toISOString() });
     if (buffer.lines.length > MAX_BUFFERED)
       buffer.lines.splice(0, buffer.lines.length - MAX_BUFFERED);
+    if (!this.backingOff) this.schedule(buffer.lines.length >= BATCH ? 0 : this.timing.maxDelayMs);
+  }
+
+  /** Arms the flush timer to fire within `ms`; an earlier one already armed stays. */
+  private schedule(ms: number): void {
+    if (this.closed) return;
+    const due = Date.now() + ms;
+    if (this.timer && this.due <= due) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.due = due;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.flush();
+    }, ms);
+    this.timer.unref();
+  }
+
+  private buffered(): boolean {
+    for (const buffer of this.buffers.values()) if (buffer.lines.length > 0) return true;
+    return false;
   }
 
   /** Returns a sink that splits a process's output into lines. */
@@ -71,16 +109,23 @@ export class LogShipper {
     };
   }
 
-  /** Sends what is buffered; resolves when done (one flush at a time). */
+  /**
+   * Sends what is buffered; resolves when done (one flush at a time). Lines
+   * that arrive meanwhile, or that a failure left behind, get a flush of
+   * their own after it.
+   */
   async flush(): Promise<void> {
     if (this.flushing) return this.flushing;
-    this.flushing = this.send().finally(() => {
+    this.flushing = this.send().then((sent) => {
       this.flushing = null;
+      this.backingOff = !sent;
+      if (this.buffered()) this.schedule(sent ? 0 : this.timing.retryMs);
     });
     return this.flushing;
   }
 
-  private async send(): Promise<void> {
+  /** False when a send failed (the lines stay buffered). */
+  private async send(): Promise<boolean> {
     for (const [agentId, buffer] of this.buffers) {
       while (buffer.lines.length > 0) {
         const batch = buffer.lines.slice(0, BATCH);
@@ -99,15 +144,20 @@ export class LogShipper {
           buffer.lines.splice(0, batch.length);
         } catch (err) {
           this.log.warn('log shipping failed; will retry', { agent: agentId, err: String(err) });
-          return;
+          return false;
         }
       }
     }
+    return true;
   }
 
-  /** Stops the timer after a last flush. */
+  /** Sends what is buffered, once more, and arms no timer after. */
   async close(): Promise<void> {
-    clearInterval(this.timer);
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
     await this.flush();
+    // Lines that arrived while a flush already under way was sending.
+    if (this.buffered()) await this.flush();
   }
 }

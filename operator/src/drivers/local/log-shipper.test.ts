@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createLogger } from '../../../../common/logger.js';
+import { BATCH, LogShipper } from './log-shipper.js';
+
+/** What the ingestion route received: one entry per request, with its time. */
+let received: Array<{ at: number; messages: string[] }> = [];
+/** Answers the next requests with this status. */
+let answer = 204;
+let server: Server;
+let apiUrl: string;
+
+beforeAll(async () => {
+  // Stands in for the ingestion route: only what the shipper sends, and when, is looked at.
+  server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      if (answer < 300) {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+          entries: Array<{ message: string }>;
+        };
+        received.push({ at: Date.now(), messages: body.entries.map((e) => e.message) });
+      }
+      res.statusCode = answer;
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  apiUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(() => {
+  server.close();
+});
+
+beforeEach(() => {
+  received = [];
+  answer = 204;
+});
+
+const owner = { agentId: 'a1', accountId: 'acct', environment: 'live' };
+const log = createLogger('test', 'silent');
+const line = (message: string) => ({ deployment_id: 'd1', stream: 'stdout' as const, message });
+
+async function until(check: () => boolean, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+describe('LogShipper', () => {
+  it('sends a line within maxDelayMs of buffering it, with the lines that came meanwhile', async () => {
+    const shipper = new LogShipper(apiUrl, 'secret', log, { maxDelayMs: 150 });
+    const pushedAt = Date.now();
+    shipper.push(owner, line('first'));
+    await new Promise((r) => setTimeout(r, 50));
+    shipper.push(owner, line('second'));
+    await until(() => received.length > 0);
+    expect(received[0]?.messages).toEqual(['first', 'second']);
+    // Timed from the first line, not pushed back by the second.
+    expect(received[0]!.at - pushedAt).toBeGreaterThanOrEqual(140);
+    expect(received[0]!.at - pushedAt).toBeLessThan(600);
+    await shipper.close();
+  });
+
+  it('sends a full batch at once', async () => {
+    const shipper = new LogShipper(apiUrl, 'secret', log, { maxDelayMs: 60_000 });
+    for (let i = 0; i < BATCH; i++) shipper.push(owner, line(`line ${i}`));
+    await until(() => received.length > 0);
+    expect(received[0]?.messages).toHaveLength(BATCH);
+    await shipper.close();
+  });
+
+  it('retries a failed send retryMs later, keeping the lines and their order', async () => {
+    answer = 503;
+    const shipper = new LogShipper(apiUrl, 'secret', log, { maxDelayMs: 10, retryMs: 300 });
+    const pushedAt = Date.now();
+    shipper.push(owner, line('kept'));
+    await new Promise((r) => setTimeout(r, 100));
+    answer = 204;
+    // A line that comes during the outage waits for the retry rather than sending at once.
+    shipper.push(owner, line('after'));
+    await until(() => received.length > 0);
+    expect(received[0]!.at - pushedAt).toBeGreaterThanOrEqual(300);
+    expect(received).toHaveLength(1);
+    expect(received[0]?.messages).toEqual(['kept', 'after']);
+    await shipper.close();
+  });
+
+  it('sends what is left when closed, and arms nothing after', async () => {
+    const shipper = new LogShipper(apiUrl, 'secret', log, { maxDelayMs: 60_000 });
+    shipper.push(owner, line('last words'));
+    await shipper.close();
+    expect(received.map((r) => r.messages)).toEqual([['last words']]);
+  });
+});
