@@ -3,6 +3,7 @@ import {
   WILDCARD,
   formatJsonPath,
   getValues,
+  mergeInto,
   parseJsonPath,
   projectPayload,
   removeAtPath,
@@ -73,4 +74,15 @@ test('projectPayload includes prefixes of a path and excludes subtrees', () => {
     a: { b: 1 },
     n: [{ k: 1, j: 2 }],
   });
+});
+
+test('a `__proto__` key is merged, set and projected as a key, as Qdrant stores it', () => {
+  const source = JSON.parse('{"__proto__": {"polluted": true}, "k": 1}') as Record<string, unknown>;
+  const merged: Record<string, unknown> = {};
+  mergeInto(merged, source);
+  setAtPath(merged, parseJsonPath('__proto__.inner'), { x: 2 });
+  expect(Object.getPrototypeOf(merged)).toBe(Object.prototype);
+  expect(JSON.stringify(merged)).toBe('{"__proto__":{"polluted":true,"inner":{"x":2}},"k":1}');
+  const projected = projectPayload(merged, [parseJsonPath('__proto__')], 'include');
+  expect(JSON.stringify(projected)).toBe('{"__proto__":{"polluted":true,"inner":{"x":2}}}');
 });

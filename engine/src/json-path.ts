@@ -111,11 +111,26 @@ function collect(value: unknown, path: JsonPath, at: number, out: unknown[]): vo
   }
 }
 
+/**
+ * Sets an own property, whatever its key: assigning to `__proto__` would change the
+ * object's prototype instead and lose the key, where Qdrant stores it like any other.
+ */
+export function setOwn(target: JsonObject, key: string, value: unknown): void {
+  if (key === '__proto__') {
+    Object.defineProperty(target, key, {
+      value,
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
+  } else target[key] = value;
+}
+
 /** Merges `source` into `target` at the top level; a null value removes the key. */
 export function mergeInto(target: JsonObject, source: JsonObject): void {
   for (const [key, value] of Object.entries(source)) {
     if (value === null) delete target[key];
-    else target[key] = value;
+    else setOwn(target, key, value);
   }
 }
 
@@ -130,7 +145,7 @@ export function setAtPath(payload: JsonObject, path: JsonPath, source: JsonObjec
 
 function setInMap(map: JsonObject, key: string, path: JsonPath, at: number, src: JsonObject) {
   const has = Object.prototype.hasOwnProperty.call(map, key);
-  map[key] = setIn(has ? map[key] : null, path, at, src);
+  setOwn(map, key, setIn(has ? map[key] : null, path, at, src));
 }
 
 function setIn(dest: unknown, path: JsonPath, at: number, src: JsonObject): unknown {
@@ -218,7 +233,7 @@ export function projectPayload(
       const out: JsonObject = {};
       for (const [key, inner] of Object.entries(value)) {
         path.push(key);
-        if (keep(path)) out[key] = walk(inner, path);
+        if (keep(path)) setOwn(out, key, walk(inner, path));
         path.pop();
       }
       return out;

@@ -75,14 +75,17 @@ export function collectionRoutes(router: Router, engine: Engine): void {
   router.on('GET', '/collections/{name}', ({ params }) => {
     const collection = engine.get(params.name!);
     const { config, points, vectorIndex } = collection;
-    const payloadSchema: Record<string, unknown> = {};
-    for (const { field, schema, points: count } of collection.indexSchemas()) {
-      payloadSchema[field] = {
-        data_type: schema.type,
-        ...(schema.params ? { params: schema.params } : {}),
-        points: count,
-      };
-    }
+    // fromEntries defines own properties, so even a field named `__proto__` is listed.
+    const payloadSchema = Object.fromEntries(
+      collection.indexSchemas().map(({ field, schema, points: count }) => [
+        field,
+        {
+          data_type: schema.type,
+          ...(schema.params ? { params: schema.params } : {}),
+          points: count,
+        },
+      ]),
+    );
     return {
       status: vectorIndex.isBuilding ? 'yellow' : 'green',
       optimizer_status: 'ok',
