@@ -1,7 +1,13 @@
-/** Reads a JSON request body on the vector plane, with the contract's codes. */
-import type { IncomingMessage } from 'node:http';
+/**
+ * Reads a JSON request body on the vector plane, with the contract's codes:
+ * a declared content type that is not JSON is refused before the body is
+ * read, and the body's nesting and numbers are checked on its bytes (see
+ * json-limits.ts) before anything parses or forwards it.
+ */
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Context } from 'koa';
-import { MalformedJson, UpsertBodyTooLarge } from '../errors/catalogue.js';
+import { ApiError, MalformedJson, UpsertBodyTooLarge } from '../errors/catalogue.js';
+import { checkFiniteNumbers, checkJsonDepth } from './json-limits.js';
 
 /** The largest JSON body of a route other than upsert (which streams). */
 export const MAX_JSON_BODY_BYTES = 32 * 1024 * 1024;
@@ -11,19 +17,60 @@ export async function readJson(ctx: Context, maxBytes = MAX_JSON_BODY_BYTES): Pr
   return parseJson(await readBody(ctx, maxBytes));
 }
 
+/**
+ * 415 on the vector plane: a body whose declared Content-Type is not JSON.
+ * The contract's code list has no media-type code; MALFORMED_JSON ("the body
+ * is not valid JSON") is the one that says what is wrong, at the status that
+ * says why. Kept here rather than in the shared catalogue, whose
+ * UNSUPPORTED_MEDIA_TYPE is the control plane's.
+ */
+export class JsonContentTypeRequired extends ApiError {
+  static readonly code = 'MALFORMED_JSON';
+  static readonly status = 415;
+  static readonly description =
+    'The body was declared with a Content-Type other than JSON (application/json or application/*+json).';
+  constructor(message: string) {
+    super(JsonContentTypeRequired.status, JsonContentTypeRequired.code, message);
+  }
+}
+
+/**
+ * Refuses (415) a declared content type other than `application/json` or
+ * `application/<anything>+json`, parameters aside. A body sent without a
+ * Content-Type is read as JSON: it declares nothing else, and refusing it
+ * would break clients that never set one for a JSON-only API.
+ */
+export function checkJsonContentType(headers: IncomingHttpHeaders): void {
+  const declared = headers['content-type'];
+  if (declared === undefined) return;
+  const type = declared.split(';', 1)[0]!.trim().toLowerCase();
+  if (type === 'application/json' || /^application\/[!#$&^_.+\w-]+\+json$/.test(type)) return;
+  throw new JsonContentTypeRequired(
+    `The body must be JSON sent as Content-Type: application/json, not ${type || 'an empty type'}.`,
+  );
+}
+
 /** The body's bytes, refused with 413 past `maxBytes`. */
 export async function readBody(ctx: Context, maxBytes = MAX_JSON_BODY_BYTES): Promise<Buffer> {
   return readRequestBody(ctx.req, maxBytes);
 }
 
-/** {@link readBody} of a node:http request. */
+/**
+ * {@link readBody} of a node:http request: 415 for a content type that is
+ * not JSON, 413 past `maxBytes`, 400 for nesting past the limit or a number
+ * beyond a float's range.
+ */
 export async function readRequestBody(
   req: IncomingMessage,
   maxBytes = MAX_JSON_BODY_BYTES,
 ): Promise<Buffer> {
+  checkJsonContentType(req.headers);
   const declared = Number(req.headers['content-length'] || 0);
   if (declared > maxBytes) throw tooLarge(maxBytes);
-  return readBytes(req, maxBytes);
+  const bytes = await readBytes(req, maxBytes);
+  checkJsonDepth(bytes);
+  checkFiniteNumbers(bytes);
+  return bytes;
 }
 
 /** Parses body bytes; `{}` for an empty body, 400 MALFORMED_JSON for one that is not JSON. */

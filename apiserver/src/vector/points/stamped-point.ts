@@ -4,6 +4,7 @@
  * payload schema and stamped with the attested keys. Parsing and
  * re-serialising vectors was most of the gateway's CPU on an upsert.
  */
+import { checkFiniteNumbers } from '../json-limits.js';
 import type { WriteCheck } from '../schema/enforcement.js';
 import type { PointId } from '../schema/scan.js';
 import type { BatchWriter } from './batch-writer.js';
@@ -130,7 +131,8 @@ function memberPrefix(name: string): Buffer {
  * bytes as sent except `payload`, which is parsed, cleaned (reserved keys,
  * 64 KB), checked against the payload schema and stamped; a name sent twice
  * counts once, the last, as JSON.parse would have it. Only `id` and
- * `payload` are ever parsed. A refused point writes nothing.
+ * `payload` are ever parsed (and a point whose bytes may hold a number
+ * beyond a float's range, to refuse it). A refused point writes nothing.
  */
 export function writeStampedPoint(
   raw: Buffer,
@@ -141,6 +143,8 @@ export function writeStampedPoint(
   out: BatchWriter,
 ): number {
   const list = pointMembers(raw);
+  // Vectors are forwarded unparsed: a component of 1e400 must be refused here, not stored.
+  checkFiniteNumbers(raw, `points[${index}]`);
   let idMember: PointMember | undefined;
   let sent: PointMember | undefined;
   let unique = true;

@@ -11,6 +11,7 @@
  * bracket depth finds in one pass.
  */
 import { MalformedJson, PointPayloadTooLarge } from '../../errors/catalogue.js';
+import { MAX_JSON_DEPTH, nestingTooDeep } from '../json-limits.js';
 import { BACKSLASH, isSpace, plainRunEnd, QUOTE } from './point-members.js';
 
 /** Callbacks of the scanner. */
@@ -59,6 +60,8 @@ export class UpsertScanner {
   private pieces: Buffer[] = [];
   private captured = 0;
   private depth = 0;
+  // The deepest the captured value may nest: the body's limit less the levels around it.
+  private maxDepth = MAX_JSON_DEPTH;
   private inString = false;
   private escaped = false;
   // Inside a dense vector that the previous chunk ended in (its `[` is counted in depth).
@@ -157,6 +160,8 @@ export class UpsertScanner {
     this.pieces = [];
     this.captured = 0;
     this.depth = 0;
+    // A point sits in `points` in the body; another member's value in the body.
+    this.maxDepth = MAX_JSON_DEPTH - (isPoint ? 2 : 1);
     this.inString = false;
     this.escaped = false;
     this.plainArray = false;
@@ -212,20 +217,30 @@ export class UpsertScanner {
         // A dense vector is skipped with native searches, also when it goes on in the next chunk.
         const end = plainRunEnd(chunk, i + 1);
         if (end >= 0) {
+          if (depth + 1 > this.maxDepth) this.tooDeep();
           i = end + 1;
           if (depth === 0) return this.finish(chunk, i); // The captured value was this array.
           continue;
         }
-        if (end === -1) return this.runOffPlain(chunk, depth + 1);
+        if (end === -1) {
+          if (depth + 1 > this.maxDepth) this.tooDeep();
+          return this.runOffPlain(chunk, depth + 1);
+        }
       }
-      if (b === 0x7b || b === 0x5b) depth++;
-      else {
+      if (b === 0x7b || b === 0x5b) {
+        if (++depth > this.maxDepth) this.tooDeep();
+      } else {
         depth--;
         if (depth === 0) return this.finish(chunk, i + 1);
       }
       i++;
     }
     return this.runOff(chunk, depth, false);
+  }
+
+  /** Refuses the body: the captured value nests past the body's limit. */
+  private tooDeep(): never {
+    throw nestingTooDeep();
   }
 
   /**

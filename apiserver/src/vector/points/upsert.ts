@@ -28,6 +28,8 @@ import type { EngineClient, EngineResponse } from '../engine-client.js';
 import { engineFailure } from '../engine-errors.js';
 import type { StorageMeter } from '../storage/storage-meter.js';
 import { WriteCheck } from '../schema/enforcement.js';
+import { checkJsonContentType } from '../json-body.js';
+import { checkFiniteValue } from '../json-limits.js';
 import { attestation } from './payload-keys.js';
 import { BatchWriter } from './batch-writer.js';
 import { stampOf, writeStampedPoint } from './stamped-point.js';
@@ -67,6 +69,7 @@ export async function streamUpsert(
   storage: StorageMeter,
   check: WriteCheck = WriteCheck.none(),
 ): Promise<EngineResponse> {
+  checkJsonContentType(ctx.req.headers);
   const declared = Number(ctx.get('content-length') || 0);
   if (declared > limits.maxBodyBytes) throw bodyTooLarge(limits);
   await storage.assertRoom(caller.account._id, caller.plan);
@@ -93,6 +96,7 @@ export async function streamUpsert(
           fields: { field: 'batch' },
         });
       }
+      checkFiniteValue(value, key);
       extra[key] = value;
     },
     onPoint: (raw) => {
