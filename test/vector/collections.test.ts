@@ -177,7 +177,8 @@ describe('POST /api/v1/collections', () => {
         vectors: { size: 8, distance: 'Euclid' },
         description: 'Support articles',
         regions: ['local'],
-        status: 'active',
+        status: 'green',
+        lifecycle_status: 'active',
       }),
     );
     expect(res.text).not.toContain('t_live_');
@@ -264,7 +265,7 @@ describe('creates that stopped part-way', () => {
       vectors: { size: 4, distance: 'cosine' },
     });
     expect(res.status).toBe(200);
-    expect(res.body.result.status).toBe('active');
+    expect(res.body.result.lifecycle_status).toBe('active');
     expect(await engineNames()).toContain(engineName);
   });
 
@@ -320,6 +321,33 @@ describe('GET /api/v1/collections and /collections/{name}', () => {
     expect(res.headers.get('etag')).toMatch(/^"\d+"$/);
     expect(res.headers.get('x-collection-source')).toBeTruthy();
     expect(res.headers.get('x-collection-status')).toBe('active');
+  });
+
+  test("carries what the official clients parse beside the contract's fields", async () => {
+    await createCollection(server, caller.key, 'client-shaped', 8);
+    const res = await vcall<CollectionBody>(server, 'GET', '/api/v1/collections/client-shaped', {
+      key: caller.key,
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.result).toEqual(
+      expect.objectContaining({
+        name: 'client-shaped',
+        vectors: { size: 8, distance: 'Cosine' },
+        regions: ['local'],
+        status: 'green',
+        lifecycle_status: 'active',
+        optimizer_status: 'ok',
+        segments_count: expect.any(Number),
+        points_count: 0,
+        payload_schema: {},
+        config: expect.objectContaining({
+          params: expect.objectContaining({ vectors: { size: 8, distance: 'Cosine' } }),
+          hnsw_config: expect.any(Object),
+          optimizer_config: expect.any(Object),
+        }),
+      }),
+    );
+    expect(res.text).not.toContain('t_live_');
   });
 
   test('lists the account’s collections by bare name, without the single-read headers', async () => {
@@ -382,13 +410,50 @@ describe('PATCH /api/v1/collections/{name}', () => {
   });
 });
 
-describe('DELETE /api/v1/collections/{name}', () => {
-  test('returns 404 COLLECTION_NOT_FOUND for a name the account does not have', async () => {
-    const res = await vcall<ErrorBody>(server, 'DELETE', '/api/v1/collections/missing', {
+describe('GET /api/v1/collections/{name}/exists', () => {
+  test('returns 400 VALIDATION_ERROR for a name that cannot be a collection', async () => {
+    const res = await vcall<ErrorBody>(server, 'GET', '/api/v1/collections/bad.name/exists', {
       key: caller.key,
     });
-    expect(res.status).toBe(404);
-    expect(res.body.error.code).toBe('COLLECTION_NOT_FOUND');
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('VALIDATION_ERROR');
+  });
+
+  test("returns 403 COLLECTION_OWNERSHIP_MISMATCH for another account's engine name", async () => {
+    const other = await createVectorCaller(server);
+    const foreign = `t_live_${other.accountId.replaceAll('-', '')}_docs`;
+    const res = await vcall<ErrorBody>(server, 'GET', `/api/v1/collections/${foreign}/exists`, {
+      key: caller.key,
+    });
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe('COLLECTION_OWNERSHIP_MISMATCH');
+  });
+
+  test("answers false for a name the account does not have (another account's included), true for its own", async () => {
+    const other = await createVectorCaller(server);
+    await createCollection(server, other.key, 'theirs');
+    const exists = async (name: string, path = '/api/v1') =>
+      (
+        await vcall<{ result: { exists: boolean } }>(
+          server,
+          'GET',
+          `${path}/collections/${name}/exists`,
+          { key: caller.key },
+        )
+      ).body;
+    expect(await exists('theirs')).toEqual({ result: { exists: false }, status: 'ok' });
+    await createCollection(server, caller.key, 'mine');
+    expect(await exists('mine')).toEqual({ result: { exists: true }, status: 'ok' });
+  });
+});
+
+describe('DELETE /api/v1/collections/{name}', () => {
+  test('answers 200 {result: false} for a name the account does not have, as Qdrant does', async () => {
+    const res = await vcall(server, 'DELETE', '/api/v1/collections/missing', {
+      key: caller.key,
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ result: false, status: 'ok' });
   });
 
   test('returns 409 COLLECTION_IN_USE naming the agent that read it, until 35 days pass', async () => {

@@ -3,7 +3,7 @@
  * plane's keys, the unsupported-endpoint answers, and the per-plan fixed
  * 60-second rate limit that is separate from the control plane's.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import { connect, createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { MongoClient } from 'mongodb';
@@ -174,6 +174,44 @@ describe('authentication', () => {
     }
   });
 
+  test('accepts the key in an api-key header, as the official clients send it', async () => {
+    const { key } = await createVectorCaller(server);
+    const res = await vcall(server, 'GET', '/api/v1/collections', { headers: { 'api-key': key } });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ result: { collections: [] }, status: 'ok' });
+  });
+
+  test('checks an api-key header as it checks a bearer key: unknown, suspended, and read first', async () => {
+    const bad = await vcall<ErrorBody>(server, 'GET', '/api/v1/collections', {
+      headers: { 'api-key': 'svc_live_notarealkeyatall' },
+    });
+    expect(bad.status).toBe(401);
+    expect(bad.body.error.code).toBe('INVALID_API_KEY');
+    const suspended = await createVectorCaller(server, { suspended: true });
+    const refused = await vcall<ErrorBody>(server, 'GET', '/api/v1/collections', {
+      headers: { 'api-key': suspended.key },
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.code).toBe('ACCOUNT_SUSPENDED');
+    // Both sent: api-key is the one read, as Qdrant reads it.
+    const { key } = await createVectorCaller(server);
+    const both = await vcall<ErrorBody>(server, 'GET', '/api/v1/collections', {
+      key,
+      headers: { 'api-key': 'svc_live_notarealkeyatall' },
+    });
+    expect(both.status).toBe(401);
+    expect(both.body.error.code).toBe('INVALID_API_KEY');
+  });
+
+  test('returns 401 MISSING_API_KEY naming both ways to send the key for a blank api-key header', async () => {
+    const res = await vcall<ErrorBody>(server, 'GET', '/api/v1/collections', {
+      headers: { 'api-key': ' ' },
+    });
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('MISSING_API_KEY');
+    expect(res.body.error.message).toMatch(/api-key/);
+  });
+
   test('accepts a user key of the control plane', async () => {
     const { key } = await createVectorCaller(server);
     const res = await vcall(server, 'GET', '/api/v1/collections', { key });
@@ -240,8 +278,91 @@ describe('envelope of unmatched requests', () => {
     const res = await vcall<ErrorBody>(server, 'DELETE', '/api/v1/regions');
     expect(res.status).toBe(405);
     expect(res.body.error.code).toBe('METHOD_NOT_ALLOWED');
+    expect(res.headers.get('allow')).toBe('HEAD, GET');
   });
+
+  test.each([
+    ['TRACE', '/api/v1/collections/docs', 'HEAD, GET, PATCH, DELETE'],
+    // GET /points/{id} matches this path too (and answers 400 INVALID_POINT_ID for it).
+    ['TRACE', '/api/v1/collections/docs/points/search', 'POST, HEAD, GET'],
+    ['TRACE', '/api/v1/workspaces/team/collections/docs/points', 'PUT, POST'],
+    ['TRACE', '/api/v1/schema/docs', 'HEAD, GET, PUT, DELETE'],
+    ['TRACE', '/api/v1/openapi.json', 'HEAD, GET'],
+    ['PATCH', '/api/v1/collections/docs/points/scroll', 'POST, HEAD, GET'],
+    ['PROPFIND', '/api/v1/regions', 'HEAD, GET'],
+  ])(
+    'returns 405 METHOD_NOT_ALLOWED in the envelope with Allow for %s %s',
+    async (method, path, allow) => {
+      const res = await plainRequest(server.base, method, path);
+      expect(res.status).toBe(405);
+      expect(res.headers.allow).toBe(allow);
+      expect(JSON.parse(res.text)).toEqual({
+        error: expect.objectContaining({ code: 'METHOD_NOT_ALLOWED' }),
+      });
+    },
+  );
+
+  test('answers OPTIONS with 204 and Allow', async () => {
+    const res = await plainRequest(server.base, 'OPTIONS', '/api/v1/collections');
+    expect(res.status).toBe(204);
+    expect(res.headers.allow).toBe('POST, HEAD, GET');
+  });
+
+  test('returns 404 NOT_FOUND for TRACE on a path that does not exist', async () => {
+    const res = await plainRequest(server.base, 'TRACE', '/api/v1/nothing-here');
+    expect(res.status).toBe(404);
+    expect(JSON.parse(res.text).error.code).toBe('NOT_FOUND');
+  });
+
+  test.each([
+    '/points/recommend',
+    '/points/recommend/batch',
+    '/points/recommend/groups',
+    '/points/discover',
+    '/points/discover/batch',
+    '/points/batch',
+    '/points/search/groups',
+    '/points/query/groups',
+    '/points/search/matrix/pairs',
+    '/points/search/matrix/offsets',
+    '/facet',
+  ])(
+    'returns 404 NOT_FOUND "Unsupported endpoint" for POST .../collections/{name}%s',
+    async (rest) => {
+      const { key } = await createVectorCaller(server);
+      for (const path of [
+        `/api/v1/collections/docs${rest}`,
+        `/api/v1/workspaces/team/collections/docs${rest}`,
+      ]) {
+        const res = await vcall<ErrorBody>(server, 'POST', path, { key, body: {} });
+        expect(res.status).toBe(404);
+        expect(res.body.error).toEqual(
+          expect.objectContaining({ code: 'NOT_FOUND', message: 'Unsupported endpoint' }),
+        );
+      }
+    },
+  );
 });
+
+/**
+ * A request fetch will not send (TRACE, PROPFIND) or whose headers fetch
+ * hides: status, headers and text.
+ */
+function plainRequest(
+  base: string,
+  method: string,
+  path: string,
+): Promise<{ status: number; headers: IncomingHttpHeaders; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${base}${path}`, { method }, (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => (text += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 describe('GET /api/v1/openapi.json', () => {
   test('serves the OpenAPI 3.1 document without a key', async () => {

@@ -403,6 +403,98 @@ describe('attested authorship', () => {
     expect(await by()).toBe(agent.agentId);
   });
 
+  test('returns both keys, null, on every read after a user key merges or deletes payload keys', async () => {
+    await upsert(agent.key, 'authored', {
+      points: [{ id: 4, vector: vec(4), payload: { by: 'agent', n: 1 } }],
+    });
+    const asUser = (rest: string, body: unknown) =>
+      vcall(server, 'POST', `${path('authored', rest)}?wait=true`, { key: owner.key, body });
+    const unattested = { __svc_agent_id: null, __svc_deployment_id: null };
+    const reads = async () => {
+      const one = await vcall<Result<Point>>(server, 'GET', path('authored', '/points/4'), {
+        key: owner.key,
+      });
+      const search = await vcall<Result<Point[]>>(
+        server,
+        'POST',
+        path('authored', '/points/search'),
+        {
+          key: owner.key,
+          body: { vector: vec(4), limit: 10, with_payload: true, filter: { has_id: [4] } },
+        },
+      );
+      const scroll = await vcall<Result<{ points: Point[] }>>(
+        server,
+        'POST',
+        path('authored', '/points/scroll'),
+        { key: owner.key, body: { offset: 4, limit: 1 } },
+      );
+      const query = await vcall<Result<{ points: Point[] }>>(
+        server,
+        'POST',
+        path('authored', '/points/query'),
+        { key: owner.key, body: { query: vec(4), filter: { has_id: [4] }, with_payload: true } },
+      );
+      const batch = await vcall<Result<Point[][]>>(
+        server,
+        'POST',
+        path('authored', '/points/search/batch'),
+        {
+          key: owner.key,
+          body: {
+            searches: [{ vector: vec(4), limit: 1, filter: { has_id: [4] }, with_payload: true }],
+          },
+        },
+      );
+      return [
+        one.body.result.payload,
+        (await retrieve([4]))[0]!.payload,
+        search.body.result[0]!.payload,
+        scroll.body.result.points[0]!.payload,
+        query.body.result.points[0]!.payload,
+        batch.body.result[0]![0]!.payload,
+      ];
+    };
+
+    expect((await asUser('/points/payload', { payload: { m: 2 }, points: [4] })).status).toBe(200);
+    const got = await reads();
+    expect(got).toEqual(got.map(() => ({ by: 'agent', n: 1, m: 2, ...unattested })));
+    await upsert(agent.key, 'authored', {
+      points: [{ id: 4, vector: vec(4), payload: { by: 'agent', n: 1 } }],
+    });
+    expect((await asUser('/points/payload/delete', { keys: ['n'], points: [4] })).status).toBe(200);
+    for (const payload of await reads()) expect(payload).toEqual({ by: 'agent', ...unattested });
+  });
+
+  test('puts back only the attested keys a payload selector asks for', async () => {
+    await vcall(server, 'POST', `${path('authored', '/points/payload')}?wait=true`, {
+      key: owner.key,
+      body: { payload: { m: 3 }, points: [4] },
+    });
+    const read = async (withPayload: unknown) =>
+      (
+        await vcall<Result<{ points: Point[] }>>(
+          server,
+          'POST',
+          path('authored', '/points/scroll'),
+          {
+            key: owner.key,
+            body: { offset: 4, limit: 1, with_payload: withPayload },
+          },
+        )
+      ).body.result.points[0]!.payload;
+    expect(await read(['m'])).toEqual({ m: 3 });
+    expect(await read({ include: ['m', '__svc_agent_id'] })).toEqual({
+      m: 3,
+      __svc_agent_id: null,
+    });
+    expect(await read({ exclude: ['by', '__svc_deployment_id'] })).toEqual({
+      m: 3,
+      __svc_agent_id: null,
+    });
+    expect(await read(false)).toBeNull();
+  });
+
   test("blocks the collection's deletion once the agent has written to it", async () => {
     const res = await vcall<ErrorBody>(server, 'DELETE', path('authored'), { key: owner.key });
     expect(res.status).toBe(409);

@@ -4,7 +4,7 @@ import Koa from 'koa';
 import type { Logger } from '../../../common/logger.js';
 import { VectorMethodNotAllowed } from '../errors/catalogue.js';
 import { requestContext } from '../middleware/request-context.js';
-import { mountCollectionRoutes } from './collections/routes.js';
+import { mountCollectionRoutes, NATIVE_CREATE } from './collections/routes.js';
 import type { CollectionService } from './collections/service.js';
 import type { VectorState } from './context.js';
 import type { EngineClient } from './engine-client.js';
@@ -57,12 +57,36 @@ export function createVectorAppWithRouter(deps: VectorAppDeps): {
     ctx.body = document;
   });
   app.use(router.routes());
-  app.use(
-    router.allowedMethods({
-      throw: true,
-      methodNotAllowed: () =>
-        new VectorMethodNotAllowed('The method is not supported on this path.'),
-    }),
-  );
+  app.use(allowedMethods());
   return { app, router };
+}
+
+/**
+ * Answers a path that exists but has no route for the method: 405
+ * METHOD_NOT_ALLOWED in the envelope with an `Allow` header, for any method
+ * (TRACE and the others the router does not implement were a 501 error
+ * object, which the envelope turned into 500); OPTIONS answers 204 with
+ * `Allow`. Runs only when the router matched no route (it calls next then).
+ */
+function allowedMethods(): Koa.Middleware {
+  return (ctx) => {
+    const matched = (ctx as { matched?: { methods: string[]; name?: string | null }[] }).matched;
+    const allowed = [
+      ...new Set(
+        (matched ?? [])
+          .filter((layer) => layer.name !== NATIVE_CREATE)
+          .flatMap((layer) => layer.methods),
+      ),
+    ];
+    if (allowed.length === 0) return; // No such path: the envelope's 404.
+    const allow = allowed.join(', ');
+    if (ctx.method === 'OPTIONS') {
+      ctx.status = 204;
+      ctx.set('Allow', allow);
+      return;
+    }
+    throw new VectorMethodNotAllowed(`${ctx.method} is not supported on this path; use ${allow}.`, {
+      headers: { Allow: allow },
+    });
+  };
 }

@@ -21,7 +21,7 @@ export type AuthedHandler = (ctx: Context, caller: AuthContext) => Promise<void>
 /** Wraps a handler so it runs only for an authenticated caller within budget. */
 export function authed(guard: VectorGuard, handler: AuthedHandler) {
   return async (ctx: Context) => {
-    const caller = await guard(ctx.get('authorization'));
+    const caller = await guard(ctx.get('authorization'), ctx.get('api-key'));
     await handler(ctx, caller);
   };
 }

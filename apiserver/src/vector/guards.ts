@@ -1,15 +1,23 @@
 /**
  * Authentication and the vector plane's rate limit. Keys are the control
  * plane's (no subscription check: the vector contract has no
- * AUTH_SUBSCRIPTION_INACTIVE). The limit is a fixed 60-second bucket per
+ * AUTH_SUBSCRIPTION_INACTIVE), presented as `Authorization: Bearer <key>` or
+ * in an `api-key` header, which the official Qdrant clients send for their
+ * own key option (`api_key=`, `apiKey`); Qdrant reads `api-key` first, and
+ * so does the gateway. Same key, same checks either way. The limit is a fixed 60-second bucket per
  * account, counted under its own key so it never shares the control plane's
  * budget; a 429 carries no Retry-After, as the contract says, and a refused
  * request is taken back out of the count.
  */
 import type { AccountService, ResolvedKey } from '../accounts/account-service.js';
 import { hashKey } from '../accounts/api-keys.js';
-import { authenticate, type AuthContext, type AuthDeps } from '../auth/authenticate.js';
-import { RateLimitExceeded, ServiceUnavailable } from '../errors/catalogue.js';
+import {
+  authenticate,
+  bearerToken,
+  type AuthContext,
+  type AuthDeps,
+} from '../auth/authenticate.js';
+import { MissingApiKey, RateLimitExceeded, ServiceUnavailable } from '../errors/catalogue.js';
 import type { MongoWindowStore } from '../rate-limit/mongo-window-store.js';
 import { DEFAULT_WINDOW_MS } from '../rate-limit/sliding-window.js';
 import { TtlCache } from './ttl-cache.js';
@@ -46,8 +54,27 @@ export function cachedKeyResolver(
   };
 }
 
-/** Authenticates and rate-limits one request by its Authorization header; returns the caller. */
-export type VectorGuard = (authorization: string | undefined) => Promise<AuthContext>;
+/**
+ * Authenticates and rate-limits one request by its `Authorization` and
+ * `api-key` headers; returns the caller.
+ */
+export type VectorGuard = (
+  authorization: string | undefined,
+  apiKey?: string | undefined,
+) => Promise<AuthContext>;
+
+/**
+ * The Authorization header a request's credentials amount to: `api-key`
+ * (when not blank) as a bearer token, else the Authorization header as sent.
+ */
+export function presentedAuthorization(
+  authorization: string | undefined,
+  apiKey: string | undefined,
+): string | undefined {
+  const key = apiKey?.trim();
+  if (key) return `Bearer ${key}`;
+  return authorization || undefined;
+}
 
 /** Builds the guard of every authenticated vector route. */
 export function vectorGuard(
@@ -55,8 +82,15 @@ export function vectorGuard(
   windows: MongoWindowStore,
   now: () => number = () => Date.now(),
 ): VectorGuard {
-  return async (authorization) => {
-    const caller = await authenticate(authorization || undefined, auth, false);
+  return async (authorization, apiKey) => {
+    const presented = presentedAuthorization(authorization, apiKey);
+    if (bearerToken(presented) === null) {
+      throw new MissingApiKey(
+        'Send the API key as Authorization: Bearer <key> or in an api-key header.',
+        { headers: { 'WWW-Authenticate': 'Bearer' } },
+      );
+    }
+    const caller = await authenticate(presented, auth, false);
     const limit = caller.plan.vectorRequestsPerMinute;
     if (limit === null) return caller;
     const key = `vp:${caller.account._id}`;

@@ -60,4 +60,28 @@ describe('vectorOpenApi', () => {
     expect(twin['404']!.description).toMatch(/NOT_FOUND \(no such workspace/);
     expect(upsert['404']!.description).not.toMatch(/no such workspace/);
   });
+
+  test('records the api-key header, the 415 for a body that is not JSON, and the paging caps', () => {
+    const document = vectorOpenApi() as {
+      security: unknown[];
+      info: { description: string };
+      components: { securitySchemes: Record<string, unknown> };
+      paths: Record<
+        string,
+        Record<string, { summary: string; responses: Record<string, { description: string }> }>
+      >;
+    };
+    expect(document.security).toEqual([{ bearer: [] }, { apiKey: [] }]);
+    expect(document.components.securitySchemes.apiKey).toEqual({
+      type: 'apiKey',
+      in: 'header',
+      name: 'api-key',
+    });
+    const search = document.paths['/api/v1/collections/{name}/points/search']!.post!;
+    expect(search.responses['415']!.description).toMatch(/MALFORMED_JSON/);
+    expect(search.summary).toMatch(/at most 10000/);
+    expect(document.paths['/api/v1/collections/{name}/exists']!.get).toBeDefined();
+    expect(document.info.description).toMatch(/prefix="api\/v1"/);
+    expect(document.info.description).toMatch(/405 METHOD_NOT_ALLOWED and an Allow header/);
+  });
 });

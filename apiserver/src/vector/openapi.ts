@@ -1,8 +1,9 @@
 /**
  * The vector plane's OpenAPI 3.1 document, served at `GET /api/v1/openapi.json`.
  * It records the choices the contract leaves "not shown" (201 on a first
- * create, the body shapes of collection routes) and which catalogue errors
- * each route can answer. A test checks every mounted route is listed here.
+ * create, the body shapes of collection routes, the caps on limit and offset,
+ * how hostile JSON is refused) and which catalogue errors each route can
+ * answer. A test checks every mounted route is listed here.
  */
 import {
   CleanupInProgress,
@@ -37,6 +38,9 @@ import {
   VectorValidationError,
   type ErrorClass,
 } from '../errors/catalogue.js';
+import { JsonContentTypeRequired } from './json-body.js';
+import { MAX_JSON_DEPTH } from './json-limits.js';
+import { MAX_LIMIT, MAX_OFFSET } from './points/paging.js';
 
 /** One documented operation. */
 export interface VectorOperation {
@@ -52,9 +56,11 @@ export interface VectorOperation {
 
 const COLLECTION = [CollectionOwnershipMismatch, VectorValidationError, CollectionNotFound];
 const ENGINE = [ProxyError, GatewayTimeout, ResponseTooLarge];
-const POINT_READ = [...COLLECTION, MalformedJson, InvalidPointId, ...ENGINE];
+/** What every route reading a JSON body can answer about the body itself. */
+const JSON_BODY = [MalformedJson, VectorValidationError, JsonContentTypeRequired];
+const POINT_READ = [...COLLECTION, ...JSON_BODY, InvalidPointId, ...ENGINE];
 const POINT_WRITE = [...POINT_READ, ReservedField, PointPayloadTooLarge];
-const SCHEMA = [...COLLECTION, MalformedJson];
+const SCHEMA = [...COLLECTION, ...JSON_BODY];
 
 const schema = (
   method: VectorOperation['method'],
@@ -103,8 +109,7 @@ export const VECTOR_OPERATIONS: readonly VectorOperation[] = [
         '{result: collection, status}; 201 when created, 200 when it already existed with the same configuration.',
     },
     errors: [
-      VectorValidationError,
-      MalformedJson,
+      ...JSON_BODY,
       CollectionOwnershipMismatch,
       CollectionLimitExceeded,
       CollectionNameTaken,
@@ -132,9 +137,20 @@ export const VECTOR_OPERATIONS: readonly VectorOperation[] = [
     success: {
       status: 200,
       description:
-        '{result: collection with points_count, schema_version}; schema_version is the version of the payload schema in force (the number in its ETag), null when none; headers ETag, X-Collection-Source, X-Collection-Status.',
+        "{result, schema_version}. result holds the contract's fields (name, vectors: {size, distance}, description, regions, created_at, updated_at, workspace in a workspace) and what the official Qdrant clients parse, from the engine: status (Qdrant's: green, yellow; grey while the collection is being created; red when the engine could not describe it), optimizer_status, segments_count, config (params.vectors = {size, distance}, hnsw_config, optimizer_config, wal_config, quantization_config), payload_schema, points_count and indexed_vectors_count. The lifecycle label the dashboard shows (active, creating) is lifecycle_status, also in the header X-Collection-Status. schema_version is the version of the payload schema in force (the number in its ETag), null when none; headers ETag, X-Collection-Source, X-Collection-Status.",
     },
     errors: COLLECTION,
+  },
+  {
+    method: 'get',
+    path: '/api/v1/collections/{name}/exists',
+    summary: "Whether the collection exists (Qdrant's collection_exists); records no use",
+    workspaceTwin: true,
+    success: {
+      status: 200,
+      description: '{result: {exists: boolean}, status}.',
+    },
+    errors: [CollectionOwnershipMismatch, VectorValidationError],
   },
   {
     method: 'patch',
@@ -142,15 +158,25 @@ export const VECTOR_OPERATIONS: readonly VectorOperation[] = [
     summary: 'Change the description (the only mutable field)',
     workspaceTwin: true,
     success: { status: 200, description: '{result: collection, status}; header ETag.' },
-    errors: [...COLLECTION, MalformedJson],
+    errors: [...COLLECTION, ...JSON_BODY],
   },
   {
     method: 'delete',
     path: '/api/v1/collections/{name}',
     summary: 'Delete a collection and its points',
     workspaceTwin: true,
-    success: { status: 200, description: '{result: true, status}.' },
-    errors: [...COLLECTION, CollectionInUse, CleanupInProgress, ...ENGINE],
+    success: {
+      status: 200,
+      description:
+        "{result: true, status} when deleted; {result: false, status} when there was no such collection, as Qdrant answers (the official clients' recreate deletes first).",
+    },
+    errors: [
+      CollectionOwnershipMismatch,
+      VectorValidationError,
+      CollectionInUse,
+      CleanupInProgress,
+      ...ENGINE,
+    ],
   },
   {
     method: 'put',
@@ -178,11 +204,23 @@ export const VECTOR_OPERATIONS: readonly VectorOperation[] = [
   point('post', '/points', 'Batch retrieve (falls through to retrieve; expects ids)'),
   point('post', '/points/retrieve', 'Retrieve points {ids, with_payload?, with_vector?}'),
   point('get', '/points/{id}', 'Retrieve one point'),
-  point('post', '/points/search', 'Search {vector, limit, filter?, params?, ...}'),
-  point('post', '/points/search/batch', 'Several searches'),
-  point('post', '/points/query', 'Nearest-point query'),
-  point('post', '/points/query/batch', 'Several queries'),
-  point('post', '/points/scroll', 'Page through points'),
+  point(
+    'post',
+    '/points/search',
+    `Search {vector, limit (at most ${MAX_LIMIT}), offset? (at most ${MAX_OFFSET}), filter?, params?, ...}`,
+  ),
+  point('post', '/points/search/batch', 'Several searches {searches}; each capped as one search'),
+  point(
+    'post',
+    '/points/query',
+    `Nearest-point query; limit at most ${MAX_LIMIT} (also in each prefetch), offset at most ${MAX_OFFSET}; lookup_from names one of your collections`,
+  ),
+  point('post', '/points/query/batch', 'Several queries {searches}; each capped as one query'),
+  point(
+    'post',
+    '/points/scroll',
+    `Page through points {limit? (at most ${MAX_LIMIT}), offset? (a point id), filter?, ...}`,
+  ),
   point('post', '/points/count', 'Count points {filter?, exact?}; limit is ignored'),
   point('post', '/points/delete', 'Delete points {points} or {filter}'),
   point('post', '/points/payload', 'Merge payload {payload, points|filter}', [
@@ -319,13 +357,21 @@ export function vectorOpenApi(): Record<string, unknown> {
       title: 'svc vector data plane',
       version: '1.0.0',
       description:
-        'Collections, points, payloads, payload indexes and payload schemas, tenant-scoped. Errors are {error:{code,message,...}}; switch on error.code. Point routes relay the engine (Qdrant REST shapes). Unsupported engine endpoints (snapshots, telemetry, metrics, cluster, locks, shards) answer 404 NOT_FOUND "Unsupported endpoint". ' +
+        'Collections, points, payloads, payload indexes and payload schemas, tenant-scoped. Errors are {error:{code,message,...}}; switch on error.code. Point routes relay the engine (Qdrant REST shapes). ' +
+        'Official Qdrant clients: every route is under /api/v1, so set the client\'s base path: Python QdrantClient(url="https://<vectors host>", prefix="api/v1", api_key=KEY, port=None) (port=None keeps the client from adding 6333 to a URL without a port; check_compatibility=False skips its version probe, which this API does not answer), JS new QdrantClient({url, prefix: "/api/v1", apiKey: KEY, checkCompatibility: false}). The key goes in Authorization: Bearer <key> or in the api-key header the clients send for their key option; when both are sent, api-key is read, as Qdrant reads it. Create collections with POST /api/v1/collections: the clients\' own create (PUT /collections/{name}) is 405. ' +
+        'Unsupported engine endpoints answer 404 NOT_FOUND "Unsupported endpoint" before authentication: snapshots, telemetry, metrics, cluster, locks, shards, aliases, issues, points/recommend, points/discover, points/batch, facet, points/search/groups, points/query/groups, points/search/matrix, points/vectors/delete. A path that exists answers a method it does not take (TRACE included) with 405 METHOD_NOT_ALLOWED and an Allow header; OPTIONS answers 204 with Allow. ' +
+        `Bodies: a declared Content-Type other than application/json or application/*+json is 415 MALFORMED_JSON (the contract has no media-type code; a body without Content-Type is read as JSON); nesting deeper than ${MAX_JSON_DEPTH} levels of arrays and objects (Qdrant's parser's limit) is 400 MALFORMED_JSON with max; a number beyond a 64-bit float (1e400, anywhere: vectors, payloads, queries) is 400 VALIDATION_ERROR naming the field, never stored as infinity or null. Member names are read as parsed, so a name spelled with escapes ("lookup\\u005ffrom") is the same name: lookup_from always names one of your collections. ` +
+        `Paging: limit is at most ${MAX_LIMIT} on search, query (and each prefetch) and scroll, offset at most ${MAX_OFFSET} on search and query (a scroll's offset is a point id); over it is 400 VALIDATION_ERROR with field and max. ` +
+        'Attested keys: __svc_agent_id and __svc_deployment_id come back on every read that selects the payload. A merge or payload-key delete by a user key stamps them null, which the engine (as Qdrant) stores as absent; reads put them back as null, so filter for points last written by a user key with is_empty on __svc_agent_id rather than is_null. ' +
         'Consistency: a revoked key or a suspension takes effect here within 5 s (resolved keys are cached); the per-minute limit is exact per replica and may admit what other replicas admitted in the last 250 ms; the storage cap uses an estimate (points x (4 x size + average payload bytes)) refreshed every 10 s, with writes meanwhile added.',
     },
-    security: [{ bearer: [] }],
+    security: [{ bearer: [] }, { apiKey: [] }],
     paths,
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer' },
+        apiKey: { type: 'apiKey', in: 'header', name: 'api-key' },
+      },
       schemas: {
         Error: {
           type: 'object',

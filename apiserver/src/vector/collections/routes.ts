@@ -1,10 +1,15 @@
 /**
- * Collection routes: create, list, get, PATCH description, delete, their
- * workspace-scoped twins, `PUT /collections/{name}` refused with 405 (the
- * engine-native create), and `GET /regions`.
+ * Collection routes: create, list, get, the existence check, PATCH
+ * description, delete, their workspace-scoped twins, `PUT
+ * /collections/{name}` refused with 405 (the engine-native create), and
+ * `GET /regions`.
  */
 import type { Context } from 'koa';
-import { VectorMethodNotAllowed, VectorValidationError } from '../../errors/catalogue.js';
+import {
+  CollectionNotFound,
+  VectorMethodNotAllowed,
+  VectorValidationError,
+} from '../../errors/catalogue.js';
 import type { EngineClient } from '../engine-client.js';
 import { authed, resolveCollection, workspaceParam, type VectorRouter } from '../context.js';
 import type { VectorGuard } from '../guards.js';
@@ -24,6 +29,9 @@ export interface CollectionRouteDeps {
 }
 
 const PREFIXES = ['/api/v1', '/api/v1/workspaces/:workspace'];
+
+/** The name of the route refusing the engine-native create: a method no `Allow` lists. */
+export const NATIVE_CREATE = 'engine-native-create';
 
 /** Mounts the collection routes (and their workspace twins) on `router`. */
 export function mountCollectionRoutes(router: VectorRouter, deps: CollectionRouteDeps): void {
@@ -49,23 +57,35 @@ export function mountCollectionRoutes(router: VectorRouter, deps: CollectionRout
       `${prefix}/collections/:name`,
       authed(guard, async (ctx, caller) => {
         const doc = await resolveCollection(ctx, caller, collections);
-        let pointsCount: number | null = null;
         const [info, schema] = await Promise.all([
           engine.send('GET', `/collections/${doc.engineName}`).catch(() => null),
           deps.schemas.current(doc),
         ]);
+        let described: Record<string, unknown> | null = null;
         if (info && info.status === 200) {
-          const parsed = JSON.parse(info.text) as { result?: { points_count?: number } };
-          pointsCount = parsed.result?.points_count ?? null;
+          described =
+            (JSON.parse(info.text) as { result?: Record<string, unknown> }).result ?? null;
         }
         ctx.set('ETag', `"${doc.version}"`);
         ctx.set('X-Collection-Source', 'metadata-store');
         ctx.set('X-Collection-Status', doc.status);
         ctx.body = {
-          result: presentCollection(doc, { pointsCount }),
+          result: presentCollection(doc, described),
           // The version of the payload schema in force (the number in its ETag); null when none.
           schema_version: schema?.version ?? null,
         };
+      }),
+    );
+
+    // Qdrant's existence check (`collection_exists`, `collectionExists`): no usage is recorded.
+    router.get(
+      `${prefix}/collections/:name/exists`,
+      authed(guard, async (ctx, caller) => {
+        const name = nameParam(ctx, caller);
+        const exists = await collections
+          .get(scopeOf(caller, workspaceParam(ctx)), name)
+          .then(() => true, absentAsFalse);
+        ctx.body = { result: { exists }, status: 'ok' };
       }),
     );
 
@@ -100,15 +120,19 @@ export function mountCollectionRoutes(router: VectorRouter, deps: CollectionRout
       `${prefix}/collections/:name`,
       authed(guard, async (ctx, caller) => {
         const name = nameParam(ctx, caller);
-        await collections.delete(scopeOf(caller, workspaceParam(ctx)), name);
-        ctx.body = { result: true, status: 'ok' };
+        // As Qdrant answers: false when there was nothing to delete (clients' recreate relies on it).
+        const deleted = await collections
+          .delete(scopeOf(caller, workspaceParam(ctx)), name)
+          .then(() => true, absentAsFalse);
+        ctx.body = { result: deleted, status: 'ok' };
       }),
     );
 
     // The engine-native create; refused before authentication, as it is for everyone.
-    router.put(`${prefix}/collections/:name`, () => {
+    router.put(NATIVE_CREATE, `${prefix}/collections/:name`, () => {
       throw new VectorMethodNotAllowed(
         'PUT /collections/{name} is not supported; create with POST /api/v1/collections.',
+        { headers: { Allow: 'HEAD, GET, PATCH, DELETE' } },
       );
     });
   }
@@ -133,6 +157,12 @@ export function mountCollectionRoutes(router: VectorRouter, deps: CollectionRout
       };
     }),
   );
+}
+
+/** False for a collection that does not exist; any other failure is rethrown. */
+function absentAsFalse(err: unknown): false {
+  if (err instanceof CollectionNotFound) return false;
+  throw err;
 }
 
 function nameParam(ctx: Context, caller: Parameters<typeof refuseForeignEngineName>[0]): string {

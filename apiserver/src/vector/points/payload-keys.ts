@@ -121,10 +121,79 @@ export function attestation(caller: AuthContext): Record<string, string | null> 
 }
 
 const INTERNAL_KEY = /"__svc_(?!agent_id"|deployment_id")/;
+const PAYLOAD_OBJECT = '"payload":{';
+const AGENT_MEMBER = `"${AGENT_KEY}":`;
+const DEPLOYMENT_MEMBER = `"${DEPLOYMENT_KEY}":`;
 
 /** True when an engine response may hold internal keys that must not be shown. */
 export function mayHoldInternalKeys(text: string): boolean {
   return INTERNAL_KEY.test(text);
+}
+
+function occurrences(text: string, needle: string): number {
+  let count = 0;
+  for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + 1)) count++;
+  return count;
+}
+
+/**
+ * True when an engine response may hold a point payload without the
+ * attested keys: fewer of them than payload objects. A merge or key delete
+ * by a user key stamps both null, and a merge deletes keys it sets to null
+ * (Qdrant's rule, the engine's too), so such a point is stored without them.
+ */
+export function mayLackAttestedKeys(text: string): boolean {
+  const payloads = occurrences(text, PAYLOAD_OBJECT);
+  if (payloads === 0) return false;
+  return (
+    occurrences(text, AGENT_MEMBER) < payloads || occurrences(text, DEPLOYMENT_MEMBER) < payloads
+  );
+}
+
+/**
+ * Which attested keys a read's `with_payload` returns: every key for true
+ * (or absent: a payload object came back, so the route's default returns
+ * payloads); those listed for a list or `{include}`; those not listed for
+ * `{exclude}`.
+ */
+export function attestedKeysSelected(withPayload: unknown): (key: string) => boolean {
+  if (withPayload === true || withPayload === undefined) return () => true;
+  const listed = (value: unknown): string[] =>
+    Array.isArray(value)
+      ? value.filter((k) => typeof k === 'string')
+      : typeof value === 'string'
+        ? [value]
+        : [];
+  if (Array.isArray(withPayload)) return (key) => withPayload.includes(key);
+  if (typeof withPayload === 'object' && withPayload !== null) {
+    const selector = withPayload as Record<string, unknown>;
+    if ('include' in selector) return (key) => listed(selector.include).includes(key);
+    if ('exclude' in selector) return (key) => !listed(selector.exclude).includes(key);
+  }
+  return () => false;
+}
+
+/**
+ * Puts the attested keys, null, into every point payload in `value` that
+ * lacks them and whose read selected them: a point stored without them was
+ * last written by a user key, and the contract returns them on every read.
+ */
+export function fillAttestedKeys(value: unknown, selected: (key: string) => boolean): void {
+  if (Array.isArray(value)) {
+    for (const item of value) fillAttestedKeys(item, selected);
+    return;
+  }
+  if (typeof value !== 'object' || value === null) return;
+  const record = value as Record<string, unknown>;
+  const payload = record.payload;
+  if (typeof payload === 'object' && payload !== null && !Array.isArray(payload)) {
+    const target = payload as Record<string, unknown>;
+    for (const key of [AGENT_KEY, DEPLOYMENT_KEY]) {
+      if (!(key in target) && selected(key)) target[key] = null;
+    }
+  }
+  if ('points' in record) fillAttestedKeys(record.points, selected);
+  if ('result' in record) fillAttestedKeys(record.result, selected);
 }
 
 /** Removes internal `__svc_` keys (not the attested pair) from every point payload in `value`. */

@@ -25,14 +25,7 @@ import type { VectorGuard } from '../guards.js';
 import { readRequestBody } from '../json-body.js';
 import type { SchemaService } from '../schema/service.js';
 import { isUnsupportedEndpoint } from '../unsupported.js';
-import {
-  forwardRequest,
-  isRead,
-  PREFIXES,
-  relayedText,
-  ROUTES,
-  type PointRoute,
-} from './routes.js';
+import { forwardRequest, PREFIXES, relayedText, ROUTES, type PointRoute } from './routes.js';
 
 /** Answers a request and returns true, or returns false having touched nothing. */
 export type Lane = (req: IncomingMessage, res: ServerResponse) => boolean;
@@ -99,7 +92,7 @@ export function laneMatcher(): (method: string, url: string) => LaneMatch | null
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
     const entry = entries.find((e) => e.method === method && e.layer.match(path));
-    if (!entry || isUnsupportedEndpoint(path)) return null;
+    if (!entry || isUnsupportedEndpoint(path, method)) return null;
     return {
       route: entry.route,
       path,
@@ -138,11 +131,11 @@ async function answer(
   const requestLog = () => (log ??= deps.log.child({ request_id: requestId }));
   let status: number;
   try {
-    const caller = await deps.guard(headerOf(req, 'authorization'));
+    const caller = await deps.guard(headerOf(req, 'authorization'), headerOf(req, 'api-key'));
     const { params } = target;
     const doc = await resolveNamed(caller, deps.collections, params.workspace, params.name!);
     const bytes = route.hasBody ? await readRequestBody(req) : undefined;
-    const { res: answered } = await forwardRequest(
+    const forwarded = await forwardRequest(
       { params, querystring: target.querystring, bytes },
       caller,
       doc,
@@ -150,8 +143,8 @@ async function answer(
       deps.engine,
       deps.schemas,
     );
-    status = answered.status;
-    send(res, status, relayedText(answered, isRead(route)), { 'x-request-id': requestId });
+    status = forwarded.res.status;
+    send(res, status, relayedText(route, forwarded), { 'x-request-id': requestId });
   } catch (err) {
     const reply = errorReply(err, requestId, requestLog());
     status = reply.status;

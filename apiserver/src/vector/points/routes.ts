@@ -17,13 +17,18 @@ import type { VectorGuard } from '../guards.js';
 import { looksLikeObject, parseJsonObject, readBody } from '../json-body.js';
 import {
   attestation,
+  attestedKeysSelected,
   checkPointId,
   checkPointIds,
   cleanKeyList,
   cleanPayload,
+  fillAttestedKeys,
   mayHoldInternalKeys,
+  mayLackAttestedKeys,
   stripInternalKeys,
 } from './payload-keys.js';
+import { BACKSLASH } from './point-members.js';
+import { checkPaging, pagingMayExceed, type PagingShape } from './paging.js';
 import type { StorageMeter } from '../storage/storage-meter.js';
 import type { WriteCheck } from '../schema/enforcement.js';
 import type { SchemaService } from '../schema/service.js';
@@ -62,10 +67,14 @@ export interface PointRoute {
   prepare?: (body: Body, caller: AuthContext, collection: VectorCollectionDoc) => void;
   /**
    * With `prepare`: the body is forwarded as sent, unparsed, unless it
-   * contains one of these texts (then it is parsed and prepared). Without
-   * it, a route with `prepare` always parses.
+   * contains one of these texts or a backslash (then it is parsed and
+   * prepared: a member name spelled with escapes, `"lookup\u005ffrom"`, is
+   * the same name once parsed). Without it, a route with `prepare` always
+   * parses.
    */
   parseWhen?: readonly string[];
+  /** Where the body's `limit` and `offset` are, which are capped (see paging.ts). */
+  paging?: PagingShape;
   /** After a successful mutation: the selector whose points get re-stamped separately. */
   restamp?: (body: Body) => Body | null;
   /** A payload write whose result is checked against the collection's payload schema. */
@@ -134,6 +143,7 @@ export const ROUTES: readonly PointRoute[] = [
     path: '/points/search',
     engineMethod: 'POST',
     enginePath: () => '/points/search',
+    paging: 'search',
     hasBody: true,
     batchPath: '/points/search/batch',
     prepare: (body) => void delete body.with_vectors,
@@ -144,6 +154,7 @@ export const ROUTES: readonly PointRoute[] = [
     path: '/points/search/batch',
     engineMethod: 'POST',
     enginePath: () => '/points/search/batch',
+    paging: 'search-batch',
     hasBody: true,
   },
   {
@@ -151,6 +162,7 @@ export const ROUTES: readonly PointRoute[] = [
     path: '/points/query',
     engineMethod: 'POST',
     enginePath: () => '/points/query',
+    paging: 'query',
     hasBody: true,
     batchPath: '/points/query/batch',
     prepare: rewriteLookupsFor,
@@ -161,6 +173,7 @@ export const ROUTES: readonly PointRoute[] = [
     path: '/points/query/batch',
     engineMethod: 'POST',
     enginePath: () => '/points/query/batch',
+    paging: 'query-batch',
     hasBody: true,
     prepare: rewriteLookupsFor,
     parseWhen: ['lookup_from'],
@@ -170,6 +183,7 @@ export const ROUTES: readonly PointRoute[] = [
     path: '/points/scroll',
     engineMethod: 'POST',
     enginePath: () => '/points/scroll',
+    paging: 'scroll',
     hasBody: true,
   },
   {
@@ -308,7 +322,8 @@ export function mountPointRoutes(router: VectorRouter, deps: PointRouteDeps): vo
       authed(guard, async (ctx, caller) => {
         const doc = await resolveCollection(ctx, caller, collections);
         const check = await schemas.writeCheck(doc);
-        relay(ctx, await streamUpsert(ctx, caller, doc, engine, limits, storage, check), false);
+        const res = await streamUpsert(ctx, caller, doc, engine, limits, storage, check);
+        relay(ctx, res.status, res.text);
         check.surfaceWarnings(ctx);
       }),
     );
@@ -336,7 +351,10 @@ function forwardsAsSent(route: PointRoute, bytes: Buffer): boolean {
   if (route.schemaCheck || route.restamp) return false;
   if (route.prepare && !route.parseWhen) return false;
   if (!looksLikeObject(bytes)) return false;
-  return !route.parseWhen?.some((text) => bytes.includes(text));
+  if (!route.parseWhen) return true;
+  // The rewrite is decided on the parsed document, never on how the bytes spell a name.
+  if (bytes.includes(BACKSLASH)) return false;
+  return !route.parseWhen.some((text) => bytes.includes(text));
 }
 
 /** A forwarding route's request, however it arrived: path parameters, query string, body. */
@@ -351,6 +369,8 @@ export interface ForwardRequest {
 export interface Forwarded {
   res: EngineResponse;
   check: WriteCheck | null;
+  /** The body as forwarded: parsed when the gateway parsed it, else its bytes. */
+  sent: Body | Buffer | undefined;
 }
 
 async function forward(
@@ -366,9 +386,9 @@ async function forward(
     querystring: ctx.querystring,
     bytes: route.hasBody ? await readBody(ctx) : undefined,
   };
-  const { res, check } = await forwardRequest(request, caller, doc, route, engine, schemas);
-  relay(ctx, res, isRead(route));
-  check?.surfaceWarnings(ctx);
+  const forwarded = await forwardRequest(request, caller, doc, route, engine, schemas);
+  relay(ctx, forwarded.res.status, relayedText(route, forwarded));
+  forwarded.check?.surfaceWarnings(ctx);
 }
 
 /**
@@ -396,6 +416,10 @@ export async function forwardRequest(
       route.prepare?.(body, caller, doc);
     }
   }
+  if (route.paging) {
+    if (body) checkPaging(route.paging, body);
+    else if (asSent && pagingMayExceed(asSent)) checkPaging(route.paging, parseJsonObject(asSent));
+  }
   const check =
     body && route.schemaCheck
       ? await schemas.payloadWriteCheck(doc, { ...body, kind: route.schemaCheck })
@@ -421,7 +445,7 @@ export async function forwardRequest(
     );
     if (stamped.status >= 400) throw engineFailure(stamped);
   }
-  return { res, check };
+  return { res, check, sent: body ?? asSent };
 }
 
 /** Whether the route's answer holds points, whose internal payload keys are stripped. */
@@ -429,20 +453,48 @@ export function isRead(route: PointRoute): boolean {
   return route.engineMethod === 'GET' || route.engineMethod === 'POST';
 }
 
-/**
- * Sends the engine's answer on. Reads are scanned for internal keys first;
- * the common case (none) relays the engine's bytes without re-serialising.
- */
-function relay(ctx: Context, res: EngineResponse, read: boolean): void {
-  ctx.status = res.status;
+/** Sends an answer on as JSON. */
+function relay(ctx: Context, status: number, text: string): void {
+  ctx.status = status;
   ctx.type = 'application/json';
-  ctx.body = relayedText(res, read);
+  ctx.body = text;
 }
 
-/** The engine's answer as relayed: reads without internal `__svc_` keys. */
-export function relayedText(res: EngineResponse, read: boolean): string {
-  if (!read || !mayHoldInternalKeys(res.text)) return res.text;
-  const parsed = JSON.parse(res.text) as unknown;
-  stripInternalKeys(parsed);
+/**
+ * The engine's answer as relayed. Reads are scanned first: internal
+ * `__svc_` keys are removed, and the attested pair is put back (null) into
+ * payloads stored without it (see {@link mayLackAttestedKeys}) where the
+ * read's `with_payload` selected it. The common case (neither) relays the
+ * engine's bytes without parsing them.
+ */
+export function relayedText(route: PointRoute, { res, sent }: Forwarded): string {
+  if (!isRead(route) || res.status >= 300) return res.text;
+  const strip = mayHoldInternalKeys(res.text);
+  const fill = mayLackAttestedKeys(res.text);
+  if (!strip && !fill) return res.text;
+  const parsed = JSON.parse(res.text) as Body;
+  if (strip) stripInternalKeys(parsed);
+  if (fill)
+    fillSelected(
+      parsed.result,
+      sent === undefined || Buffer.isBuffer(sent) ? parseSent(sent) : sent,
+    );
   return JSON.stringify(parsed);
+}
+
+function parseSent(bytes: Buffer | undefined): Body {
+  return bytes === undefined ? {} : parseJsonObject(bytes);
+}
+
+/** {@link fillAttestedKeys} with each search's own selector in a batch, the body's otherwise. */
+function fillSelected(result: unknown, sent: Body): void {
+  const searches = sent.searches;
+  if (Array.isArray(searches) && Array.isArray(result)) {
+    result.forEach((answer, i) => {
+      const search = searches[i] as Body | undefined;
+      fillAttestedKeys(answer, attestedKeysSelected(search?.with_payload));
+    });
+    return;
+  }
+  fillAttestedKeys(result, attestedKeysSelected(sent.with_payload));
 }
