@@ -1,10 +1,10 @@
 /**
- * The official `@qdrant/js-client-rest`, pointed at the gateway with an API
- * key (sent as `Authorization: Bearer`, the contract's only scheme), works
- * unchanged for upsert, search, scroll, count, point delete and collection
- * delete. Creation is the service's `POST /api/v1/collections`: the client's
- * own create is the engine-native `PUT /collections/{name}`, which the
- * contract answers 405 METHOD_NOT_ALLOWED.
+ * The official `@qdrant/js-client-rest`, pointed at the gateway with its own
+ * key option (`apiKey`, sent as an `api-key` header) and `prefix: '/api/v1'`,
+ * works unchanged for the collection calls (exists, get, delete), upsert,
+ * search, scroll, count and point delete. Creation is the service's `POST
+ * /api/v1/collections`: the client's own create is the engine-native `PUT
+ * /collections/{name}`, which the contract answers 405 METHOD_NOT_ALLOWED.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { QdrantClient } from '@qdrant/js-client-rest';
@@ -26,7 +26,7 @@ beforeAll(async () => {
   client = new QdrantClient({
     url: server.base,
     prefix: '/api/v1',
-    headers: { authorization: `Bearer ${caller.key}` },
+    apiKey: caller.key,
     checkCompatibility: false,
   });
 });
@@ -39,6 +39,31 @@ describe('@qdrant/js-client-rest against the gateway', () => {
     await expect(
       client.createCollection('native', { vectors: { size: 4, distance: 'Cosine' } }),
     ).rejects.toMatchObject({ status: 405 });
+  });
+
+  test('works with a bearer header instead of the key option', async () => {
+    const bearer = new QdrantClient({
+      url: server.base,
+      prefix: '/api/v1',
+      headers: { authorization: `Bearer ${caller.key}` },
+      checkCompatibility: false,
+    });
+    expect(await bearer.getCollections()).toEqual({ collections: expect.any(Array) });
+  });
+
+  test('checks existence, reads a collection as Qdrant describes one, and deletes a missing one as false', async () => {
+    expect(await client.collectionExists('described')).toEqual({ exists: false });
+    await createCollection(server, caller.key, 'described', 6);
+    expect(await client.collectionExists('described')).toEqual({ exists: true });
+    const info = await client.getCollection('described');
+    expect(info.status).toBe('green');
+    expect(info.config.params.vectors).toEqual({ size: 6, distance: 'Cosine' });
+    expect(info.points_count).toBe(0);
+    expect((await client.getCollections()).collections).toContainEqual(
+      expect.objectContaining({ name: 'described' }),
+    );
+    expect(await client.deleteCollection('described')).toBe(true);
+    expect(await client.deleteCollection('described')).toBe(false);
   });
 
   test('creates (through POST), upserts, searches, scrolls, counts and deletes', async () => {
