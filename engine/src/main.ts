@@ -1,7 +1,8 @@
 /**
  * Entry point of the engine: reads the configuration (refusing to start without an API
  * key, `SVC_ENGINE_API_KEY`), recovers the data directory,
- * listens, prints `{"ready":"engine","url":...}` on stdout once it accepts requests, and
+ * setting aside (and logging) any log record that will not replay, listens, prints
+ * `{"ready":"engine","url":...}` on stdout once it accepts requests, and
  * on SIGTERM or SIGINT stops accepting, snapshots and exits.
  *
  *   node --import tsx engine/src/main.ts
@@ -24,7 +25,19 @@ const engine = await Engine.open({
     idleMs: config.indexIdleMs,
     onError: (error) => logger.error('vector index build failed', { error }),
   },
+  onQuarantine: (event) =>
+    logger.error(
+      'write-ahead log record would not replay: set aside in quarantine, startup goes on without it',
+      { ...event },
+    ),
 });
+const { quarantinedAtOpen, quarantined } = engine.recovery();
+if (Object.keys(quarantined).length > 0) {
+  logger.warn('collections hold quarantined write-ahead log records (GET /telemetry)', {
+    quarantined_at_startup: quarantinedAtOpen,
+    quarantined_by_collection: quarantined,
+  });
+}
 const server = createEngineServer(engine, logger, {
   maxBodyBytes: config.maxBodyBytes,
   apiKey: config.apiKey,

@@ -15,6 +15,7 @@ import { readRoutes } from '../routes/reads.js';
 import { writeRoutes } from '../routes/writes.js';
 import type { Engine } from '../store/engine.js';
 import { ApiKeyCheck } from './api-key.js';
+import { parseJsonBody } from './json-body.js';
 import { Router } from './router.js';
 
 /** The version this engine reports at `GET /`; clients check compatibility against it. */
@@ -63,12 +64,32 @@ function send(response: ServerResponse, status: number, body: unknown, requestId
   response.end(text);
 }
 
+/**
+ * `GET /telemetry`, where Qdrant reports its state: the engine's name and version, its
+ * collections, and what recovery set aside (records of the write-ahead logs that would not
+ * replay, each now a file in its collection's `wal-quarantine/`). `quarantined_records`
+ * counts the files there now; `quarantined_at_startup` those this process set aside.
+ */
+function telemetry(engine: Engine) {
+  const { quarantinedAtOpen, quarantined } = engine.recovery();
+  return {
+    app: { name: 'svc-engine', version: QDRANT_COMPATIBLE_VERSION },
+    collections: { number_of_collections: engine.names().length },
+    recovery: {
+      quarantined_records: Object.values(quarantined).reduce((sum, n) => sum + n, 0),
+      quarantined_at_startup: quarantinedAtOpen,
+      quarantined_by_collection: quarantined,
+    },
+  };
+}
+
 /** Builds the route table for an engine. */
 export function engineRouter(engine: Engine): Router {
   const router = new Router();
   collectionRoutes(router, engine);
   writeRoutes(router, engine);
   readRoutes(router, engine);
+  router.on('GET', '/telemetry', () => telemetry(engine));
   return router;
 }
 
@@ -107,15 +128,7 @@ export function createEngineServer(engine: Engine, logger: Logger, options: Serv
       const route = router.match(method, url.pathname);
       if (route === undefined) throw new EngineError(404, `Not found: ${url.pathname}`);
       if (route === 'method') throw new EngineError(405, `Method ${method} not allowed`);
-      const raw = await readBody(request, options.maxBodyBytes);
-      let body: unknown;
-      if (raw.length > 0) {
-        try {
-          body = JSON.parse(raw.toString('utf8'));
-        } catch (error) {
-          throw new EngineError(400, `Format error in JSON body: ${(error as Error).message}`);
-        }
-      }
+      const body = parseJsonBody(await readBody(request, options.maxBodyBytes));
       const result = await route.handler({ params: route.params, query: url.searchParams, body });
       send(response, 200, { result, status: 'ok', time: elapsed() }, requestId);
     } catch (error) {

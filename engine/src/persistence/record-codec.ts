@@ -3,6 +3,7 @@
  * float32 after it, so a large upsert is neither slow to log nor to replay and its
  * vectors come back bit for bit. Framing (length and checksum) is the log's job.
  */
+import { MAX_JSON_DEPTH, depthExceededAt } from '../json-depth.js';
 import type { JsonObject } from '../json-path.js';
 import type { PointId } from '../point-id.js';
 import type { Operation } from '../store/operations.js';
@@ -39,18 +40,48 @@ export function encodeRecord(seq: number, op: Operation): Buffer {
   return body;
 }
 
-/** Decodes a record body; `dim` is the collection's vector size. */
+/**
+ * How deep a record's JSON may nest: a request's limit plus the levels the record wraps
+ * around what the request held (`{op: {selector: {filter: ...}}}` adds two), with room to
+ * spare. Deeper, the record was not written by a request this engine accepts, and
+ * replaying it could run a recursive step out of stack.
+ */
+export const MAX_RECORD_DEPTH = MAX_JSON_DEPTH + 8;
+
+/**
+ * Decodes a record body; `dim` is the collection's vector size. Throws for a record that
+ * does not decode, or nests deeper than {@link MAX_RECORD_DEPTH}.
+ */
 export function decodeRecord(body: Buffer, dim: number): LoggedOperation {
   const jsonLength = body.readUInt32LE(0);
-  const header = JSON.parse(body.toString('utf8', 4, 4 + jsonLength)) as {
+  if (4 + jsonLength > body.length) {
+    throw new Error(`record header of ${jsonLength} bytes overruns the ${body.length}-byte record`);
+  }
+  const json = body.subarray(4, 4 + jsonLength);
+  const tooDeep = depthExceededAt(json, MAX_RECORD_DEPTH);
+  if (tooDeep >= 0) {
+    throw new Error(`record nests deeper than ${MAX_RECORD_DEPTH} levels (at byte ${tooDeep})`);
+  }
+  const header = JSON.parse(json.toString('utf8')) as {
     seq: number;
     op: { type: string; points?: unknown[] };
   };
+  if (!Number.isSafeInteger(header.seq) || typeof header.op?.type !== 'string') {
+    throw new Error('record header has no sequence number or operation type');
+  }
+  const raw = header.op;
+  const vectorBytes = body.length - 4 - jsonLength;
+  const vectorCount =
+    raw.type === 'upsert' || raw.type === 'update_vectors' ? raw.points!.length : 0;
+  if (vectorBytes !== vectorCount * dim * 4) {
+    throw new Error(
+      `record holds ${vectorBytes} bytes of vectors for ${vectorCount} of size ${dim}`,
+    );
+  }
   const floats = new Float32Array(
     body.buffer.slice(body.byteOffset + 4 + jsonLength, body.byteOffset + body.length),
   );
   const vector = (i: number) => floats.slice(i * dim, (i + 1) * dim);
-  const raw = header.op;
   if (raw.type === 'upsert') {
     const points = (raw.points as [PointId, JsonObject | null][]).map(([id, payload], i) => ({
       id,

@@ -30,6 +30,22 @@ import { crc32 } from './crc32.js';
 
 const SEGMENT = /^(\d{20})\.log$/;
 
+/** A whole record read back from the log, and where it sits. */
+export interface LogRecord {
+  body: Buffer;
+  /** The segment file's name. */
+  segment: string;
+  /** Byte offset of the record's frame in the segment. */
+  offset: number;
+}
+
+/** Bytes of a segment from `offset` to its end that frame no whole record. */
+export interface UnreadableBytes {
+  segment: string;
+  offset: number;
+  bytes: Buffer;
+}
+
 interface Waiter {
   resolve(): void;
   reject(error: unknown): void;
@@ -51,48 +67,49 @@ export class WriteAheadLog {
   ) {}
 
   /**
-   * Opens (creating) the log in `dir` and returns it with the record bodies it holds, in
-   * order, after cutting off a torn tail.
+   * Opens (creating) the log in `dir` and returns it with the records it holds, in order,
+   * after cutting off a torn tail. A segment before the last one cannot have a torn tail
+   * (a crash tears only the write in flight), so bytes there that do not frame a whole
+   * record are bit rot: they come back as `unreadable`, for the caller to set aside, and
+   * the segments after it are read as usual.
    */
   static async open(
     dir: string,
     firstSeq: number,
-  ): Promise<{ wal: WriteAheadLog; bodies: Buffer[] }> {
+  ): Promise<{ wal: WriteAheadLog; records: LogRecord[]; unreadable: UnreadableBytes[] }> {
     await mkdir(dir, { recursive: true });
     const segments = readdirSync(dir)
       .filter((f) => SEGMENT.test(f))
       .sort();
-    const bodies: Buffer[] = [];
+    const records: LogRecord[] = [];
+    const unreadable: UnreadableBytes[] = [];
     let bytes = 0;
-    segments.forEach((name, i) => {
-      const path = join(dir, name);
+    segments.forEach((segment, i) => {
+      const path = join(dir, segment);
       const data = readFileSync(path);
-      const { records, validLength } = readRecords(data);
+      const { validLength } = readRecords(data, segment, records);
       if (validLength < data.length) {
         if (i !== segments.length - 1) {
-          throw new Error(`write-ahead log segment ${path} is corrupt at byte ${validLength}`);
+          unreadable.push({ segment, offset: validLength, bytes: data.subarray(validLength) });
+        } else {
+          const fd = openSync(path, 'r+');
+          ftruncateSync(fd, validLength);
+          fsyncSync(fd);
+          closeSync(fd);
         }
-        const fd = openSync(path, 'r+');
-        ftruncateSync(fd, validLength);
-        fsyncSync(fd);
-        closeSync(fd);
       }
-      bodies.push(...records);
       bytes += validLength;
     });
     if (segments.length === 0) segments.push(segmentName(firstSeq));
     const file = await open(join(dir, segments[segments.length - 1]!), 'a');
     const wal = new WriteAheadLog(dir, file, segments);
     wal.bytes = bytes;
-    return { wal, bodies };
+    return { wal, records, unreadable };
   }
 
   /** Appends a record body; resolves once it is on disk. */
   append(body: Buffer): Promise<void> {
-    const frame = Buffer.allocUnsafe(8);
-    frame.writeUInt32LE(body.length, 0);
-    frame.writeUInt32LE(crc32(body), 4);
-    this.pending.push(frame, body);
+    this.pending.push(...frameRecord(body));
     this.bytes += body.length + 8;
     const done = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
     this.flushing ??= this.flush();
@@ -171,9 +188,22 @@ function segmentName(seq: number): string {
   return `${String(seq).padStart(20, '0')}.log`;
 }
 
-/** The whole records in a segment's bytes, and where the last whole one ends. */
-function readRecords(data: Buffer): { records: Buffer[]; validLength: number } {
-  const records: Buffer[] = [];
+/**
+ * Frames a record body as the log stores it: its length and CRC-32 (little-endian
+ * 32-bit each), then the body.
+ */
+export function frameRecord(body: Buffer): Buffer[] {
+  const frame = Buffer.allocUnsafe(8);
+  frame.writeUInt32LE(body.length, 0);
+  frame.writeUInt32LE(crc32(body), 4);
+  return [frame, body];
+}
+
+/**
+ * Appends the whole records in a segment's bytes to `out`; returns where the last whole
+ * one ends.
+ */
+function readRecords(data: Buffer, segment: string, out: LogRecord[]): { validLength: number } {
   let at = 0;
   while (at + 8 <= data.length) {
     const length = data.readUInt32LE(at);
@@ -181,8 +211,8 @@ function readRecords(data: Buffer): { records: Buffer[]; validLength: number } {
     if (at + 8 + length > data.length) break;
     const body = data.subarray(at + 8, at + 8 + length);
     if (crc32(body) !== checksum) break;
-    records.push(body);
+    out.push({ body, segment, offset: at });
     at += 8 + length;
   }
-  return { records, validLength: at };
+  return { validLength: at };
 }

@@ -1,10 +1,10 @@
 /**
  * One collection in memory: its points, payload indexes and vector index, and the
  * application of write operations with Qdrant's semantics. Reads live in search/.
- * Persistence is the engine's job: it logs each operation before calling {@link apply}.
+ * Persistence is the engine's job: it logs each operation once {@link apply} has applied it.
  * Writes that retire slots may vacuum them (store/vacuum.ts) once they are done.
  */
-import { pointNotFound, badRequest } from '../errors.js';
+import { badRequest } from '../errors.js';
 import { matchesFilter } from '../filter/evaluate.js';
 import type { FilterContext } from '../filter/evaluate.js';
 import { parseFilter } from '../filter/parse.js';
@@ -57,8 +57,11 @@ export class Collection implements FilterContext {
     return matchesFilter(filter, points.ids[slot]!, points.payloads[slot]!, this);
   }
 
-  /** Live slots an operation's selector names: ids that exist, or those the filter passes. */
-  private selectSlots(selector: PointSelector, requireExisting: boolean): number[] {
+  /**
+   * Live slots an operation's selector names: ids that exist, or those the filter passes;
+   * and the first listed id that does not exist.
+   */
+  private selectSlots(selector: PointSelector): { slots: number[]; missing?: PointId } {
     const { points } = this;
     if ('ids' in selector) {
       const slots: number[] = [];
@@ -68,18 +71,14 @@ export class Collection implements FilterContext {
         if (slot !== undefined) slots.push(slot);
         else missing ??= id;
       }
-      // Qdrant applies the operation to the points that exist, then reports the first missing one.
-      if (requireExisting && missing !== undefined) {
-        throw new PartialFailure(slots, pointNotFound(missing));
-      }
-      return slots;
+      return missing === undefined ? { slots } : { slots, missing };
     }
     const filter = parseFilter(selector.filter);
     const slots: number[] = [];
     for (const slot of points.liveSlots()) {
       if (!filter || this.slotMatches(slot, filter)) slots.push(slot);
     }
-    return slots;
+    return { slots };
   }
 
   private reindex(slot: number, payload: JsonObject | undefined): void {
@@ -107,20 +106,13 @@ export class Collection implements FilterContext {
     this.vectorIndex.noteWrite();
   }
 
+  /** Edits the payloads of the selected points; returns the first listed id that is missing. */
   private editPayloads(
     selector: PointSelector,
     seq: number,
     edit: (payload: JsonObject) => JsonObject,
-  ): void {
-    let slots: number[];
-    let failure: PartialFailure | undefined;
-    try {
-      slots = this.selectSlots(selector, true);
-    } catch (error) {
-      if (!(error instanceof PartialFailure)) throw error;
-      failure = error;
-      slots = error.done;
-    }
+  ): PointId | undefined {
+    const { slots, missing } = this.selectSlots(selector);
     const { points } = this;
     for (const slot of slots) {
       const payload = edit(points.payloads[slot]!);
@@ -128,27 +120,32 @@ export class Collection implements FilterContext {
       points.versions[slot] = seq;
       this.reindex(slot, payload);
     }
-    if (failure) throw failure.error;
+    return missing;
   }
 
   /**
-   * Applies one operation. Throws Qdrant's 404 when a listed point is missing, after
-   * applying it to the listed points that exist, as Qdrant does; replaying the same
-   * operation from the log reproduces the same state.
+   * Applies one operation. When a listed point is missing, the operation is applied to
+   * the listed points that exist and the first missing id is returned, for the caller to
+   * answer Qdrant's 404 with, as Qdrant does; replaying the same operation from the log
+   * reproduces the same state. Throws for an operation that cannot be applied (the vector
+   * memory is full, a payload too deep to copy) before changing any point.
    */
-  apply(op: Operation, seq: number): void {
+  apply(op: Operation, seq: number): PointId | undefined {
     this.lastSeq = seq;
     const { points } = this;
     switch (op.type) {
       case 'upsert': {
+        // Room for every vector first, so a write that does not fit changes nothing.
+        points.vectors.reserve(op.points.length);
         try {
           for (const p of op.points) this.rewrite(p.id, p.vector, p.payload ?? {}, seq);
         } finally {
           this.afterSlotWrites();
         }
-        return;
+        return undefined;
       }
       case 'update_vectors': {
+        points.vectors.reserve(op.points.length);
         let missing: PointId | undefined;
         try {
           for (const p of op.points) {
@@ -159,16 +156,15 @@ export class Collection implements FilterContext {
         } finally {
           this.afterSlotWrites();
         }
-        if (missing !== undefined) throw pointNotFound(missing);
-        return;
+        return missing;
       }
       case 'delete_points':
-        for (const slot of this.selectSlots(op.selector, false)) {
+        for (const slot of this.selectSlots(op.selector).slots) {
           this.reindex(slot, undefined);
           points.remove(points.ids[slot]!);
         }
         maybeVacuum(this);
-        return;
+        return undefined;
       case 'set_payload': {
         const path = op.key === undefined ? undefined : parseJsonPath(op.key);
         return this.editPayloads(op.selector, seq, (current) => {
@@ -198,11 +194,11 @@ export class Collection implements FilterContext {
         const index = new FieldIndex(key, path, op.schema);
         for (const slot of points.liveSlots()) index.add(slot, points.payloads[slot]!);
         this.fieldIndexes.set(key, index);
-        return;
+        return undefined;
       }
       case 'delete_index':
         this.fieldIndexes.delete(formatJsonPath(parseJsonPath(op.field)));
-        return;
+        return undefined;
     }
   }
 
@@ -230,15 +226,5 @@ export class Collection implements FilterContext {
   /** Stops background indexing. */
   close(): void {
     this.vectorIndex.close();
-  }
-}
-
-/** A missing point part way through an id list: the slots before it, and the 404. */
-class PartialFailure extends Error {
-  constructor(
-    readonly done: number[],
-    readonly error: Error,
-  ) {
-    super(error.message);
   }
 }

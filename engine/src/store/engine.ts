@@ -1,16 +1,22 @@
 /**
  * The engine: the set of collections and their durability. Every write is encoded,
- * appended to the collection's write-ahead log, applied in memory, and acknowledged only
- * once the log record is synced, so a crash loses no acknowledged write. When a log grows
- * past `snapshotBytes` the collection is snapshotted and the log restarted. Opening the
- * engine loads each collection's snapshot and replays its log after it.
+ * applied in memory, appended to the collection's write-ahead log, and acknowledged only
+ * once the log record is synced, so a crash loses no acknowledged write and the log holds
+ * only writes that applied. When a log grows past `snapshotBytes` the collection is
+ * snapshotted and the log restarted. Opening the engine loads each collection's snapshot
+ * and replays its log after it; a record that will not replay is set aside in the
+ * collection's quarantine (persistence/quarantine.ts), reported, and skipped, so one bad
+ * record never keeps the engine from starting.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import { rm, writeFile, open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { collectionNotFound, conflict, EngineError } from '../errors.js';
+import { collectionNotFound, conflict, EngineError, pointNotFound } from '../errors.js';
 import { decodeRecord, encodeRecord } from '../persistence/record-codec.js';
+import type { LoggedOperation } from '../persistence/record-codec.js';
+import { quarantinedCount, quarantineRecord } from '../persistence/quarantine.js';
+import type { QuarantinedRecord } from '../persistence/quarantine.js';
 import { readSnapshot, writeSnapshot } from '../persistence/snapshot.js';
 import { WriteAheadLog } from '../persistence/wal.js';
 import { Collection } from './collection.js';
@@ -24,6 +30,20 @@ export interface EngineOptions {
   /** Log size (bytes) that triggers a snapshot. */
   snapshotBytes: number;
   index: IndexPolicy;
+  /** Told of each log record recovery sets aside (the engine logs it loudly). */
+  onQuarantine?: (event: QuarantineEvent) => void;
+}
+
+/** A log record recovery could not replay and moved to the collection's quarantine. */
+export interface QuarantineEvent {
+  collection: string;
+  /** The quarantine file now holding it. */
+  file: string;
+  /** Where it was: the log segment file and the byte offset of its frame. */
+  segment: string;
+  offset: number;
+  seq?: number;
+  reason: string;
 }
 
 interface Entry {
@@ -56,6 +76,7 @@ export function validateCollectionName(name: string): void {
 export class Engine {
   private readonly entries = new Map<string, Entry>();
   private readonly root: string;
+  private quarantinedAtOpen = 0;
 
   private constructor(private readonly options: EngineOptions) {
     this.root = join(options.dataDir, 'collections');
@@ -96,19 +117,63 @@ export class Engine {
       collection.lastSeq = seq = snapshot.seq;
       collection.vectorIndex.noteWrite();
     }
-    const { wal, bodies } = await WriteAheadLog.open(join(dir, 'wal'), seq + 1);
-    for (const body of bodies) {
-      const record = decodeRecord(body, config.size);
-      if (record.seq <= seq) continue;
+    const { wal, records, unreadable } = await WriteAheadLog.open(join(dir, 'wal'), seq + 1);
+    const setAside: QuarantinedRecord[] = unreadable.map((bytes) => ({
+      ...bytes,
+      reason: 'bytes in the middle of the log that frame no record (bad length or checksum)',
+    }));
+    for (const { body, segment, offset } of records) {
+      let record: LoggedOperation | undefined;
       try {
+        record = decodeRecord(body, config.size);
+        if (record.seq <= seq) continue;
         collection.apply(record.op, record.seq);
+        seq = record.seq;
       } catch (error) {
-        // The same error was returned to the client when the write was first made.
-        if (!(error instanceof EngineError)) throw error;
+        // Only records a request could not have produced fail here (written by hand, by a
+        // version that logged before validating, or rotted under a good checksum).
+        setAside.push({
+          segment,
+          offset,
+          ...(record ? { seq: record.seq } : {}),
+          reason: (error as Error).message,
+          bytes: body,
+        });
+        if (record) seq = Math.max(seq, record.seq);
       }
-      seq = record.seq;
     }
-    this.entries.set(config.name, { collection, wal, dir, seq, snapshotting: false });
+    const entry: Entry = { collection, wal, dir, seq, snapshotting: false };
+    if (setAside.length > 0) {
+      for (const item of setAside) {
+        const file = quarantineRecord(dir, item);
+        this.options.onQuarantine?.({
+          collection: config.name,
+          file,
+          segment: item.segment,
+          offset: item.offset,
+          ...(item.seq === undefined ? {} : { seq: item.seq }),
+          reason: item.reason,
+        });
+      }
+      this.quarantinedAtOpen += setAside.length;
+      // A snapshot of what did replay drops the log that holds them, so the next start
+      // does not meet them again; they live on only in the quarantine.
+      collection.lastSeq = seq;
+      await this.snapshot(entry);
+    }
+    this.entries.set(config.name, entry);
+  }
+
+  /**
+   * What recovery set aside: records quarantined while this process opened the data
+   * directory, and per collection the items its quarantine holds now (until an operator
+   * deletes them).
+   */
+  recovery(): { quarantinedAtOpen: number; quarantined: Record<string, number> } {
+    const counts = [...this.entries].map(([name, entry]) => [name, quarantinedCount(entry.dir)]);
+    // fromEntries defines own properties: a collection may be called `__proto__`.
+    const quarantined = Object.fromEntries(counts.filter(([, count]) => count !== 0));
+    return { quarantinedAtOpen: this.quarantinedAtOpen, quarantined };
   }
 
   /** Names of all collections. */
@@ -166,24 +231,26 @@ export class Engine {
   }
 
   /**
-   * Logs and applies one write. Resolves with its sequence number once durable; rejects
-   * with the operation's error (a missing point) after it is durable too, because the
-   * part before the error was applied.
+   * Applies and logs one write. Resolves with its sequence number once durable; rejects
+   * with Qdrant's 404 for a listed point that does not exist after it is durable too,
+   * because the operation was applied to the points that do.
+   *
+   * The operation is encoded and applied before it is logged: one that cannot be encoded
+   * or applied throws here, is never logged, and so is never met again by a replay. The
+   * record joins the log's queue in the same synchronous step as the application, so the
+   * log's order is the order of application; a read may see the write before it is
+   * durable, as it could when the record was appended first.
    */
   async write(name: string, op: Operation): Promise<number> {
     const entry = this.entries.get(name);
     if (!entry) throw collectionNotFound(name);
-    const seq = ++entry.seq;
-    const durable = entry.wal.append(encodeRecord(seq, op));
-    let failure: unknown;
-    try {
-      entry.collection.apply(op, seq);
-    } catch (error) {
-      failure = error;
-    }
-    await durable;
+    const seq = entry.seq + 1;
+    const record = encodeRecord(seq, op);
+    const missing = entry.collection.apply(op, seq);
+    entry.seq = seq;
+    await entry.wal.append(record);
     if (entry.wal.bytes > this.options.snapshotBytes) await this.snapshot(entry);
-    if (failure) throw failure;
+    if (missing !== undefined) throw pointNotFound(missing);
     return seq;
   }
 

@@ -91,6 +91,14 @@ export class VectorArena {
   }
 
   /**
+   * Grows the memory, when needed, so `count` more vectors fit; throws, leaving every
+   * slot as it was, when they cannot.
+   */
+  reserve(count: number): void {
+    while (this.length + count > this.capacity) this.grow();
+  }
+
+  /**
    * Moves each slot `s` with `map[s] >= 0` to slot `map[s]` and drops the others, leaving
    * `length` slots. The map must keep the order and never move a slot up (a vacuum's map),
    * so copying forwards never overwrites a slot not yet moved. The memory keeps its size
