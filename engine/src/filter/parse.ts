@@ -136,7 +136,7 @@ function parseFieldCondition(raw: Obj, where: string): FieldCondition {
     }
     condition.geoRadius = {
       center: parseGeoPoint(radius.center, `${where}.geo_radius.center`),
-      radius: radius.radius,
+      radius: finite(radius.radius, `${where}.geo_radius.radius`),
     };
   }
   const polygon = field(raw, 'geo_polygon');
@@ -174,6 +174,14 @@ function parseFieldCondition(raw: Obj, where: string): FieldCondition {
     throw validationError(`${where}: At least one field condition must be specified`);
   }
   return condition;
+}
+
+/** A number JSON.parse read as infinite (`1e400`) is Qdrant's (serde_json's) 400. */
+function finite(value: number, where: string): number {
+  if (!Number.isFinite(value)) {
+    throw formatError(`${where}: number out of range (${value}): numbers must be finite`);
+  }
+  return value;
 }
 
 function isInteger(value: unknown): value is number {
@@ -220,7 +228,7 @@ function parseRange(raw: unknown, where: string): Range {
   // Qdrant's untagged RangeInterface tries numbers first, then datetimes.
   if (present.every((b) => typeof raw[b] === 'number')) {
     const range: Range = { type: 'number' };
-    for (const b of present) range[b] = raw[b] as number;
+    for (const b of present) range[b] = finite(raw[b] as number, `${where}.${b}`);
     return range;
   }
   const range: Range = { type: 'datetime' };

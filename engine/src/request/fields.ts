@@ -1,11 +1,13 @@
 /**
  * Readers of request fields with Qdrant's errors: a wrong type is a 400 format error
  * (serde), a value out of range a 422 (validator). `null` counts as absent, as serde's
- * `Option` does.
+ * `Option` does. Numbers JSON.parse reads as infinite (`1e400`, which serde_json refuses
+ * as out of range) are refused wherever they would be stored or computed with.
  */
 import type { Distance } from '../distance.js';
 import { preprocess } from '../distance.js';
-import { formatError, validationError, wrongInput } from '../errors.js';
+import { badRequest, formatError, validationError, wrongInput } from '../errors.js';
+import type { EngineError } from '../errors.js';
 import { parseJsonPath } from '../json-path.js';
 import type { JsonObject, JsonPath } from '../json-path.js';
 
@@ -26,16 +28,75 @@ export function optional(body: Body, key: string): unknown {
   return value === null ? undefined : value;
 }
 
-/** An unsigned integer field with a default, at least `min`. */
-export function readCount(body: Body, key: string, fallback: number, min = 0): number {
+/**
+ * An unsigned integer field with a default, at least `min` (Qdrant's 422 below it) and at
+ * most `max` (a 400 naming it: Qdrant takes any usize, this engine states a maximum).
+ */
+export function readCount(
+  body: Body,
+  key: string,
+  fallback: number,
+  min = 0,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
   const value = optional(body, key);
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
-    throw formatError(`${key}: invalid value ${JSON.stringify(value)}, expected usize`);
+    const shown = typeof value === 'number' ? String(value) : JSON.stringify(value);
+    throw formatError(`${key}: invalid value ${shown}, expected usize`);
   }
   if (value < min)
     throw validationError(`${key}: value ${value} invalid, must be ${min} or larger`);
+  if (value > max) {
+    throw badRequest(`${key}: ${value} is more than this engine's maximum of ${max}`);
+  }
   return value;
+}
+
+/** Qdrant's 400 for a number JSON.parse read as infinite (serde_json refuses it). */
+function outOfRange(what: string, value: number): EngineError {
+  return formatError(`${what}: number out of range (${value}): numbers must be finite`);
+}
+
+/** A non-finite number and where it is, innermost step first. */
+interface NonFinite {
+  value: number;
+  reversedPath: (string | number)[];
+}
+
+/**
+ * Where a payload holds a number JSON.parse read as infinite (`1e400`), or undefined:
+ * Qdrant's parser refuses such a number, and stored it would read back (and replay from
+ * the log) as null. Nesting is bounded by the body's depth limit (http/json-body.ts). The
+ * path is built only for the refusal: this runs on every upserted payload.
+ */
+function nonFiniteIn(value: unknown): NonFinite | undefined {
+  if (typeof value === 'number') {
+    return Number.isFinite(value) ? undefined : { value, reversedPath: [] };
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const inner: unknown = value[i];
+      if (typeof inner === 'string' || typeof inner === 'boolean') continue;
+      const found = nonFiniteIn(inner);
+      if (found) {
+        found.reversedPath.push(i);
+        return found;
+      }
+    }
+    return undefined;
+  }
+  for (const key in value) {
+    const inner = (value as Body)[key];
+    if (typeof inner === 'string' || typeof inner === 'boolean') continue;
+    const found = nonFiniteIn(inner);
+    if (found) {
+      found.reversedPath.push(key);
+      return found;
+    }
+  }
+  return undefined;
 }
 
 /** A boolean field with a default. */
@@ -51,6 +112,7 @@ export function readNumber(body: Body, key: string): number | undefined {
   const value = optional(body, key);
   if (value === undefined) return undefined;
   if (typeof value !== 'number') throw formatError(`${key}: invalid type, expected a number`);
+  if (!Number.isFinite(value)) throw outOfRange(key, value);
   return value;
 }
 
@@ -59,6 +121,12 @@ export function readPayload(value: unknown, what: string): JsonObject | null {
   if (value === undefined || value === null) return null;
   if (typeof value !== 'object' || Array.isArray(value)) {
     throw formatError(`${what}: invalid type, expected a payload object`);
+  }
+  const nonFinite = nonFiniteIn(value);
+  if (nonFinite) {
+    const steps = nonFinite.reversedPath.reverse();
+    const where = steps.map((step) => (typeof step === 'number' ? `[${step}]` : `.${step}`));
+    throw outOfRange(`${what}${where.join('')}`, nonFinite.value);
   }
   return value as JsonObject;
 }
@@ -81,10 +149,20 @@ export function readVector(raw: unknown, dim: number, distance: Distance, what: 
     throw wrongInput(`Vector dimension error: expected dim: ${dim}, got ${value.length}`);
   }
   const vector = new Float32Array(dim);
+  // Stays 0 while every component is finite as a float32; one infinite one makes it NaN.
+  let nonFinite = 0;
   for (let i = 0; i < dim; i++) {
     const x = value[i];
     if (typeof x !== 'number') throw formatError(`${what}: invalid type, expected f32`);
     vector[i] = x;
+    nonFinite += vector[i]! * 0;
+  }
+  // Infinite as read (1e400), or beyond float32 (1e39): scores would be NaN or infinite.
+  if (nonFinite !== 0) {
+    const i = vector.findIndex((x) => !Number.isFinite(x));
+    throw formatError(
+      `${what}[${i}]: number out of range for f32 (${String(value[i])}): components must be finite`,
+    );
   }
   return preprocess(distance, vector);
 }

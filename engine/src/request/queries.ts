@@ -23,6 +23,21 @@ import {
 } from './fields.js';
 import type { Body, PayloadSelection } from './fields.js';
 
+/**
+ * The most points a search, query or scroll may return (`limit`). Qdrant takes any usize;
+ * a stated maximum keeps a request from sizing buffers by a number like 2^64-1.
+ */
+export const MAX_LIMIT = 100_000;
+
+/** The most points a search or query may skip (`offset`). */
+export const MAX_OFFSET = 1_000_000;
+
+/** The largest `params.hnsw_ef` (candidates kept while walking the graph). */
+export const MAX_HNSW_EF = 100_000;
+
+const readLimit = (body: Body) => readCount(body, 'limit', 10, 1, MAX_LIMIT);
+const readOffset = (body: Body) => readCount(body, 'offset', 0, 0, MAX_OFFSET);
+
 /** How to print the points a read returns. */
 export interface Presentation {
   withPayload: PayloadSelection;
@@ -33,8 +48,9 @@ function readParams(body: Body): { exact: boolean; hnswEf?: number } {
   const params = optional(body, 'params');
   if (params === undefined) return { exact: false };
   const p = objectBody(params, 'params');
-  const ef = optional(p, 'hnsw_ef');
-  return { exact: readBool(p, 'exact', false), ...(typeof ef === 'number' ? { hnswEf: ef } : {}) };
+  const exact = readBool(p, 'exact', false);
+  if (optional(p, 'hnsw_ef') === undefined) return { exact };
+  return { exact, hnswEf: readCount(p, 'hnsw_ef', 0, 0, MAX_HNSW_EF) };
 }
 
 /** A `POST .../points/search` body. */
@@ -64,8 +80,8 @@ export function readSearch(raw: unknown, collection: Collection): SearchQuery & 
   return {
     vector: readVector(vector, size, distance, 'vector'),
     filter: parseFilter(body.filter),
-    limit: readCount(body, 'limit', 10, 1),
-    offset: readCount(body, 'offset', 0),
+    limit: readLimit(body),
+    offset: readOffset(body),
     ...(threshold === undefined ? {} : { scoreThreshold: threshold }),
     ...readParams(body),
     withPayload: readWithPayload(body, false),
@@ -94,8 +110,8 @@ export function readQuery(raw: unknown, collection: Collection): QueryPlan & Pre
     throw new EngineError(400, `Wrong input: Not existing vector name error: ${String(using)}`);
   }
   const filter = parseFilter(body.filter);
-  const limit = readCount(body, 'limit', 10, 1);
-  const offset = readCount(body, 'offset', 0);
+  const limit = readLimit(body);
+  const offset = readOffset(body);
   let query = optional(body, 'query');
   if (query === undefined) return { kind: 'scroll', filter, limit, offset, ...presentation };
   if (typeof query === 'object' && !Array.isArray(query)) {
@@ -156,7 +172,7 @@ export function readOrderBy(raw: unknown): OrderBy {
   }
   const start = optional(body, 'start_from');
   let startFrom: number | undefined;
-  if (typeof start === 'number') startFrom = start;
+  if (typeof start === 'number') startFrom = readNumber(body, 'start_from');
   else if (typeof start === 'string') {
     const micros = parseDatetime(start);
     if (micros === undefined)
@@ -173,7 +189,7 @@ export function readScroll(raw: unknown) {
   const orderBy = optional(body, 'order_by');
   return {
     filter: parseFilter(body.filter),
-    limit: readCount(body, 'limit', 10, 1),
+    limit: readLimit(body),
     ...(offset === undefined ? {} : { offset: parsePointId(offset) }),
     ...(orderBy === undefined ? {} : { orderBy: readOrderBy(orderBy) }),
     withPayload: readWithPayload(body, true),

@@ -4,12 +4,16 @@
  */
 import { ScoredHeap } from '../index/scored-heap.js';
 
+/** Entries a heap has room for before it first grows. */
+const INITIAL_CAPACITY = 1024;
+
 /** The k highest-scoring slots seen so far. */
 export class TopK {
   private readonly heap: ScoredHeap;
 
   constructor(readonly k: number) {
-    this.heap = new ScoredHeap(Math.max(1, k));
+    // The heap grows as it fills: a large `k` over a small collection allocates little.
+    this.heap = new ScoredHeap(Math.min(Math.max(1, k), INITIAL_CAPACITY));
   }
 
   /** The similarity a new entry must beat once the heap is full, else -Infinity. */
