@@ -102,7 +102,17 @@ describe("another account's collection", () => {
     },
   );
 
-  test.each(ROUTES)(
+  test("answers DELETE of A's bare name as of a name nobody has ({result: false}), and A's collection stays", async () => {
+    const res = await vcall(server, 'DELETE', '/api/v1/collections/secret', { key: b.key });
+    const never = await vcall(server, 'DELETE', '/api/v1/collections/nobody-has', { key: b.key });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ result: false, status: 'ok' });
+    expect(never.body).toEqual(res.body);
+    const still = await vcall(server, 'GET', '/api/v1/collections/secret', { key: a.key });
+    expect(still.status).toBe(200);
+  });
+
+  test.each(ROUTES.filter(([method, rest]) => !(method === 'DELETE' && rest === '')))(
     "returns 404 COLLECTION_NOT_FOUND for %s %s under A's bare name, as for a name nobody has",
     async (method, rest, body) => {
       const res = await vcall<ErrorBody>(server, method, `/api/v1/collections/secret${rest}`, {
