@@ -8,11 +8,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
 import { request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createLogger } from '../../common/logger.js';
 import { AgentIndex } from '../../apiserver/src/edge/agent-index.js';
 import { createEdgeServer } from '../../apiserver/src/edge/edge-server.js';
@@ -31,6 +32,7 @@ import { deployFiles, type Deployment } from '../apiserver/deploy/deploy-helpers
 import { eventually } from './operator-harness.js';
 
 const DOMAIN = 'agents.localtest';
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 let server: TestServer;
 let owner: Caller;
 let manager: OperatorManager;
@@ -257,6 +259,19 @@ describe('single machine, end to end', () => {
     );
     expect(deployment.state).toBe('active');
     expect(await viaEdge(`${agent.url ?? ''}/x`)).toEqual({ status: 200, text: 'node:/x' });
+  });
+
+  it('deploys examples/node-service as shipped (CommonJS, no package.json of its own) and serves it', async () => {
+    const example = join(repoRoot, 'examples', 'node-service');
+    const files = Object.fromEntries(
+      readdirSync(example).map((name) => [name, readFileSync(join(example, name), 'utf8')]),
+    );
+    expect(Object.keys(files).sort()).toEqual(['index.js', 'svc.yaml']);
+    const { agent, deployment } = await deployAndWait('hello-node', { runtime: 'node22' }, files);
+    expect(deployment).toMatchObject({ state: 'active', error_message: null, warnings: [] });
+    const res = await viaEdge(`${agent.url ?? ''}/x`);
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.text)).toEqual({ hello: 'from node', path: '/x', agent: 'hello-node' });
   });
 
   it('fails a deployment whose entry point does not import, with the interpreter message', async () => {

@@ -5,9 +5,10 @@
  */
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, symlink } from 'node:fs/promises';
+import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RUNNERS, runnerCommand } from '../../operator/src/drivers/local/runner-command.js';
+import { writeModuleBoundary } from '../../operator/src/drivers/local/state-files.js';
 import {
   exitWithoutHealth,
   firstWebSocketMessage,
@@ -334,5 +335,32 @@ describe('the runner under bun, as Bun', () => {
     const runner = startNodeRunner('bun', 'run', dir, 'job.ts');
     expect(await runner.exited).toEqual({ code: 0, signal: null });
     expect(runner.stdout()).toBe('main: true\n');
+  });
+});
+
+describe('the module type of an agent built by the local driver', () => {
+  it("comes from the agent's own files even in a state directory inside a package of type module", async () => {
+    // A checkout of this repository: its package.json says "type": "module".
+    const checkout = await makeAppDir({ 'package.json': JSON.stringify({ type: 'module' }) });
+    const builds = join(checkout, '.dev', 'operator', 'builds');
+    const appDir = join(builds, 'd1', 'app');
+    await mkdir(appDir, { recursive: true });
+    await writeFile(
+      join(appDir, 'index.js'),
+      "module.exports = { app: (req, res) => res.end('cjs:' + typeof require) };\n",
+    );
+    await writeFile(join(appDir, 'job.js'), "console.log('job exports', typeof module.exports);\n");
+    // What the checkout's package.json would do to it, were nothing in between.
+    const unbounded = startNodeRunner('node22', 'run', appDir, 'job.js');
+    expect((await unbounded.exited).code).toBe(1);
+    expect(unbounded.stderr()).toContain('module is not defined in ES module scope');
+
+    await writeModuleBoundary(builds);
+    const job = startNodeRunner('node22', 'run', appDir, 'job.js');
+    expect(await job.exited).toEqual({ code: 0, signal: null });
+    expect(job.stdout()).toBe('job exports object\n');
+    await whileServing('node22', appDir, 'index.js', async (baseUrl) => {
+      expect(await (await fetch(`${baseUrl}/`)).text()).toBe('cjs:function');
+    });
   });
 });

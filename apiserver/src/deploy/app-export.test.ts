@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { RUNTIMES } from '../../../crds/src/index.js';
-import { checkAppExport } from './app-export.js';
+import { checkAppExport, scriptModuleType } from './app-export.js';
 
 const lines = (...source: string[]) => source.join('\n');
 
@@ -114,6 +114,75 @@ describe('checkAppExport for Node and Bun', () => {
       expect(checkAppExport(runtime, 'export const app = new Hono();')).toEqual({ ok: true });
       expect(checkAppExport(runtime, 'const app = new Hono();').ok).toBe(false);
     }
+  });
+});
+
+describe('scriptModuleType: from the agent files alone', () => {
+  const manifests = (entries: Record<string, string | null>) => new Map(Object.entries(entries));
+
+  it('is decided by the extension, then by the nearest package.json in the archive', () => {
+    const none = manifests({});
+    expect(scriptModuleType('index.mjs', none).type).toBe('module');
+    expect(
+      scriptModuleType('index.cjs', manifests({ 'package.json': '{"type":"module"}' })),
+    ).toEqual({ type: 'commonjs', because: 'the .cjs extension' });
+    expect(
+      scriptModuleType('index.js', manifests({ 'package.json': '{"type":"module"}' })),
+    ).toEqual({ type: 'module', because: 'package.json has "type": "module"' });
+    const nested = manifests({
+      'package.json': '{"type":"module"}',
+      'src/package.json': '{"type":"commonjs"}',
+    });
+    expect(scriptModuleType('src/server/index.js', nested)).toEqual({
+      type: 'commonjs',
+      because: 'src/package.json has "type": "commonjs"',
+    });
+  });
+
+  it('leaves it to Node when nothing in the archive decides: no package.json, none with a type, or one unread', () => {
+    expect(scriptModuleType('index.js', manifests({})).type).toBe('detect');
+    expect(scriptModuleType('index.js', manifests({ 'package.json': '{"name":"x"}' })).type).toBe(
+      'detect',
+    );
+    expect(scriptModuleType('index.js', manifests({ 'package.json': null })).type).toBe('detect');
+    // A package.json beside other code, not above the entry point, does not count.
+    expect(
+      scriptModuleType('index.js', manifests({ 'tools/package.json': '{"type":"module"}' })).type,
+    ).toBe('detect');
+  });
+});
+
+describe('checkAppExport with the module type of the agent files', () => {
+  const esModule = { type: 'module' as const, because: 'package.json has "type": "module"' };
+  const commonJs = { type: 'commonjs' as const, because: 'the .cjs extension' };
+
+  it('fails CommonJS exports in an ES module, saying why, on the Node runtimes', () => {
+    const check = checkAppExport('node22', 'module.exports = { app };', esModule, 'index.js');
+    expect(check).toEqual({
+      ok: false,
+      message:
+        'index.js is loaded as an ES module (package.json has "type": "module"), where module.exports and exports are not defined. Export app with `export const app = ...` or `export default app`, or name the file .cjs.',
+    });
+    expect(checkAppExport('node20', 'exports.app = handler;', esModule).ok).toBe(false);
+    expect(checkAppExport('node22', 'export default app;', esModule)).toEqual({ ok: true });
+  });
+
+  it('fails ES module exports in CommonJS, saying why', () => {
+    const check = checkAppExport('node22', 'export const app = handler;', commonJs, 'index.cjs');
+    expect(check).toEqual({
+      ok: false,
+      message:
+        'index.cjs is loaded as CommonJS (the .cjs extension), where export is a syntax error. Export app with `module.exports = { app }`, or name the file .mjs.',
+    });
+    expect(checkAppExport('node22', 'module.exports = { app };', commonJs)).toEqual({ ok: true });
+  });
+
+  it('accepts either form when nothing decides, and on TypeScript runtimes and Bun', () => {
+    const detect = { type: 'detect' as const, because: 'no package.json' };
+    expect(checkAppExport('node22', 'module.exports = { app };', detect)).toEqual({ ok: true });
+    expect(checkAppExport('node22', 'export default app;', detect)).toEqual({ ok: true });
+    for (const runtime of ['node22-ts', 'bun'] as const)
+      expect(checkAppExport(runtime, 'module.exports = { app };', esModule)).toEqual({ ok: true });
   });
 });
 

@@ -11,6 +11,48 @@ import type { Runtime } from '../../../crds/src/index.js';
 /** The outcome of {@link checkAppExport}. */
 export type AppExportCheck = { ok: true } | { ok: false; message: string };
 
+/**
+ * How Node will load a JavaScript entry point, decided from the agent's own
+ * files (its extension, the nearest package.json in the archive), never from
+ * where the code is unpacked: `module` or `commonjs` when that decides it,
+ * `detect` when nothing does (no package.json, or one without "type"), where
+ * Node takes either syntax.
+ */
+export interface ScriptModuleType {
+  type: 'module' | 'commonjs' | 'detect';
+  /** What decided it, for messages: `package.json has "type": "module"`, `the .mjs extension`. */
+  because: string;
+}
+
+/**
+ * The {@link ScriptModuleType} of `entry`, from `manifests`: the archive's
+ * package.json files by path, with null for one too large to have been read.
+ */
+export function scriptModuleType(
+  entry: string,
+  manifests: ReadonlyMap<string, string | null>,
+): ScriptModuleType {
+  if (entry.endsWith('.mjs')) return { type: 'module', because: 'the .mjs extension' };
+  if (entry.endsWith('.cjs')) return { type: 'commonjs', because: 'the .cjs extension' };
+  if (!entry.endsWith('.js')) return { type: 'detect', because: 'its extension' };
+  const dirs = entry.split('/').slice(0, -1);
+  for (let depth = dirs.length; depth >= 0; depth--) {
+    const path = [...dirs.slice(0, depth), 'package.json'].join('/');
+    if (!manifests.has(path)) continue;
+    let type: unknown;
+    try {
+      type = (JSON.parse(manifests.get(path) ?? '') as { type?: unknown }).type;
+    } catch {
+      return { type: 'detect', because: `${path} could not be read` };
+    }
+    const because = `${path} has "type": ${JSON.stringify(type)}`;
+    if (type === 'module') return { type: 'module', because };
+    if (type === 'commonjs') return { type: 'commonjs', because };
+    return { type: 'detect', because: `${path} has no "type"` };
+  }
+  return { type: 'detect', because: 'no package.json' };
+}
+
 const PYTHON_MISSING =
   'The entry point must export `app`, an ASGI application, at module level (column 0). ' +
   'Accepted forms: `app = ...`, `app: Type = ...`, `def app(...)`, `async def app(...)`, ' +
@@ -28,14 +70,41 @@ const JS_MISSING =
  * Checks that the entry point `source` of a service on `runtime` exports
  * `app`. Call it for `service` agents only: a `job` exports nothing. Always ok
  * for runtime `dockerfile`, where the container is the caller's. Commented-out
- * code does not count.
+ * code does not count. On `node20`/`node22`, `moduleType` (from
+ * {@link scriptModuleType}) says which of the CommonJS and ES module forms
+ * can export at all: `module.exports` is not defined in an ES module, and
+ * `export` is a syntax error in CommonJS. TypeScript runtimes and Bun accept
+ * both.
  */
-export function checkAppExport(runtime: Runtime, source: string): AppExportCheck {
+export function checkAppExport(
+  runtime: Runtime,
+  source: string,
+  moduleType: ScriptModuleType = { type: 'detect', because: 'unknown' },
+  entry = 'The entry point',
+): AppExportCheck {
   if (runtime === 'dockerfile') return { ok: true };
   if (runtime.startsWith('python')) {
     return pythonExportsApp(source) ? { ok: true } : { ok: false, message: PYTHON_MISSING };
   }
-  return scriptExportsApp(source) ? { ok: true } : { ok: false, message: JS_MISSING };
+  const forms = scriptExportForms(source);
+  const plainNode = runtime === 'node20' || runtime === 'node22';
+  if (plainNode && moduleType.type === 'module' && !forms.esm && forms.commonjs) {
+    return {
+      ok: false,
+      message:
+        `${entry} is loaded as an ES module (${moduleType.because}), where module.exports and exports are not defined. ` +
+        'Export app with `export const app = ...` or `export default app`, or name the file .cjs.',
+    };
+  }
+  if (plainNode && moduleType.type === 'commonjs' && forms.esm && !forms.commonjs) {
+    return {
+      ok: false,
+      message:
+        `${entry} is loaded as CommonJS (${moduleType.because}), where export is a syntax error. ` +
+        'Export app with `module.exports = { app }`, or name the file .mjs.',
+    };
+  }
+  return forms.esm || forms.commonjs ? { ok: true } : { ok: false, message: JS_MISSING };
 }
 
 // ---- Python -------------------------------------------------------------
@@ -128,24 +197,28 @@ function pythonStatements(code: string): string[] {
 
 // ---- JavaScript and TypeScript (node*, bun) --------------------------------
 
-const JS_FORMS = [
+const ESM_FORMS = [
   /\bexport\s+default\b/,
-  // TypeScript's CommonJS default export.
-  /\bexport\s*=(?!=)/,
   /\bexport\s+(?:declare\s+)?(?:const|let|var)\s+app\b/,
   /\bexport\s+(?:async\s+)?function\s*\*?\s*app\s*[(<]/,
   /\bexport\s+(?:abstract\s+)?class\s+app\b/,
+];
+const COMMONJS_FORMS = [
+  // TypeScript's CommonJS default export.
+  /\bexport\s*=(?!=)/,
   // `module.exports.app =` and `exports.app =`.
   /\bexports\s*\.\s*app\s*=(?!=)/,
 ];
 
-function scriptExportsApp(source: string): boolean {
+/** Which kinds of `app` export the source has: ES module forms, CommonJS forms. */
+function scriptExportForms(source: string): { esm: boolean; commonjs: boolean } {
   const code = stripScriptComments(source);
-  if (JS_FORMS.some((form) => form.test(code))) return true;
+  let esm = ESM_FORMS.some((form) => form.test(code));
+  let commonjs = COMMONJS_FORMS.some((form) => form.test(code));
 
   for (const m of code.matchAll(/\bexport\s*\{([^}]*)\}/g)) {
     if (exportList(m[1] as string).some((name) => name === 'app' || name === 'default')) {
-      return true;
+      esm = true;
     }
   }
 
@@ -153,10 +226,9 @@ function scriptExportsApp(source: string): boolean {
     const start = (m.index ?? 0) + m[0].length;
     // `module.exports = app` (or any non-object value) is the module's default
     // export when the runtime imports it.
-    if (code[start] !== '{') return true;
-    if (objectHasKey(code, start, 'app')) return true;
+    if (code[start] !== '{' || objectHasKey(code, start, 'app')) commonjs = true;
   }
-  return false;
+  return { esm, commonjs };
 }
 
 /** Exported names of an `export { a, b as c, type T }` list (type-only entries left out). */

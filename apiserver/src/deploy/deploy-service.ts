@@ -45,7 +45,7 @@ import type { LogStore } from '../logs/log-store.js';
 import { CustomResourceRepository } from '../store/custom-resources.js';
 import type { DeploymentVersionDoc } from '../store/database.js';
 import { asUnavailable } from '../store/kube-errors.js';
-import { checkAppExport } from './app-export.js';
+import { checkAppExport, scriptModuleType } from './app-export.js';
 import type { ArchiveScan } from './archive-scan.js';
 import { InvalidArchiveError } from './archive-scan.js';
 import { ArchiveTooLargeError, type ArchiveStore } from './archive-store.js';
@@ -530,7 +530,14 @@ function codeProblem(
   }
   const source = scan.texts.get(entry);
   if (config.agentType === 'service' && source !== undefined) {
-    const exported = checkAppExport(config.runtime, source);
+    // The archive's own package.json files decide the module type, wherever the code is unpacked.
+    const manifests = new Map(
+      scan.files
+        .filter((f) => f.path === 'package.json' || f.path.endsWith('/package.json'))
+        .map((f) => [f.path, scan.texts.get(f.path) ?? null]),
+    );
+    const moduleType = scriptModuleType(entry, manifests);
+    const exported = checkAppExport(config.runtime, source, moduleType, entry);
     if (!exported.ok) return { blocking: exported.message, warnings: [] };
   }
   return { blocking: null, warnings: [] };

@@ -2,6 +2,11 @@
 /**
  * Loads a Node entry point the way its file type asks for and finds the HTTP `app` it exports.
  *
+ * The runner decides as Node does, by the nearest package.json; where the code is unpacked makes
+ * sure that is one of the agent's own or none (/app in a pod or the sandbox has nothing above it,
+ * and the local driver's builds directory carries a package.json without "type" as a boundary),
+ * so an agent's module type comes from its own files alone.
+ *
  * CommonJS (`.cjs`, or `.js` outside a `"type": "module"` package) is required, so
  * `require.main === module` is false and a "start the server when run directly" block stays
  * quiet; ES modules are imported; TypeScript (`.ts`, `.mts`, `.cts`) goes through tsx, resolved

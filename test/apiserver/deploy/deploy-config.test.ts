@@ -200,6 +200,24 @@ describe('entry point', () => {
     await expectFailed({ 'index.js': 'console.log(1)\n' }, /app/, { runtime: 'node22' });
   });
 
+  it("fails module.exports in an entry point the agent's package.json makes an ES module", async () => {
+    const failed = await expectFailed(
+      {
+        'package.json': JSON.stringify({ type: 'module', dependencies: {} }),
+        'index.js': NODE_SERVICE,
+      },
+      /ES module \(package\.json has "type": "module"\)/,
+      { runtime: 'node22' },
+    );
+    expect(failed.error_message).toMatch(/^index\.js is loaded as an ES module/);
+  });
+
+  it('takes a CommonJS entry point without a package.json of its own', async () => {
+    const agent = await newAgent({ runtime: 'node22' });
+    const res = await deployFiles(server, owner.key, agent.name, { 'index.js': NODE_SERVICE });
+    expect(res.body.state).toBe('queued');
+  });
+
   it('fails the deploy when the entry point is not in the archive', async () => {
     await expectFailed({ 'server.py': PYTHON_SERVICE }, /main\.py/);
   });

@@ -34,7 +34,7 @@ import {
   runtimeAvailable,
   type RunnerPaths,
 } from './runner-command.js';
-import { readRecord, removeRecord, writeRecord } from './state-files.js';
+import { readRecord, removeRecord, writeModuleBoundary, writeRecord } from './state-files.js';
 import {
   removeAgentState,
   removeBuild,
@@ -605,6 +605,7 @@ export class LocalDriver implements WorkloadDriver {
   /** Ensures the state directory exists. */
   async init(): Promise<this> {
     await mkdir(this.dir, { recursive: true });
+    await writeModuleBoundary(join(this.dir, 'builds'));
     this.launcher = await AgentLauncher.create({
       group: this.group,
       dir: this.dir,

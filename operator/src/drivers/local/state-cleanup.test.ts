@@ -29,6 +29,7 @@ async function tree(): Promise<string[]> {
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'svc-cleanup-'));
   await touch(
+    'builds/package.json',
     'builds/d1/build.json',
     'builds/d1/app/main.py',
     'builds/d2/app/main.py',
@@ -61,6 +62,7 @@ describe('local driver state cleanup', () => {
     await removeDeploymentState(dir, 'r1');
     expect(await tree()).toEqual([
       'builds/d2/app/main.py',
+      'builds/package.json',
       'logs/agent-a1.log',
       'logs/agent-a2.log',
       'logs/operator.log',
@@ -82,10 +84,10 @@ describe('local driver state cleanup', () => {
     await removeBuild(dir, '');
     await removeDeploymentState(dir, '');
     await removeAgentState(dir, '');
-    expect(await tree()).toHaveLength(13);
+    expect(await tree()).toHaveLength(14);
   });
 
-  it('removes what belongs to no live agent or deployment, keeping what it does not recognise', async () => {
+  it('removes what belongs to no live agent or deployment, keeping what it does not recognise and the module boundary', async () => {
     const removed = await removeOrphans(dir, {
       agents: new Set(['a2']),
       deployments: new Set(['d2', 'r2']),
@@ -100,6 +102,7 @@ describe('local driver state cleanup', () => {
     ]);
     expect(await tree()).toEqual([
       'builds/d2/app/main.py',
+      'builds/package.json',
       'logs/agent-a2.log',
       'logs/operator.log',
       'runs/r2.json',

@@ -3,6 +3,7 @@
  * the driver's directory:
  *
  *   builds/<deploymentId>/     a deployment's code, dependencies and build record
+ *   builds/package.json        the module-type boundary (state-files.ts), kept
  *   runs/<runId>.json          a run's record
  *   services/<agentId>.json    what an agent's service should be serving
  *   logs/<kind>-<id>.log       a child process's output (agent-, run-, build-)
@@ -15,6 +16,7 @@
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LiveObjects } from '../driver.js';
+import { MODULE_BOUNDARY } from './state-files.js';
 
 const remove = (path: string) => rm(path, { recursive: true, force: true, maxRetries: 3 });
 
@@ -65,7 +67,7 @@ function ownerOf(
 ): { kind: 'agent' | 'deployment'; id: string } | null {
   switch (folder) {
     case 'builds':
-      return { kind: 'deployment', id: name };
+      return name === MODULE_BOUNDARY ? null : { kind: 'deployment', id: name };
     case 'runs':
       return name.endsWith('.json') ? { kind: 'deployment', id: name.slice(0, -5) } : null;
     case 'services':
