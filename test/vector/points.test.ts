@@ -420,7 +420,12 @@ describe('attested authorship', () => {
         path('authored', '/points/search'),
         {
           key: owner.key,
-          body: { vector: vec(4), limit: 10, with_payload: true, filter: { has_id: [4] } },
+          body: {
+            vector: vec(4),
+            limit: 10,
+            with_payload: true,
+            filter: { must: [{ has_id: [4] }] },
+          },
         },
       );
       const scroll = await vcall<Result<{ points: Point[] }>>(
@@ -433,7 +438,10 @@ describe('attested authorship', () => {
         server,
         'POST',
         path('authored', '/points/query'),
-        { key: owner.key, body: { query: vec(4), filter: { has_id: [4] }, with_payload: true } },
+        {
+          key: owner.key,
+          body: { query: vec(4), filter: { must: [{ has_id: [4] }] }, with_payload: true },
+        },
       );
       const batch = await vcall<Result<Point[][]>>(
         server,
@@ -442,7 +450,9 @@ describe('attested authorship', () => {
         {
           key: owner.key,
           body: {
-            searches: [{ vector: vec(4), limit: 1, filter: { has_id: [4] }, with_payload: true }],
+            searches: [
+              { vector: vec(4), limit: 1, filter: { must: [{ has_id: [4] }] }, with_payload: true },
+            ],
           },
         },
       );
