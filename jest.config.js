@@ -36,6 +36,8 @@ export default {
       globalTeardown: '<rootDir>/test/harness/global-teardown.mjs',
     },
   ],
+  // A global option: jest ignores it inside a project, where `shared` also sets it.
+  testTimeout: 60000,
   reporters: ['default', '<rootDir>/test/harness/summary-reporter.js'],
   // No forceExit: a suite that leaves a handle open (a keep-alive socket, a tunnel, a timer)
   // keeps jest from exiting, and that is a leak to fix, not to hide.
