@@ -3,7 +3,7 @@
  * float32 after it, so a large upsert is neither slow to log nor to replay and its
  * vectors come back bit for bit. Framing (length and checksum) is the log's job.
  */
-import { MAX_JSON_DEPTH, depthExceededAt } from '../json-depth.js';
+import { depthExceededAt } from '../json-depth.js';
 import type { JsonObject } from '../json-path.js';
 import type { PointId } from '../point-id.js';
 import type { Operation } from '../store/operations.js';
@@ -41,12 +41,14 @@ export function encodeRecord(seq: number, op: Operation): Buffer {
 }
 
 /**
- * How deep a record's JSON may nest: a request's limit plus the levels the record wraps
- * around what the request held (`{op: {selector: {filter: ...}}}` adds two), with room to
- * spare. Deeper, the record was not written by a request this engine accepts, and
- * replaying it could run a recursive step out of stack.
+ * How deep a record's JSON may nest and still be replayed. A request nests at most 127
+ * levels (json-depth.ts) and its record two more (`{op: {selector: {filter}}}`), but
+ * an engine from before that limit logged (and acknowledged) deeper writes, which must
+ * still replay. A thousand levels is far from where the stack ends (structuredClone
+ * overflows near 2,000, JSON.stringify near 5,000); a deeper record is set aside rather
+ * than risk it.
  */
-export const MAX_RECORD_DEPTH = MAX_JSON_DEPTH + 8;
+export const MAX_RECORD_DEPTH = 1000;
 
 /**
  * Decodes a record body; `dim` is the collection's vector size. Throws for a record that
