@@ -3,14 +3,18 @@
  * agent pods (the image `builder`):
  *
  *   unpack --dest DIR                   fetch the code archive ($SVC_ARCHIVE_URL) into DIR
- *   build --source DIR --runtime RT     install DIR's dependencies, pack DIR, PUT it to $SVC_ARTIFACT_URL
+ *   build --source DIR --runtime RT [--entrypoint FILE]
+ *                                       install DIR's dependencies, compile-check the entry
+ *                                       point, pack DIR, PUT it to $SVC_ARTIFACT_URL
  *   fetch --dest DIR                    fetch the built artifact ($SVC_ARTIFACT_URL) into DIR
  *
  * The URLs carry their capability tokens. `unpack` holds the code archive to
  * the limits in $SVC_ARCHIVE_LIMITS (the deployment's `archiveLimits` as JSON),
  * or to the fallback limits when it is unset. A failure prints the tool's own
- * words, which the Job's failure message carries to the deployment.
+ * words, with paths relative to the code, which the Job's failure message
+ * carries to the deployment.
  */
+import { spawnSync } from 'node:child_process';
 import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import {
@@ -19,7 +23,14 @@ import {
   type ArchiveLimits,
   type Runtime,
 } from '../../crds/src/index.js';
-import { fetchAndUnpack, installDependencies } from '../src/drivers/local/builder.js';
+import {
+  checkEntrypoint,
+  directToolRunner,
+  fetchAndUnpack,
+  installDependencies,
+  relativeToCode,
+} from '../src/drivers/local/builder.js';
+import { RUNNERS } from '../src/drivers/local/runner-command.js';
 import { packDirectory } from './pack.js';
 
 function env(name: string): string {
@@ -28,12 +39,25 @@ function env(name: string): string {
   return value;
 }
 
+/** `3.11` for a Python 3.11 interpreter; null when it does not answer. */
+function versionOf(python: string): string | null {
+  const result = spawnSync(python, ['-c', 'import sys; print("%d.%d" % sys.version_info[:2])'], {
+    encoding: 'utf8',
+  });
+  return result.status === 0 ? result.stdout.trim() : null;
+}
+
 /** Runs one builder command. */
 export async function runBuilder(argv: string[]): Promise<void> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { dest: { type: 'string' }, source: { type: 'string' }, runtime: { type: 'string' } },
+    options: {
+      dest: { type: 'string' },
+      source: { type: 'string' },
+      runtime: { type: 'string' },
+      entrypoint: { type: 'string' },
+    },
   });
   const output = (line: string) => console.log(line);
   switch (positionals[0]) {
@@ -56,11 +80,29 @@ export async function runBuilder(argv: string[]): Promise<void> {
       if (!RUNTIMES.includes(runtime))
         throw new Error(`--runtime must be one of ${RUNTIMES.join(', ')}`);
       const source = values.source ?? '/workspace';
-      await installDependencies(runtime, source, {
-        python: process.env.SVC_PYTHON ?? 'python3',
-        output,
-        signal: new AbortController().signal,
-      });
+      const python = process.env.SVC_PYTHON ?? 'python3';
+      const signal = new AbortController().signal;
+      try {
+        await installDependencies(runtime, source, { python, output, signal });
+        const pythonVersion = runtime.startsWith('python') ? versionOf(python) : null;
+        if (pythonVersion && pythonVersion !== runtime.slice('python'.length)) {
+          // Another Python's grammar would fail code that is valid where it runs; the runtime
+          // reports a syntax error at its first start or run instead.
+          output(`compile check skipped: the builder has Python ${pythonVersion}, not ${runtime}`);
+        } else if (values.entrypoint) {
+          // The image's runners, with its python and the Node running this; it has no Bun, and
+          // the Node runner parses Bun's JavaScript and TypeScript alike.
+          await checkEntrypoint(runtime === 'bun' ? 'node22-ts' : runtime, values.entrypoint, {
+            runners: { ...RUNNERS, python },
+            output,
+            signal,
+            run: directToolRunner(source),
+            toolDir: source,
+          });
+        }
+      } catch (err) {
+        throw new Error(relativeToCode((err as Error).message, [source]), { cause: err });
+      }
       const res = await fetch(env('SVC_ARTIFACT_URL'), {
         method: 'PUT',
         headers: { 'content-type': 'application/gzip' },
@@ -75,7 +117,7 @@ export async function runBuilder(argv: string[]): Promise<void> {
     }
     default:
       throw new Error(
-        'usage: builder unpack --dest DIR | build --source DIR --runtime RT | fetch --dest DIR',
+        'usage: builder unpack --dest DIR | build --source DIR --runtime RT [--entrypoint FILE] | fetch --dest DIR',
       );
   }
 }

@@ -5,7 +5,7 @@
  * would.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { internalToken } from '../../common/internal-token.js';
@@ -83,5 +83,27 @@ describe('builder', () => {
     await expect(
       runBuilder(['build', '--source', workspace, '--runtime', 'python3.11']),
     ).rejects.toThrow(/pip install failed.*this-package-does-not-exist-svc/);
+  }, 120_000);
+
+  it('compile-checks the entry point, failing with the message, file and line, paths relative to the code', async () => {
+    const workspace = join(dir, 'syntax');
+    mkdirSync(join(workspace, 'jobs'), { recursive: true });
+    writeFileSync(join(workspace, 'jobs', 'nightly.py'), 'print("never runs")\nvalues = (1, 2\n');
+    writeFileSync(join(workspace, 'requirements.txt'), '-e .\n');
+    process.env.SVC_PYTHON = RUNNERS.python;
+    process.env.SVC_ARTIFACT_URL = `${server.base}/internal/deployments/none/artifact`;
+    const build = (entrypoint: string) =>
+      runBuilder([
+        'build',
+        ...['--source', workspace, '--runtime', 'python3.11', '--entrypoint', entrypoint],
+      ]);
+    // The builder's own directory is named as the code's root: `.`.
+    await expect(build('jobs/nightly.py')).rejects.toThrow(
+      'ERROR: . (from -r requirements.txt (line 1)) does not appear to be a Python project',
+    );
+    rmSync(join(workspace, 'requirements.txt'));
+    await expect(build('jobs/nightly.py')).rejects.toThrow(
+      /^SyntaxError: '\(' was never closed \(jobs\/nightly\.py, line 2\)$/,
+    );
   }, 120_000);
 });

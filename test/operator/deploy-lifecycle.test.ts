@@ -157,6 +157,8 @@ describe('deploy finishes successfully: deployment active, agent running', () =>
       '/workspace',
       '--runtime',
       'python3.11',
+      '--entrypoint',
+      'main.py',
     ]);
     const sourceEnv = job.spec?.template.spec?.initContainers?.[0]?.env?.[0]?.value ?? '';
     expect(sourceEnv).toMatch(

@@ -289,6 +289,54 @@ describe('single machine, end to end', () => {
     expect(agent.status).toBe('failed');
   });
 
+  it.each([
+    [
+      'a Python job',
+      'py-job-syntax',
+      { agent_type: 'job' },
+      { 'main.py': 'print("never runs")\nvalues = (1, 2\n' },
+      "Build failed: SyntaxError: '(' was never closed (main.py, line 2)",
+    ],
+    [
+      'a Node job',
+      'node-job-syntax',
+      { agent_type: 'job', runtime: 'node22', entrypoint: 'jobs/nightly.js' },
+      { 'jobs/nightly.js': "console.log('never runs');\nconst total = 2 +* 3;\n" },
+      "Build failed: SyntaxError: Unexpected token '*' (jobs/nightly.js, line 2)",
+    ],
+    [
+      'a Python service',
+      'py-svc-syntax',
+      {},
+      { 'main.py': 'async def app(scope, receive, send):\n  pass\n return\n' },
+      'Build failed: IndentationError: unindent does not match any outer indentation level (main.py, line 3)',
+    ],
+  ])(
+    "fails the deploy of %s whose entry point does not compile, with the interpreter's message, file and line",
+    async (_case, name, create, files, message) => {
+      const { deployment, agent } = await deployAndWait(name, create, files);
+      expect(deployment).toMatchObject({ state: 'failed', error_message: message });
+      expect(agent.status).toBe('failed');
+    },
+  );
+
+  it("names the agent's files relative to its code in a build failure, never the host's build path", async () => {
+    const { deployment } = await deployAndWait(
+      'py-editable',
+      {},
+      {
+        'requirements.txt': '-e .\n',
+        'main.py': 'async def app(scope, receive, send):\n    pass\n',
+      },
+    );
+    expect(deployment.state).toBe('failed');
+    expect(deployment.error_message).toContain(
+      'ERROR: . (from -r requirements.txt (line 1)) does not appear to be a Python project',
+    );
+    expect(deployment.error_message).not.toMatch(/\/app\b/);
+    expect(deployment.error_message).not.toContain(dir);
+  });
+
   it('runs a Python job with its payload and records the run', async () => {
     const { deployment } = await deployAndWait(
       'py-job',
@@ -473,8 +521,9 @@ describe('single machine, end to end', () => {
         { 'index.js': 'module.exports = { app: (req, res) => res.end() };\n' },
       );
       expect(deployment.state).toBe('failed');
+      // The platform's directories on this host are not the agent owner's business.
       expect(deployment.error_message).toBe(
-        `Build failed: Bun is not installed at ${bunLink}; run \`node hack/bun.mjs\` or set SVC_BUN_PATH.`,
+        'Build failed: Bun is not installed at <platform>/bun; run `node hack/bun.mjs` or set SVC_BUN_PATH.',
       );
       expect(agent.status).toBe('failed');
     } finally {

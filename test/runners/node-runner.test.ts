@@ -28,7 +28,7 @@ type RunnerRuntime = (typeof RUNTIMES)[number];
 /** Starts the runner exactly as the local driver does: its command, cwd = the app directory. */
 function startNodeRunner(
   runtime: RunnerRuntime,
-  mode: 'serve' | 'run',
+  mode: 'serve' | 'run' | 'check',
   dir: string,
   entrypoint: string,
   port?: number,
@@ -257,6 +257,20 @@ module.exports.app = (req, res) => {
       expect(await readFile(errorFile, 'utf8')).toBe(`${reason}\n`);
     });
 
+    it('names the file, relative to the code, and the line of a syntax error in the reason', async () => {
+      const dir = await makeAppDir({
+        'index.js': "module.exports = require('./lib/app.js');\n",
+        'lib/app.js': 'const a = 1;\nconst app = 2 +* 3;\nmodule.exports = { app };\n',
+      });
+      const { runner, baseUrl, errorFile } = await serve(runtime, dir, 'index.js');
+      const { exit } = await exitWithoutHealth(runner, baseUrl);
+      expect(exit.code).toBe(3);
+      // Bun names its parse errors BuildMessage.
+      expect(await readFile(errorFile, 'utf8')).toMatch(
+        /^(SyntaxError|BuildMessage): .+ \(lib\/app\.js, line 2\)\n$/,
+      );
+    });
+
     it('exits 3 with the contract message when the entry point exports no app', async () => {
       const dir = await makeAppDir({ 'index.mjs': 'export const handler = () => {};\n' });
       const { runner, baseUrl, errorFile } = await serve(runtime, dir, 'index.mjs');
@@ -277,6 +291,53 @@ module.exports.app = (req, res) => {
         /^`app` in index.mjs is not an HTTP application/,
       );
     });
+  });
+
+  describe('check', () => {
+    async function check(files: Record<string, string>, entrypoint: string) {
+      const dir = await makeAppDir(files);
+      const runner = startNodeRunner(runtime, 'check', dir, entrypoint);
+      const exit = await runner.exited;
+      const errorFile = join(dir, 'error.txt');
+      const reason = existsSync(errorFile) ? await readFile(errorFile, 'utf8') : null;
+      return { exit, reason, stdout: runner.stdout() };
+    }
+    /** A syntax error on line 2 that every parser places there. */
+    const BROKEN = 'const a = 1;\nconst b = 2 +* 3;\nconst c = 4;\n';
+
+    it('parses the entry point without running it', async () => {
+      for (const [entrypoint, source] of [
+        ['job.js', "console.log('ran');\nrequire('nothing-installed');\n"],
+        ['job.mjs', "import 'nothing-installed';\nconsole.log('ran');\n"],
+        // ES module syntax in a .js file with no package.json: Node loads it as an ES module.
+        ['esm.js', "import fs from 'node:fs';\nexport const app = fs;\n"],
+        ['job.ts', "const n: number = 1;\nconsole.log('ran', n);\n"],
+      ]) {
+        const { exit, reason, stdout } = await check(
+          { [entrypoint as string]: source as string },
+          entrypoint as string,
+        );
+        expect([entrypoint, exit, reason, stdout]).toEqual([
+          entrypoint,
+          { code: 0, signal: null },
+          null,
+          '',
+        ]);
+      }
+    });
+
+    it.each(['job.js', 'job.cjs', 'job.mjs', 'job.ts', 'jobs/nightly.js'])(
+      'exits 3 with the message, file and line of a syntax error in %s',
+      async (entrypoint) => {
+        const source =
+          entrypoint === 'job.ts' ? BROKEN.replace('const a', 'const a: number') : BROKEN;
+        const { exit, reason } = await check({ [entrypoint]: source }, entrypoint);
+        expect(exit.code).toBe(3);
+        expect(reason).toMatch(
+          new RegExp(`^SyntaxError: .+ \\(${entrypoint.replace('.', '\\.')}, line 2\\)\n$`),
+        );
+      },
+    );
   });
 
   describe('run', () => {

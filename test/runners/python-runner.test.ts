@@ -191,6 +191,20 @@ async def app(scope, receive, send):
     expect(await readFile(errorFile, 'utf8')).toBe("ModuleNotFoundError: No module named 'nope'\n");
   });
 
+  it('names the file, relative to the code, and the line of a SyntaxError in the reason', async () => {
+    const dir = await makeAppDir({
+      'main.py': 'from pkg import helpers\napp = helpers.app\n',
+      'pkg/__init__.py': '',
+      'pkg/helpers.py': 'def app(scope):\n    return (\n',
+    });
+    const { runner, baseUrl, errorFile } = await serve(dir);
+    const { exit } = await exitWithoutHealth(runner, baseUrl);
+    expect(exit.code).toBe(3);
+    expect(await readFile(errorFile, 'utf8')).toBe(
+      "SyntaxError: '(' was never closed (pkg/helpers.py, line 2)\n",
+    );
+  });
+
   it('exits 3 with the contract message when the entry point exports no app', async () => {
     const dir = await makeAppDir({ 'server.py': 'application = None\n' });
     const { runner, baseUrl, errorFile } = await serve(dir, 'server.py');
@@ -252,5 +266,52 @@ describe('python runner run', () => {
     expect(stderr).toContain('in fail');
     expect(stderr).toContain('ValueError: bad input');
     expect(await readFile(errorFile, 'utf8')).toBe('ValueError: bad input\n');
+  });
+});
+
+describe('python runner check', () => {
+  async function check(files: Record<string, string>, entrypoint = 'job.py') {
+    const dir = await makeAppDir(files);
+    const errorFile = join(dir, 'error.txt');
+    const runner = startPythonRunner(dir, ['check', '--entrypoint', entrypoint], {
+      SVC_RUNNER_ERROR_FILE: errorFile,
+    });
+    const exit = await runner.exited;
+    const reason = existsSync(errorFile) ? await readFile(errorFile, 'utf8') : null;
+    return { dir, exit, reason, stdout: runner.stdout(), stderr: runner.stderr() };
+  }
+
+  it('compiles the entry point without running it or writing bytecode', async () => {
+    const { dir, exit, stdout, reason } = await check({
+      'job.py': 'import nothing_installed\nprint("ran")\n',
+    });
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect([stdout, reason]).toEqual(['', null]);
+    expect(existsSync(join(dir, '__pycache__'))).toBe(false);
+  });
+
+  it.each([
+    ['an unclosed bracket', 'x = (\n', "SyntaxError: '(' was never closed (job.py, line 1)"],
+    [
+      'a bad indent',
+      'if True:\nprint(1)\n',
+      "IndentationError: expected an indented block after 'if' statement on line 1 (job.py, line 2)",
+    ],
+  ])('exits 3 with the message, file and line of %s', async (_case, source, expected) => {
+    const { exit, reason, stderr } = await check({ 'job.py': source });
+    expect(exit.code).toBe(3);
+    expect(reason).toBe(`${expected}\n`);
+    expect(stderr).toBe(`${expected}\n`);
+  });
+
+  it('names a nested entry point relative to the code', async () => {
+    const { reason } = await check({ 'jobs/nightly.py': 'def f(:\n' }, 'jobs/nightly.py');
+    expect(reason).toBe('SyntaxError: invalid syntax (jobs/nightly.py, line 1)\n');
+  });
+
+  it('exits 3 for a missing entry point without naming where the code is', async () => {
+    const { exit, reason } = await check({ 'main.py': '' }, 'job.py');
+    expect(exit.code).toBe(3);
+    expect(reason).toBe("The entry point job.py was not found in the agent's code.\n");
   });
 });

@@ -43,7 +43,8 @@ const TYPESCRIPT_EXTENSIONS = new Set(['.ts', '.mts', '.cts']);
 export function entrypointPath(appDir, entrypoint) {
   const file = join(appDir, entrypoint);
   if (!existsSync(file) || !statSync(file).isFile()) {
-    throw new EntrypointError(`The entry point ${entrypoint} was not found in ${appDir}.`);
+    // Named relative to the code: where the code sits (/app, a build directory) is not the user's.
+    throw new EntrypointError(`The entry point ${entrypoint} was not found in the agent's code.`);
   }
   return file;
 }

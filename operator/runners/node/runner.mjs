@@ -7,6 +7,7 @@
  *
  *   node operator/runners/node/runner.mjs serve --app-dir DIR --entrypoint FILE [--port P] [--host H]
  *   node operator/runners/node/runner.mjs run   --app-dir DIR --entrypoint FILE
+ *   node operator/runners/node/runner.mjs check --app-dir DIR --entrypoint FILE
  *
  * Plain JavaScript so it runs without a build step (in a runner image too); TypeScript entry
  * points need tsx resolvable from this file. Defaults suit an image whose pod passes only the
@@ -18,12 +19,15 @@
  * thrown outside any request later on; 2 bad command line; 3 the entry point failed to load or
  * has no servable `app` (never healthy). run: the script's own (0, `process.exitCode`,
  * `process.exit(n)`), 1 on an uncaught error; 3 when the entry point file does not exist.
+ * check (a build step: parses, runs nothing): 0, or 3 when the entry point is missing or does not
+ * compile, with the parser's message, file and line as the reason.
  */
 import { writeFileSync } from 'node:fs';
 import Module from 'node:module';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { inspect, parseArgs } from 'node:util';
+import { located, syntaxProblem } from './check.mjs';
 import { createAgentServer, fetchListener } from './http.mjs';
 import {
   EntrypointError,
@@ -44,7 +48,7 @@ const EXIT_ENTRYPOINT_FAILED = 3;
 const GRACEFUL_SHUTDOWN_MS = 20_000;
 
 const USAGE =
-  'usage: node runner.mjs <serve|run> [--app-dir DIR] [--entrypoint FILE] [--port P] [--host H]';
+  'usage: node runner.mjs <serve|run|check> [--app-dir DIR] [--entrypoint FILE] [--port P] [--host H]';
 
 /**
  * The `Type: message` line Node prints for an error, on one line: the line of the stack's header
@@ -54,6 +58,15 @@ const USAGE =
  * @param {unknown} error
  */
 function errorLine(error) {
+  // Bun's parse errors (BuildMessage) carry where they are as `position`.
+  const bun =
+    /** @type {{ name?: string, message?: string, position?: { file?: string, line?: number } | null }} */ (
+      error
+    );
+  if (typeof bun?.position?.file === 'string' && typeof bun.position.line === 'number') {
+    const name = bun.name ?? 'SyntaxError';
+    return located(name, bun.message ?? '', bun.position.file, bun.position.line);
+  }
   if (!(error instanceof Error)) return inspect(error).split('\n', 1)[0] ?? '';
   const header = (error.stack ?? '').split(/\n\s+at /, 1)[0] ?? '';
   const headerLines = header.split('\n');
@@ -67,6 +80,16 @@ function errorLine(error) {
   }
   const line = lines[index] ?? error.name;
   const next = lines[index + 1]?.trim();
+  // A SyntaxError's header starts with `file:line` (a path or a file: URL): name both.
+  const where = error.name === 'SyntaxError' ? /^(.+):(\d+)$/.exec(headerLines[0] ?? '') : null;
+  if (where && line.startsWith('SyntaxError: ')) {
+    return located(
+      'SyntaxError',
+      line.slice('SyntaxError: '.length),
+      where[1] ?? '',
+      Number(where[2]),
+    );
+  }
   return line.endsWith(':') && next ? `${line} ${next}` : line;
 }
 
@@ -104,7 +127,7 @@ function failEntrypoint(error) {
 
 /**
  * @typedef {object} Options
- * @property {'serve' | 'run'} mode
+ * @property {'serve' | 'run' | 'check'} mode
  * @property {string} appDir absolute
  * @property {string} entrypoint relative to appDir
  * @property {string} host
@@ -124,8 +147,8 @@ function parseCommandLine() {
       },
     });
     const mode = positionals[0];
-    if ((mode !== 'serve' && mode !== 'run') || positionals.length !== 1) {
-      throw new Error('the mode must be `serve` or `run`');
+    if ((mode !== 'serve' && mode !== 'run' && mode !== 'check') || positionals.length !== 1) {
+      throw new Error('the mode must be `serve`, `run` or `check`');
     }
     const entrypoint = values.entrypoint ?? process.env.SVC_ENTRYPOINT;
     if (!entrypoint) throw new Error('no entry point: pass --entrypoint or set SVC_ENTRYPOINT');
@@ -258,6 +281,19 @@ async function run({ appDir, entrypoint }) {
   // The process then ends when the script's work does, with its process.exitCode.
 }
 
+/** @param {Options} options */
+async function check({ appDir, entrypoint }) {
+  /** @type {string} */
+  let file;
+  try {
+    file = entrypointPath(appDir, entrypoint);
+  } catch (error) {
+    failEntrypoint(error);
+  }
+  const problem = await syntaxProblem(file);
+  if (problem) failEntrypoint(new EntrypointError(problem));
+}
+
 const options = parseCommandLine();
 try {
   process.chdir(options.appDir);
@@ -267,4 +303,4 @@ try {
 }
 // Node prints an uncaught error and exits 1 by itself; the driver also wants the reason.
 process.on('uncaughtExceptionMonitor', (error) => writeErrorFile(errorLine(error)));
-await (options.mode === 'serve' ? serve(options) : run(options));
+await { serve, run, check }[options.mode](options);

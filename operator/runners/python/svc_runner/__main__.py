@@ -2,6 +2,7 @@
 
     python -m svc_runner serve --app-dir DIR --entrypoint FILE [--port P] [--host H]
     python -m svc_runner run   --app-dir DIR --entrypoint FILE
+    python -m svc_runner check --app-dir DIR --entrypoint FILE
 
 with PYTHONPATH=<repo>/operator/runners/python:DIR/.svc/deps (both are added here as well).
 Defaults suit a runner image whose pod passes only the mode with workingDir /app: --app-dir is
@@ -12,7 +13,8 @@ that receives the one-line reason of a failure.
 Exit codes. serve: 0 after a graceful SIGTERM/SIGINT shutdown; 1 cannot listen; 2 bad command
 line; 3 the entry point failed to import, has no usable `app`, or its startup hook failed (never
 healthy). run: the script's own code (0, SystemExit's code, 1 on an uncaught exception); 3 when
-the entry point file does not exist.
+the entry point file does not exist. check (a build step: compiles, runs nothing): 0, or 3 when
+the entry point is missing or does not compile.
 """
 
 import os
@@ -35,7 +37,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m svc_runner", description=(__doc__ or "").split("\n")[0]
     )
-    parser.add_argument("mode", choices=("serve", "run"))
+    parser.add_argument("mode", choices=("serve", "run", "check"))
     parser.add_argument("--app-dir", default=os.getcwd(), help="the agent's code (default: cwd)")
     parser.add_argument(
         "--entrypoint",
@@ -74,6 +76,10 @@ def main(argv: list[str] | None = None) -> int:
     while str(deps) in sys.path:
         sys.path.remove(str(deps))
     os.chdir(app_dir)
+    if args.mode == "check":
+        from .check import check
+
+        return check(app_dir, args.entrypoint)
     # Piped stdout is block-buffered; the agent's logs should show each line as it is printed.
     if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(line_buffering=True)

@@ -45,12 +45,32 @@ def user_traceback(exc: BaseException) -> TracebackType | None:
     return tb
 
 
+def code_path(filename: str) -> str:
+    """`filename` as the user knows it: relative to the agent's code (the working directory).
+
+    The code sits at /app in a pod or a sandbox and in a build directory on a host; neither is
+    the user's business. A file outside the code (a dependency, the interpreter) keeps its name.
+    """
+    try:
+        path = Path(filename).resolve()
+        return str(path.relative_to(Path.cwd().resolve()))
+    except (OSError, ValueError):
+        return filename
+
+
 def error_line(exc: BaseException) -> str:
-    """The `Type: message` line Python prints last for an uncaught exception, on one line."""
+    """The `Type: message` line Python prints last for an uncaught exception, on one line.
+
+    A SyntaxError (IndentationError, TabError) also names its file, relative to the agent's
+    code, and line, as Python's own `str()` of one does: `SyntaxError: invalid syntax (main.py,
+    line 3)`.
+    """
     exc_type = type(exc)
     name = exc_type.__qualname__
     if exc_type.__module__ not in ("builtins", "__main__"):
         name = f"{exc_type.__module__}.{name}"
+    if isinstance(exc, SyntaxError) and exc.filename and exc.lineno:
+        return f"{name}: {exc.msg} ({code_path(exc.filename)}, line {exc.lineno})"
     lines = [line.strip() for line in traceback.format_exception_only(exc_type, exc)]
     # A SyntaxError's lines start with the file and the caret; notes (3.11) come after it.
     for line in lines:

@@ -25,7 +25,8 @@ def entrypoint_path(app_dir: Path, entrypoint: str) -> Path:
     """The entry point's absolute path; EntrypointError when there is no such file."""
     path = (app_dir / entrypoint).resolve()
     if not path.is_file():
-        raise EntrypointError(f"The entry point {entrypoint} was not found in {app_dir}.")
+        # Named relative to the code: where the code sits (/app, a build directory) is not the user's.
+        raise EntrypointError(f"The entry point {entrypoint} was not found in the agent's code.")
     return path
 
 

@@ -146,6 +146,20 @@ describe('pods of a dockerfile agent (the documented exceptions)', () => {
 });
 
 describe('the build Job', () => {
+  it('has the builder compile-check the entry point', () => {
+    const job = agent('python3.12', 'job');
+    const build = buildJob(deployment(job), cfg).spec?.template.spec?.containers[0];
+    expect(build?.args).toEqual([
+      'build',
+      '--source',
+      '/workspace',
+      '--runtime',
+      'python3.12',
+      '--entrypoint',
+      'main.py',
+    ]);
+  });
+
   it('hands the unpack step the archive limits the deployment records, or the fallback', () => {
     const service = agent('python3.12');
     const limits = { maxUnpackedBytes: 1024, maxEntries: 10, maxFileBytes: 512 };

@@ -141,7 +141,17 @@ export function buildJob(deployment: AgentDeployment, cfg: OperatorConfig): V1Jo
     : {
         name: 'build',
         image: cfg.images.builder,
-        args: ['build', '--source', '/workspace', '--runtime', deployment.spec.config.runtime],
+        args: [
+          'build',
+          '--source',
+          '/workspace',
+          '--runtime',
+          deployment.spec.config.runtime,
+          // Compile-checked at build, so a syntax error fails the deploy, not the first run.
+          ...(deployment.spec.config.entrypoint
+            ? ['--entrypoint', deployment.spec.config.entrypoint]
+            : []),
+        ],
         env: [
           {
             name: 'SVC_ARTIFACT_URL',

@@ -215,7 +215,7 @@ export class AgentLauncher {
     if (!sandbox) return undefined;
     return async (appDir) => {
       await this.handOver(agent, appDir);
-      const run: ToolRunner = (label, command, args, output, signal) =>
+      const run: ToolRunner = (label, command, args, output, signal, env = {}) =>
         new Promise((resolve, reject) => {
           const lines = toolOutput(output);
           const proc = sandbox.start(this.group, {
@@ -223,7 +223,7 @@ export class AgentLauncher {
             agentId: agent.metadata.name ?? '',
             command,
             args,
-            env: { ...this.baseEnv(), NPM_CONFIG_UPDATE_NOTIFIER: 'false' },
+            env: { ...this.baseEnv(), NPM_CONFIG_UPDATE_NOTIFIER: 'false', ...env },
             appDir,
             appWritable: true,
             memoryMb: Math.max(memoryMb, BUILD_MEMORY_MB),

@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { pack } from 'tar-stream';
 import { ArchiveLimitError } from '../../../../common/archive-limits.js';
-import { unpack } from './builder.js';
+import { relativeToCode, unpack } from './builder.js';
 
 let dir: string;
 
@@ -78,5 +78,42 @@ describe('unpack', () => {
       unpack(Readable.from([whole.subarray(0, whole.length - 40)]), dir, limits),
     ).rejects.toThrow();
     expect(existsSync(dir)).toBe(false);
+  });
+});
+
+describe('relativeToCode', () => {
+  const host = '/srv/svc/.dev/operator/builds/0b6f/app';
+  const code = [host, '/app'];
+  const platform = ['/srv/svc/.dev/operator', '/srv/svc'];
+
+  it("names the agent's files relative to its code, wherever the code sits", () => {
+    expect(relativeToCode(`File "/app/main.py", line 3`, code)).toBe('File "main.py", line 3');
+    expect(relativeToCode(`open '${host}/lib/util.py' failed`, code, platform)).toBe(
+      "open 'lib/util.py' failed",
+    );
+    expect(
+      relativeToCode(
+        'ERROR: file:///app (from -r requirements.txt (line 1)) does not appear to be a Python project',
+        code,
+      ),
+    ).toBe('ERROR: . (from -r requirements.txt (line 1)) does not appear to be a Python project');
+    expect(relativeToCode(`No such file or directory: '${host}'`, code)).toBe(
+      "No such file or directory: '.'",
+    );
+  });
+
+  it("hides the platform's own directories and leaves other paths alone", () => {
+    expect(
+      relativeToCode(
+        'Bun is not installed at /srv/svc/.tools/bun/bin/bun; the log is /srv/svc/.dev/operator/logs/x.log',
+        code,
+        platform,
+      ),
+    ).toBe(
+      'Bun is not installed at <platform>/.tools/bun/bin/bun; the log is <platform>/logs/x.log',
+    );
+    expect(
+      relativeToCode('see /application/x and /apps and /usr/lib/python3', code, platform),
+    ).toBe('see /application/x and /apps and /usr/lib/python3');
   });
 });

@@ -21,7 +21,7 @@ import {
 } from '../../../../crds/src/index.js';
 import { extractWithin, type EntryHandler } from '../../../../common/archive-limits.js';
 import { internalToken } from '../../../../common/internal-token.js';
-import { runtimeAvailable, type RunnerPaths } from './runner-command.js';
+import { runnerCommand, runtimeAvailable, type RunnerPaths } from './runner-command.js';
 
 /** Where a build's output goes while it runs. */
 export type BuildOutput = (line: string) => void;
@@ -88,8 +88,9 @@ export async function unpack(
 }
 
 /**
- * Runs a build tool (pip, npm) in the app directory, streaming its output
- * lines; rejects with `label` and its last lines when it fails. The local
+ * Runs a build tool (pip, npm, the runner's compile check) in the app
+ * directory, streaming its output lines; rejects with `label` and its last
+ * lines when it fails. `env` is added to the tool's environment. The local
  * driver passes one that runs the tool in the agent's sandbox.
  */
 export type ToolRunner = (
@@ -98,6 +99,7 @@ export type ToolRunner = (
   args: string[],
   output: BuildOutput,
   signal: AbortSignal,
+  env?: Record<string, string>,
 ) => Promise<void>;
 
 /** Keeps the last lines a tool printed, for its failure message. */
@@ -119,9 +121,14 @@ export function toolOutput(output: BuildOutput): {
 
 /** A {@link ToolRunner} that runs the tool as a plain child process in `cwd`. */
 export function directToolRunner(cwd: string): ToolRunner {
-  return (label, command, args, output, signal) =>
+  return (label, command, args, output, signal, env = {}) =>
     new Promise((resolve, reject) => {
-      const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], signal });
+      const child = spawn(command, args, {
+        cwd,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        signal,
+        env: { ...process.env, ...env },
+      });
       const lines = toolOutput(output);
       const onData = (chunk: Buffer) => {
         for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.line(line);
@@ -210,6 +217,82 @@ export async function installDependencies(
   }
 }
 
+/**
+ * Compiles the entry point without running it (the runner's `check` mode):
+ * a syntax error fails the build with the interpreter's message, file and
+ * line (`SyntaxError: invalid syntax (main.py, line 3)`), for a job before
+ * its first run as for a service before it is started.
+ */
+export async function checkEntrypoint(
+  runtime: Runtime,
+  entrypoint: string,
+  opts: {
+    runners: RunnerPaths;
+    output: BuildOutput;
+    signal: AbortSignal;
+    /** Runs the tool (in a sandbox); a plain child process in `appDir` otherwise. */
+    run: ToolRunner;
+    /** The app directory as the tool sees it. */
+    toolDir: string;
+  },
+): Promise<void> {
+  if (runtime === 'dockerfile') return;
+  const command = runnerCommand(opts.runners, runtime, 'check', opts.toolDir, entrypoint);
+  let reason = '';
+  try {
+    await opts.run(
+      'compile check',
+      command.command,
+      command.args,
+      (line) => {
+        reason = line;
+        opts.output(line);
+      },
+      opts.signal,
+      command.env,
+    );
+  } catch (err) {
+    // The runner's last line is the reason, in the interpreter's words.
+    if (opts.signal.aborted || !reason) throw err;
+    throw new Error(reason, { cause: err });
+  }
+  opts.output(`${entrypoint} compiles`);
+}
+
+/**
+ * A build failure's message with the agent's code named as the user knows it:
+ * paths under the code's directories (`/app` in the sandbox, the build
+ * directory on the host) become relative to the code, and the code
+ * directories themselves `.`; other host directories (the platform's) are
+ * replaced by `<platform>`.
+ */
+export function relativeToCode(
+  message: string,
+  codeDirs: readonly string[],
+  hostDirs: readonly string[] = [],
+): string {
+  let out = message;
+  const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  // Longest first, so a code directory inside a host directory is replaced as code.
+  const dirs = [
+    ...codeDirs.map((dir) => ({ dir, code: true })),
+    ...hostDirs.map((dir) => ({ dir, code: false })),
+  ]
+    .filter(({ dir }) => dir.length > 1)
+    .sort((a, b) => b.dir.length - a.dir.length);
+  for (const { dir, code } of dirs) {
+    const base = escape(dir.replace(/\/+$/, ''));
+    // `dir/x` → `x` (or `<platform>/x`); `dir` alone → `.`; `/apple` is not `/app`.
+    const pattern = new RegExp(`(^|[^\\w./-]|file://)${base}(?:(/)|(?![\\w.-]))`, 'g');
+    out = out.replace(pattern, (_m, lead: string, slash: string | undefined) => {
+      const kept = lead === 'file://' ? '' : lead;
+      if (code) return slash ? kept : `${kept}.`;
+      return `${kept}<platform>${slash ?? ''}`;
+    });
+  }
+  return out;
+}
+
 /** Fetches, unpacks and installs a deployment into `appDir` (the local driver's build). */
 export async function buildDeployment(
   deployment: AgentDeployment,
@@ -237,10 +320,21 @@ export async function buildDeployment(
     deployment.spec.archiveLimits ?? FALLBACK_ARCHIVE_LIMITS,
   );
   opts.output(`unpacked the code of version ${deployment.spec.version}`);
+  const tools = opts.tools ? await opts.tools(appDir) : undefined;
   await installDependencies(runtime, appDir, {
     python: opts.runners.python,
     output: opts.output,
     signal: opts.signal,
-    ...(opts.tools ? await opts.tools(appDir) : {}),
+    ...tools,
   });
+  const entrypoint = deployment.spec.config.entrypoint;
+  if (entrypoint) {
+    await checkEntrypoint(runtime, entrypoint, {
+      runners: opts.runners,
+      output: opts.output,
+      signal: opts.signal,
+      run: tools?.run ?? directToolRunner(appDir),
+      toolDir: tools?.toolDir ?? appDir,
+    });
+  }
 }

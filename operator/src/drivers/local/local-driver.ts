@@ -25,10 +25,11 @@ import type {
 } from '../driver.js';
 import { agentEnv } from '../kubernetes/pod-template.js';
 import { AgentLauncher } from './agent-launcher.js';
-import { buildDeployment } from './builder.js';
+import { buildDeployment, relativeToCode } from './builder.js';
 import { LogShipper, type LogOwner } from './log-shipper.js';
 import {
   REPO_NODE_MODULES,
+  REPO_ROOT,
   runnerCommand,
   runnerPaths,
   runtimeAvailable,
@@ -109,6 +110,16 @@ export class LocalDriver implements WorkloadDriver {
     return join(this.dir, 'builds', deploymentId);
   }
 
+  /**
+   * A failure message as the agent's owner should read it: paths in the
+   * deployment's code relative to it (whether the sandbox's /app or the build
+   * directory), the platform's own directories on this host hidden.
+   */
+  private asUserSees(message: string, deploymentId: string): string {
+    const appDir = join(this.buildDir(deploymentId), 'app');
+    return relativeToCode(message, [appDir, this.launcher.appDirOf(appDir)], [this.dir, REPO_ROOT]);
+  }
+
   private owner(agent: Agent): LogOwner {
     const environment = (agent.metadata.namespace ?? '').split('-')[1] ?? 'live';
     return { agentId: agent.metadata.name ?? '', accountId: agent.spec.userId, environment };
@@ -167,7 +178,9 @@ export class LocalDriver implements WorkloadDriver {
           this.notifier?.deployment(deployment.metadata.namespace ?? '', id);
         },
         async (err: unknown) => {
-          const message = controller.signal.aborted ? 'cancelled' : (err as Error).message;
+          const message = controller.signal.aborted
+            ? 'cancelled'
+            : this.asUserSees((err as Error).message, id);
           await writeRecord(record, {
             deploymentId: id,
             phase: 'failed',
@@ -330,7 +343,10 @@ export class LocalDriver implements WorkloadDriver {
       deploymentId: record.deploymentId,
       desiredReplicas: record.replicas,
       ready: record.replicas === 0 ? !service : service?.state === 'ready',
-      failed: service?.state === 'failed' ? service.failure : null,
+      failed:
+        service?.state === 'failed' && service.failure !== null
+          ? this.asUserSees(service.failure, record.deploymentId)
+          : null,
       endpoint: service?.state === 'ready' ? service.endpoint : null,
     };
   }

@@ -29,6 +29,9 @@ export interface RunnerPaths {
   bun: string;
 }
 
+/** The platform's installation (this repository). */
+export const REPO_ROOT = repoRoot.replace(/\/+$/, '');
+
 /** The repository's npm packages, where the Node runner finds tsx. */
 export const REPO_NODE_MODULES = join(repoRoot, 'node_modules');
 
@@ -45,11 +48,11 @@ export function runnerPaths(cfg: Pick<OperatorConfig, 'bunPath'>): RunnerPaths {
   return { ...RUNNERS, bun: cfg.bunPath ?? RUNNERS.bun };
 }
 
-/** The runner command for `mode` of a deployment built into `appDir`. */
+/** The runner command for `mode` (`check`: the build's compile check) of a deployment built into `appDir`. */
 export function runnerCommand(
   paths: RunnerPaths,
   runtime: Runtime,
-  mode: 'serve' | 'run',
+  mode: 'serve' | 'run' | 'check',
   appDir: string,
   entrypoint: string,
   port?: number,
