@@ -1,6 +1,6 @@
 /**
  * What the engine's checks on a request body cost next to parsing it: the nesting-depth
- * scan of the raw bytes (engine/src/json-depth.ts) against JSON.parse, and reading the
+ * scan of the raw bytes (common/json-depth.ts) against JSON.parse, and reading the
  * points of an upsert (engine/src/request/selectors.ts, which refuses non-finite vector
  * components and payload numbers). The bodies are upserts of 500 points, as
  * bench/vector-gateway.ts sends, with its vectors and payloads. In-process, no servers.
@@ -11,7 +11,7 @@
  *
  * Measured numbers: see bench/README.md.
  */
-import { depthExceededAt } from '../engine/src/json-depth.js';
+import { depthExceededAt } from '../common/json-depth.js';
 import { readUpsertPoints } from '../engine/src/request/selectors.js';
 
 const [rounds = 15] = process.argv.slice(2).map(Number);

@@ -14,7 +14,8 @@ import { BatchWriter } from '../apiserver/src/vector/points/batch-writer.js';
 import { stampOf, writeStampedPoint } from '../apiserver/src/vector/points/stamped-point.js';
 import { UpsertScanner } from '../apiserver/src/vector/points/upsert-scanner.js';
 import { WriteCheck } from '../apiserver/src/vector/schema/enforcement.js';
-import { mayHoldNonFinite, nestsDeeperThan } from '../apiserver/src/vector/json-limits.js';
+import { mayHoldNonFinite } from '../apiserver/src/vector/json-limits.js';
+import { depthExceededAt } from '../common/json-depth.js';
 
 const [count = 20_000, dims = 128, rounds = 5] = process.argv.slice(2).map(Number);
 
@@ -59,7 +60,7 @@ for (let round = 0; round <= rounds; round++) {
     for (let at = 0; at < body.length; at += 64 * 1024)
       scanner.push(body.subarray(at, at + 64 * 1024));
   });
-  const depth = time(() => nestsDeeperThan(body, 127));
+  const depth = time(() => depthExceededAt(body, 127));
   if (round === 0) continue;
   samples.finite.push(finite);
   samples.point.push(point);

@@ -7,7 +7,7 @@
  * and the engine restarts after a SIGKILL with nothing to set aside.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { seededRandom } from '../../engine/src/testing/seeded-random.js';
+import { seededRandom } from '../../common/seeded-random.js';
 import { call, callRaw, startEngine } from './support/engine-process.js';
 import type { EngineProcess } from './support/engine-process.js';
 

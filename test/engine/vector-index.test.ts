@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { call, startEngine } from './support/engine-process.js';
 import type { EngineProcess } from './support/engine-process.js';
-import { seededRandom } from '../../engine/src/testing/seeded-random.js';
+import { seededRandom } from '../../common/seeded-random.js';
 
 let engine: EngineProcess;
 const DIM = 16;

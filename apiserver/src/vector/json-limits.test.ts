@@ -4,23 +4,22 @@ import {
   checkJsonDepth,
   mayHoldNonFinite,
   MAX_JSON_DEPTH,
-  nestsDeeperThan,
 } from './json-limits.js';
 
 const bytes = (text: string) => Buffer.from(text);
 const nested = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
 
-describe('nestsDeeperThan', () => {
+describe('checkJsonDepth', () => {
   test('counts arrays and objects, dense vectors included, up to the limit', () => {
-    expect(nestsDeeperThan(bytes(nested(MAX_JSON_DEPTH)), MAX_JSON_DEPTH)).toBe(false);
-    expect(nestsDeeperThan(bytes(nested(MAX_JSON_DEPTH + 1)), MAX_JSON_DEPTH)).toBe(true);
-    expect(nestsDeeperThan(bytes('{"a":{"b":[1,2,3]}}'), 2)).toBe(true);
-    expect(nestsDeeperThan(bytes('{"a":{"b":[1,2,3]}}'), 3)).toBe(false);
+    expect(() => checkJsonDepth(bytes(nested(MAX_JSON_DEPTH)), MAX_JSON_DEPTH)).not.toThrow();
+    expect(() => checkJsonDepth(bytes(nested(MAX_JSON_DEPTH + 1)), MAX_JSON_DEPTH)).toThrow();
+    expect(() => checkJsonDepth(bytes('{"a":{"b":[1,2,3]}}'), 2)).toThrow();
+    expect(() => checkJsonDepth(bytes('{"a":{"b":[1,2,3]}}'), 3)).not.toThrow();
   });
 
   test('does not count brackets inside strings, escaped quotes included', () => {
     const text = JSON.stringify({ s: `"\\${'['.repeat(500)}` });
-    expect(nestsDeeperThan(bytes(text), 3)).toBe(false);
+    expect(() => checkJsonDepth(bytes(text), 3)).not.toThrow();
   });
 
   test('refuses with 400 MALFORMED_JSON carrying max', () => {

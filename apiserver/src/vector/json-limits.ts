@@ -3,7 +3,8 @@
  * past the gateway, checked on the raw bytes so bodies forwarded as sent
  * (searches, upserted vectors) are covered without being parsed:
  *
- * - nesting deeper than {@link MAX_JSON_DEPTH} levels: recursive code after
+ * - nesting deeper than {@link MAX_JSON_DEPTH} levels (the scan shared with the
+ *   engine, common/json-depth.ts): recursive code after
  *   parsing (the gateway's walks, the engine's clones, JSON.stringify) would
  *   overflow the stack, a 500 for one request and, in the engine's log, for
  *   every later start;
@@ -15,29 +16,15 @@
  * (native), so the digits of a vector are read by native code only; when a
  * cheap test cannot rule a number out, the text is parsed and walked.
  */
+import { depthExceededAt, MAX_JSON_DEPTH } from '../../../common/json-depth.js';
 import { MalformedJson, VectorValidationError } from '../errors/catalogue.js';
-import { BACKSLASH, plainRunEnd, QUOTE } from './points/point-members.js';
 
-/**
- * The deepest a body may nest arrays and objects: serde_json's recursion
- * limit (128, counted down before a level is entered, so the 128th is
- * refused), which is what Qdrant refuses and the engine too. Any body Qdrant
- * accepts passes the gateway.
- */
-export const MAX_JSON_DEPTH = 127;
-
-const OPEN_ARRAY = 0x5b;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_ARRAY = 0x5d;
-const CLOSE_OBJECT = 0x7d;
-
-/** Bytes that change nesting or start a string; every other byte is skipped. */
-const STRUCTURAL = new Uint8Array(256);
-for (const b of [QUOTE, OPEN_ARRAY, OPEN_OBJECT, CLOSE_ARRAY, CLOSE_OBJECT]) STRUCTURAL[b] = 1;
+/** The nesting limit (serde_json's, so Qdrant's and the engine's too), re-exported for the gateway. */
+export { MAX_JSON_DEPTH };
 
 /** Refuses (400 MALFORMED_JSON, `max`) a body nesting deeper than {@link MAX_JSON_DEPTH}. */
 export function checkJsonDepth(bytes: Uint8Array, limit = MAX_JSON_DEPTH): void {
-  if (nestsDeeperThan(bytes, limit)) throw nestingTooDeep(limit);
+  if (depthExceededAt(bytes, limit) >= 0) throw nestingTooDeep(limit);
 }
 
 /** The refusal of a body nesting deeper than `limit`. */
@@ -46,68 +33,6 @@ export function nestingTooDeep(limit = MAX_JSON_DEPTH): MalformedJson {
     `The body nests arrays and objects deeper than ${limit} levels, the most accepted.`,
     { fields: { max: limit } },
   );
-}
-
-/**
- * Whether `bytes` nest deeper than `limit`; brackets inside strings do not
- * count, and malformed text is left to the parser (answered false).
- */
-export function nestsDeeperThan(bytes: Uint8Array, limit: number): boolean {
-  // Fewer opening brackets than the limit cannot nest past it: most bodies stop here.
-  let opens = 0;
-  for (const open of [OPEN_ARRAY, OPEN_OBJECT]) {
-    for (
-      let at = bytes.indexOf(open);
-      at !== -1 && opens <= limit;
-      at = bytes.indexOf(open, at + 1)
-    ) {
-      opens++;
-    }
-  }
-  if (opens <= limit) return false;
-  const n = bytes.length;
-  let depth = 0;
-  let i = 0;
-  while (i < n) {
-    const b = bytes[i]!;
-    if (STRUCTURAL[b] === 0) {
-      i++;
-      continue;
-    }
-    if (b === QUOTE) {
-      i = stringEnd(bytes, i);
-      if (i === -1) return false;
-      continue;
-    }
-    if (b === OPEN_ARRAY) {
-      // A dense vector is one level, skipped with native searches.
-      const end = plainRunEnd(bytes, i + 1);
-      if (end >= 0) {
-        if (depth + 1 > limit) return true;
-        i = end + 1;
-        continue;
-      }
-    }
-    if (b === OPEN_ARRAY || b === OPEN_OBJECT) {
-      if (++depth > limit) return true;
-    } else {
-      depth--;
-    }
-    i++;
-  }
-  return false;
-}
-
-/** Index after the string whose opening quote is at `i`, or -1 when it does not end. */
-function stringEnd(bytes: Uint8Array, i: number): number {
-  for (let from = i + 1; ;) {
-    const quote = bytes.indexOf(QUOTE, from);
-    if (quote === -1) return -1;
-    let k = quote;
-    while (k > i && bytes[k - 1] === BACKSLASH) k--;
-    if ((quote - k) % 2 === 0) return quote + 1;
-    from = quote + 1;
-  }
 }
 
 const DIGIT_0 = 0x30;

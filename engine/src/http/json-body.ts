@@ -1,10 +1,10 @@
 /**
  * Request bodies as JSON, refused with Qdrant's 400 before they can hurt: JSON that does
  * not parse, and JSON that nests deeper than {@link MAX_JSON_DEPTH} levels, which is
- * refused before JSON.parse sees it (see json-depth.ts).
+ * refused before JSON.parse sees it (see common/json-depth.ts).
  */
 import { EngineError } from '../errors.js';
-import { MAX_JSON_DEPTH, depthExceededAt } from '../json-depth.js';
+import { MAX_JSON_DEPTH, depthExceededAt } from '../../../common/json-depth.js';
 
 /**
  * Parses a request body (undefined when empty), or throws Qdrant's 400: "Format error in

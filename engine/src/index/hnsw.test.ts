@@ -2,7 +2,7 @@ import { expect, test } from '@jest/globals';
 import { preprocess, similarityFn } from '../distance.js';
 import type { Distance } from '../distance.js';
 import { VectorArena } from '../store/vector-arena.js';
-import { seededRandom } from '../testing/seeded-random.js';
+import { seededRandom } from '../../../common/seeded-random.js';
 import { Hnsw } from './hnsw.js';
 
 function randomArena(n: number, dim: number, distance: Distance, seed: number): VectorArena {

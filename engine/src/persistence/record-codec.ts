@@ -3,7 +3,7 @@
  * float32 after it, so a large upsert is neither slow to log nor to replay and its
  * vectors come back bit for bit. Framing (length and checksum) is the log's job.
  */
-import { depthExceededAt } from '../json-depth.js';
+import { depthExceededAt } from '../../../common/json-depth.js';
 import type { JsonObject } from '../json-path.js';
 import type { PointId } from '../point-id.js';
 import type { Operation } from '../store/operations.js';
@@ -42,7 +42,7 @@ export function encodeRecord(seq: number, op: Operation): Buffer {
 
 /**
  * How deep a record's JSON may nest and still be replayed. A request nests at most 127
- * levels (json-depth.ts) and its record two more (`{op: {selector: {filter}}}`), but
+ * levels (common/json-depth.ts) and its record two more (`{op: {selector: {filter}}}`), but
  * an engine from before that limit logged (and acknowledged) deeper writes, which must
  * still replay. A thousand levels is far from where the stack ends (structuredClone
  * overflows near 2,000, JSON.stringify near 5,000); a deeper record is set aside rather

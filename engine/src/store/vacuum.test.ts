@@ -2,7 +2,7 @@ import { afterEach, expect, test } from '@jest/globals';
 import { parseFilter } from '../filter/parse.js';
 import type { JsonObject } from '../json-path.js';
 import type { PointId } from '../point-id.js';
-import { seededRandom } from '../testing/seeded-random.js';
+import { seededRandom } from '../../../common/seeded-random.js';
 import { count, scroll } from '../search/scroll.js';
 import { search } from '../search/search.js';
 import { Collection } from './collection.js';

@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { MAX_JSON_DEPTH, depthExceededAt } from './json-depth.js';
-import { seededRandom } from './testing/seeded-random.js';
+import { seededRandom } from './seeded-random.js';
 
 const nested = (levels: number, inner = '1') =>
   Buffer.from('{"a":['.repeat(levels / 2) + inner + ']}'.repeat(levels / 2));

@@ -1,7 +1,8 @@
 /**
  * How deeply JSON nests objects and arrays, found on the raw bytes before anything parses
  * them. Qdrant's parser (serde_json) refuses a body nested deeper than
- * {@link MAX_JSON_DEPTH} levels, and so does the engine (http/json-body.ts): the limit
+ * {@link MAX_JSON_DEPTH} levels, and so do the engine (engine/src/http/json-body.ts) and the
+ * vector gateway in front of it (apiserver/src/vector/json-limits.ts): the limit
  * keeps every recursive step after parsing (payload clones, filters, the log's encoder)
  * far from the stack's end, and a body of 60 MB of `[` from costing JSON.parse a minute
  * and gigabytes. Recovery checks log records the same way before replaying them.
@@ -38,7 +39,7 @@ const SHORT_RUN = 48;
  * JSON nests no deeper than `limit`. Brackets inside strings do not count. The bytes need
  * not be valid JSON: whatever is malformed is left for JSON.parse to report.
  */
-export function depthExceededAt(buf: Buffer, limit = MAX_JSON_DEPTH): number {
+export function depthExceededAt(buf: Uint8Array, limit = MAX_JSON_DEPTH): number {
   const end = buf.length;
   let depth = 0;
   let at = 0;
@@ -67,7 +68,7 @@ export function depthExceededAt(buf: Buffer, limit = MAX_JSON_DEPTH): number {
 }
 
 /** The first structural byte at or after `from`, or the length when there is none. */
-function nextStructural(buf: Buffer, from: number): number {
+function nextStructural(buf: Uint8Array, from: number): number {
   let first = buf.length;
   for (const byte of STRUCTURAL_BYTES) {
     const found = buf.indexOf(byte, from);
@@ -77,7 +78,7 @@ function nextStructural(buf: Buffer, from: number): number {
 }
 
 /** The quote that ends the string opening at `open`, or -1 when it never ends. */
-function closingQuote(buf: Buffer, open: number): number {
+function closingQuote(buf: Uint8Array, open: number): number {
   const end = buf.length;
   let at = open + 1;
   const shortEnd = Math.min(end, at + SHORT_RUN);
