@@ -18,13 +18,10 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../common/ports.js';
 import { repoRoot } from '../hack/lib/paths.js';
 import { ensureVenv } from '../hack/lib/venv.mjs';
-import { startPlatform } from '../hack/platform/platform.js';
+import { startScratchPlatform } from '../hack/platform/scratch.js';
 import { createBenchAccount } from './support/bench-account.js';
 
 /** The checks that count: a 5xx, or an answer the API's own document does not allow. */
@@ -81,22 +78,7 @@ function failingOperations(ndjson: string): Map<string, Set<string>> {
   return failing;
 }
 
-const dir = await mkdtemp(join(tmpdir(), 'svc-fuzz-'));
-const [apiPort, edgePort, vectorsPort, enginePort] = [
-  await freePort(),
-  await freePort(),
-  await freePort(),
-  await freePort(),
-];
-const platform = await startPlatform({
-  dir,
-  apiPort,
-  edgePort,
-  vectorsPort,
-  enginePort,
-  agentDomain: 'agents.localhost',
-  durable: false,
-});
+const platform = await startScratchPlatform('fuzz');
 let failed = false;
 try {
   const account = await createBenchAccount(platform.mongoUri);
@@ -159,6 +141,5 @@ try {
   }
 } finally {
   await platform.stop();
-  await rm(dir, { recursive: true, force: true });
 }
 process.exit(failed ? 1 : 0);

@@ -9,18 +9,15 @@
  *   npx tsx bench/local-platform.ts
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import { MongoClient } from 'mongodb';
 import { API_GROUP, API_VERSION, PLURALS, type Agent } from '../crds/src/index.js';
 import { AccountService } from '../apiserver/src/accounts/account-service.js';
 import { collections } from '../apiserver/src/store/database.js';
-import { freePort } from '../common/ports.js';
 import { repoRoot } from '../hack/lib/paths.js';
-import { startPlatform } from '../hack/platform/platform.js';
+import { startScratchPlatform } from '../hack/platform/scratch.js';
 
 const DOMAIN = 'agents.localhost';
 
@@ -38,21 +35,9 @@ function viaEdge(edgePort: number, host: string): Promise<number> {
   });
 }
 
-const dir = await mkdtemp(join(tmpdir(), 'svc-bench-local-'));
-const [apiPort, edgePort, vectorsPort, enginePort] = [
-  await freePort(),
-  await freePort(),
-  await freePort(),
-  await freePort(),
-];
-const platform = await startPlatform({
-  dir,
-  apiPort,
-  edgePort,
-  vectorsPort,
-  enginePort,
-  agentDomain: DOMAIN,
-});
+// etcd fsyncs, as under npm start: the deploy time is a user's.
+const platform = await startScratchPlatform('bench-local', { agentDomain: DOMAIN, durable: true });
+const edgePort = Number(new URL(platform.edgeUrl).port);
 try {
   const mongo = new MongoClient(platform.mongoUri);
   const accounts = new AccountService(collections(mongo.db()), 'local');
@@ -141,5 +126,4 @@ try {
   );
 } finally {
   await platform.stop();
-  await rm(dir, { recursive: true, force: true });
 }

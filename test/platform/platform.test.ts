@@ -10,39 +10,28 @@
  *   before, during and after the kill is still there.
  */
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ComponentStatus } from '../../common/component-status.js';
-import { freePort } from '../../common/ports.js';
 import { repoRoot } from '../../hack/lib/paths.js';
 import { bootstrapKey } from '../../hack/platform/bootstrap.js';
 import { writeEnvFile } from '../../hack/platform/env-file.js';
-import { startPlatform, type Platform } from '../../hack/platform/platform.js';
+import { startScratchPlatform, type ScratchPlatform } from '../../hack/platform/scratch.js';
 
 let dir: string;
-let platform: Platform;
+let platform: ScratchPlatform;
 let key: string;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'svc-platform-'));
-  platform = await startPlatform({
-    dir,
-    apiPort: await freePort(),
-    edgePort: await freePort(),
-    vectorsPort: await freePort(),
-    enginePort: await freePort(),
-    agentDomain: 'agents.localhost',
-    durable: false,
-  });
+  platform = await startScratchPlatform('platform');
+  dir = platform.dir;
   key = (await bootstrapKey(platform.mongoUri, undefined)).key;
 }, 240_000);
 
 afterAll(async () => {
   await platform?.stop();
-  await rm(dir, { recursive: true, force: true });
 }, 60_000);
 
 function pidOf(name: string): number {
