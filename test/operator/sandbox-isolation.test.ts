@@ -303,6 +303,49 @@ describe('sandboxed agents on one machine', () => {
     if (outsideAddress) expect(result.outside).toBe('outside-ok');
   });
 
+  it('caps the processes and threads an agent may start (the cgroup pids limit)', async () => {
+    // At most 2,000 threads, so a machine that did not enforce the limit is not taken down.
+    await deployAndWait(tenantB, 'forker', 'job', {
+      'main.py': [
+        'import threading, time',
+        'stop = threading.Event()',
+        'started = 0',
+        'try:',
+        '    for _ in range(2000):',
+        '        threading.Thread(target=stop.wait, daemon=True).start()',
+        '        started += 1',
+        'except RuntimeError:',
+        '    pass',
+        'print("THREADS", started, flush=True)',
+        'stop.set()',
+        '',
+      ].join('\n'),
+    });
+    const run = await call<{ deployment_id: string }>(server, 'POST', '/api/v1/agents/forker/run', {
+      key: tenantB.key,
+      body: { payload: {} },
+    });
+    expect(run.status).toBe(202);
+    const line = await eventually(
+      async () =>
+        (
+          await call<{ items: Array<{ message: string }> }>(
+            server,
+            'GET',
+            '/api/v1/agents/forker/logs?limit=1000',
+            { key: tenantB.key },
+          )
+        ).body.items.find((l) => l.message.startsWith('THREADS ')),
+      (l) => l !== undefined,
+      'the forker reported',
+      60_000,
+    );
+    const started = Number(String(line?.message).split(' ')[1]);
+    // The launcher's limit is 512 tasks for the whole tree (the interpreter's own threads too).
+    expect(started).toBeGreaterThan(0);
+    expect(started).toBeLessThan(512);
+  });
+
   it('kills a run past its memory_mb and says so', async () => {
     // At most 4 GiB, so a machine that did not enforce the limit is not taken down by the test.
     await deployAndWait(tenantB, 'hog-job', 'job', {
