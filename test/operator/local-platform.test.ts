@@ -6,7 +6,7 @@
  * deployment with the interpreter's own message, and a missing Bun fails a
  * `bun` deployment saying so.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
 import { request as httpRequest, type Server } from 'node:http';
@@ -30,6 +30,9 @@ import {
 } from '../apiserver/control-plane-server.js';
 import { deployFiles, type Deployment } from '../apiserver/deploy/deploy-helpers.js';
 import { eventually } from './operator-harness.js';
+
+// A deploy may wait 120 s for its build on a cold machine, then for its run.
+jest.setTimeout(240_000);
 
 const DOMAIN = 'agents.localtest';
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -68,7 +71,9 @@ const scheduleClock: ScheduleClock = clock;
 
 beforeAll(async () => {
   server = await startControlPlaneServer();
-  owner = await createCaller(server, { tier: 'starter' });
+  // This suite polls the API while builds run; a slow machine must not spend
+  // a per-minute budget meant for people (rate limits have their own tests).
+  owner = await createCaller(server, { tier: 'enterprise' });
   const log = createLogger('operator', 'silent');
   symlinkSync(RUNNERS.bun, bunLink);
   const cfg = {

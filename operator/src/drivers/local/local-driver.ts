@@ -43,6 +43,7 @@ import {
   removeOrphans,
 } from './state-cleanup.js';
 import { SupervisedService } from './supervised-service.js';
+import { fireSchedule } from './schedule-firing.js';
 
 interface TaskRecord extends TaskStatus {
   deploymentId: string;
@@ -389,22 +390,22 @@ export class LocalDriver implements WorkloadDriver {
   /** A firing asks the API for a run, with the agent's own key, exactly as a CronJob does. */
   private async fire(agent: Agent, serving: AgentDeployment): Promise<void> {
     const agentId = agent.metadata.name ?? '';
-    try {
-      const env = await this.environment(agent, serving, {});
-      const res = await fetch(`${this.cfg.internalApiUrl}/api/v1/agents/${agentId}/run`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${env.SVC_API_KEY}`,
-          'x-svc-trigger': 'cron',
-          'content-type': 'application/json',
-        },
-        body: '{}',
-      });
-      if (!res.ok)
-        this.event(agent, null, `scheduled run refused: ${res.status} ${await res.text()}`, 'WARN');
-    } catch (err) {
-      this.event(agent, null, `scheduled run failed to start: ${String(err)}`, 'ERROR');
-    }
+    const url = `${this.cfg.internalApiUrl}/api/v1/agents/${agentId}/run`;
+    await fireSchedule(
+      async () => {
+        const env = await this.environment(agent, serving, {});
+        return fetch(url, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${env.SVC_API_KEY}`,
+            'x-svc-trigger': 'cron',
+            'content-type': 'application/json',
+          },
+          body: '{}',
+        });
+      },
+      (reason, final) => this.event(agent, null, reason, final ? 'ERROR' : 'WARN'),
+    );
   }
 
   async removeSchedule(agent: Agent): Promise<void> {

@@ -1,0 +1,56 @@
+/**
+ * One firing of a schedule on the local driver: a POST to the agent's run
+ * route with its own key, retried the way the cluster's CronJob retries its
+ * trigger container (`backoffLimit: 2`): a refusal that may pass later (429
+ * after its Retry-After, a 5xx, an unreachable API) is tried again; any other
+ * answer is final.
+ */
+
+/** What a firing ended with: `ok`, or why the run was not started. */
+export type FiringOutcome = { ok: true } | { ok: false; reason: string; final: boolean };
+
+/** The HTTP call of one attempt; resolves with the response or rejects when unreachable. */
+export type FireAttempt = () => Promise<Response>;
+
+/** Retries after the first attempt, as the CronJob's backoffLimit. */
+export const FIRING_RETRIES = 2;
+const BASE_BACKOFF_MS = 10_000;
+const MAX_WAIT_MS = 60_000;
+
+/** How long to wait before trying again after a retriable answer, or null when final. */
+export function retryDelayMs(
+  status: number,
+  retryAfter: string | null,
+  attempt: number,
+): number | null {
+  if (status !== 429 && status < 500) return null;
+  const seconds = Number(retryAfter);
+  if (retryAfter !== null && Number.isFinite(seconds) && seconds >= 0)
+    return Math.min(seconds * 1000, MAX_WAIT_MS);
+  return Math.min(BASE_BACKOFF_MS * 2 ** attempt, MAX_WAIT_MS);
+}
+
+/** Fires once, retrying retriable refusals; reports each refusal through `onRefused`. */
+export async function fireSchedule(
+  attempt: FireAttempt,
+  onRefused: (reason: string, final: boolean) => void,
+  sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms).unref()),
+): Promise<FiringOutcome> {
+  for (let n = 0; ; n++) {
+    let wait: number | null;
+    let reason: string;
+    try {
+      const res = await attempt();
+      if (res.ok) return { ok: true };
+      reason = `scheduled run refused: ${res.status} ${await res.text()}`;
+      wait = retryDelayMs(res.status, res.headers.get('retry-after'), n);
+    } catch (err) {
+      reason = `scheduled run failed to start: ${String(err)}`;
+      wait = Math.min(BASE_BACKOFF_MS * 2 ** n, MAX_WAIT_MS);
+    }
+    const final = wait === null || n >= FIRING_RETRIES;
+    onRefused(reason, final);
+    if (final) return { ok: false, reason, final };
+    await sleep(wait ?? 0);
+  }
+}
