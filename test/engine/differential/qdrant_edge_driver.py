@@ -17,6 +17,9 @@ import uuid
 
 import qdrant_edge as q
 
+import edge_bench_commands
+from edge_filters import to_filter
+
 SHARDS = {}
 ROOT = tempfile.mkdtemp(prefix="qdrant-edge-diff-")
 
@@ -48,88 +51,6 @@ TOKENIZERS = {
 
 def out_id(point_id):
     return str(point_id) if isinstance(point_id, uuid.UUID) else point_id
-
-
-def geo(p):
-    return q.GeoPoint(lon=p["lon"], lat=p["lat"])
-
-
-def to_match(m):
-    if "value" in m:
-        return q.MatchValue(m["value"])
-    if "text" in m:
-        return q.MatchText(m["text"])
-    if "text_any" in m:
-        return q.MatchTextAny(m["text_any"])
-    if "phrase" in m:
-        return q.MatchPhrase(m["phrase"])
-    if "any" in m:
-        return q.MatchAny(m["any"])
-    if "except" in m:
-        return q.MatchExcept(m["except"])
-    raise ValueError(f"unknown match {m}")
-
-
-def to_range(r):
-    bounds = {k: r[k] for k in ("gt", "gte", "lt", "lte") if r.get(k) is not None}
-    if any(isinstance(v, str) for v in bounds.values()):
-        return q.RangeDateTime(**bounds)
-    return q.RangeFloat(**bounds)
-
-
-def to_field_condition(c):
-    kwargs = {}
-    if c.get("match") is not None:
-        kwargs["match"] = to_match(c["match"])
-    if c.get("range") is not None:
-        kwargs["range"] = to_range(c["range"])
-    if c.get("geo_bounding_box") is not None:
-        box = c["geo_bounding_box"]
-        kwargs["geo_bounding_box"] = q.GeoBoundingBox(geo(box["top_left"]), geo(box["bottom_right"]))
-    if c.get("geo_radius") is not None:
-        kwargs["geo_radius"] = q.GeoRadius(geo(c["geo_radius"]["center"]), c["geo_radius"]["radius"])
-    if c.get("geo_polygon") is not None:
-        poly = c["geo_polygon"]
-        interiors = [[geo(p) for p in ring["points"]] for ring in poly.get("interiors") or []]
-        kwargs["geo_polygon"] = q.GeoPolygon(
-            [geo(p) for p in poly["exterior"]["points"]], interiors or None
-        )
-    if c.get("values_count") is not None:
-        kwargs["values_count"] = q.ValuesCount(**c["values_count"])
-    if c.get("is_empty") is not None:
-        kwargs["is_empty"] = c["is_empty"]
-    if c.get("is_null") is not None:
-        kwargs["is_null"] = c["is_null"]
-    return q.FieldCondition(c["key"], **kwargs)
-
-
-def to_condition(c):
-    if "key" in c:
-        return to_field_condition(c)
-    if "is_empty" in c:
-        return q.IsEmptyCondition(c["is_empty"]["key"])
-    if "is_null" in c:
-        return q.IsNullCondition(c["is_null"]["key"])
-    if "has_id" in c:
-        return q.HasIdCondition(set(c["has_id"]))
-    if "has_vector" in c:
-        return q.HasVectorCondition(c["has_vector"])
-    if "nested" in c:
-        return q.NestedCondition(c["nested"]["key"], to_filter(c["nested"]["filter"]))
-    return to_filter(c)
-
-
-def to_filter(f):
-    if f is None:
-        return None
-    kwargs = {}
-    for key in ("must", "should", "must_not"):
-        if f.get(key) is not None:
-            kwargs[key] = [to_condition(c) for c in f[key]]
-    if f.get("min_should") is not None:
-        ms = f["min_should"]
-        kwargs["min_should"] = q.MinShould([to_condition(c) for c in ms["conditions"]], ms["min_count"])
-    return q.Filter(**kwargs)
 
 
 def to_with_payload(value):
@@ -270,18 +191,6 @@ def handle(req):
             )
         )
         return [scored_out(p) for p in result]
-    if cmd == "search_many":
-        # Timed loop for the benchmark: only ids come back.
-        params = q.SearchParams(exact=req.get("exact", False), hnsw_ef=req.get("hnsw_ef"))
-        latencies, ids = [], []
-        for vector in req["vectors"]:
-            started = time.perf_counter()
-            result = shard.search(
-                q.SearchRequest(query=q.Query.Nearest(vector), limit=req["limit"], params=params)
-            )
-            latencies.append(time.perf_counter() - started)
-            ids.append([out_id(p.id) for p in result])
-        return {"latencies": latencies, "ids": ids}
     if cmd == "query":
         query = req.get("query")
         if isinstance(query, list):
@@ -323,6 +232,9 @@ def handle(req):
             req["ids"], to_with_payload(req.get("with_payload", True)), req.get("with_vector", False)
         )
         return [record_out(r) for r in records]
+    bench = edge_bench_commands.COMMANDS.get(cmd)
+    if bench is not None:
+        return bench(shard, req)
     raise ValueError(f"unknown command {cmd}")
 
 
