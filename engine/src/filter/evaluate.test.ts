@@ -65,10 +65,41 @@ describe('combinators', () => {
     expect(select(nums, { min_should: { conditions, min_count: 2 } })).toEqual([1]);
   });
 
-  test('an unknown key is ignored and a condition without a kind is refused', () => {
-    expect(select(nums, { mustt: [{ key: 'n', match: { value: 1 } }] })).toEqual([0, 1, 2]);
-    expect(() => parseFilter({ must: [{ key: 'n' }] })).toThrow('At least one field condition');
+  test('a condition nested as a filter applies all its clauses', () => {
+    const inner = { should: [{ has_id: [0] }, { key: 'n', match: { value: 3 } }] };
+    expect(select(nums, { must: [inner], must_not: [{ has_id: [2] }] })).toEqual([0]);
   });
+});
+
+describe('keyword prefix and substring', () => {
+  const docs = [
+    { kw: 'redish' }, // 0
+    { kw: ['blue', 'reddy'] }, // 1
+    { kw: 'Red' }, // 2
+    { kw: 5 }, // 3
+    { kw: 'a-red-b' }, // 4
+    { kw: '' }, // 5
+    { kw: null }, // 6
+    {}, // 7
+  ];
+
+  test('prefix is case-sensitive, looks into arrays and only at strings', () => {
+    expect(select(docs, { must: [{ key: 'kw', match: { prefix: 'red' } }] })).toEqual([0, 1]);
+    expect(select(docs, { must: [{ key: 'kw', match: { prefix: '' } }] })).toEqual([0, 1, 2, 4, 5]);
+  });
+
+  test('substring finds the string anywhere in a value', () => {
+    expect(select(docs, { must: [{ key: 'kw', match: { substring: 'red' } }] })).toEqual([0, 1, 4]);
+  });
+});
+
+test('nested: must_not, is_empty and values_count hold per element, has_id never', () => {
+  const docs = [{ n: [{ x: 1 }, { x: 2 }] }, { n: [{ x: 2 }] }, { n: [{ y: 1 }] }];
+  const nested = (filter: unknown) => ({ must: [{ nested: { key: 'n', filter } }] });
+  expect(select(docs, nested({ must_not: [{ key: 'x', match: { value: 2 } }] }))).toEqual([0, 2]);
+  expect(select(docs, nested({ must: [{ is_empty: { key: 'x' } }] }))).toEqual([2]);
+  expect(select(docs, nested({ must: [{ key: 'x', values_count: { gte: 1 } }] }))).toEqual([0, 1]);
+  expect(select(docs, nested({ must: [{ has_id: [0, 1, 2] }] }))).toEqual([]);
 });
 
 test('nested applies the whole inner filter to one array element at a time', () => {

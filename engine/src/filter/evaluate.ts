@@ -135,7 +135,9 @@ function hasOtherKinds(c: FieldCondition): boolean {
   );
 }
 
-function isTextMatch(match: Match): match is Extract<Match, { text: string }> {
+function isTextMatch(
+  match: Match,
+): match is Extract<Match, { kind: 'text' | 'text_any' | 'phrase' }> {
   return match.kind === 'text' || match.kind === 'text_any' || match.kind === 'phrase';
 }
 
@@ -207,6 +209,11 @@ function checkMatch(match: Match, value: unknown, tokenizer: TokenizerConfig): b
     case 'text_any':
     case 'phrase':
       return typeof value === 'string' && textMatches(match.kind, value, match.text, tokenizer);
+    // Keyword matches: code units compare like UTF-8 bytes for whole strings, as in Qdrant.
+    case 'prefix':
+      return typeof value === 'string' && value.startsWith(match.text);
+    case 'substring':
+      return typeof value === 'string' && value.includes(match.text);
     case 'any':
       if (typeof value === 'string') return match.strings?.has(value) ?? false;
       if (typeof value === 'number' && Number.isInteger(value)) {

@@ -15,6 +15,8 @@ export interface GeoPoint {
 export type Match =
   | { kind: 'value'; value: string | number | boolean }
   | { kind: 'text' | 'text_any' | 'phrase'; text: string }
+  /** Keyword values starting with, or containing, the string (case-sensitive). */
+  | { kind: 'prefix' | 'substring'; text: string }
   | { kind: 'any' | 'except'; strings: Set<string> | null; integers: Set<number> | null };
 
 /** `range` over numbers, or over datetimes (bounds in microseconds since the epoch). */

@@ -25,6 +25,36 @@ test('a keyword index follows removals', () => {
   expect([...index.candidates(condition({ key: 'k', match: { any: ['a'] } }))!]).toEqual([1]);
 });
 
+test('a keyword index answers prefix and substring from its string values only', () => {
+  const index = new FieldIndex('k', parseJsonPath('k'), { type: 'keyword' });
+  [{ k: 'redish' }, { k: ['blue', 'reddy'] }, { k: 'Red' }, { k: 'a-red' }, { k: 5 }].forEach(
+    (p, slot) => index.add(slot, p),
+  );
+  const slots = (match: unknown) =>
+    [...index.candidates(condition({ key: 'k', match }))!].sort((a, b) => a - b);
+  expect(slots({ prefix: 'red' })).toEqual([0, 1]);
+  expect(slots({ substring: 'red' })).toEqual([0, 1, 3]);
+  expect(slots({ prefix: '' })).toEqual([0, 1, 2, 3]);
+});
+
+test('indexes answer nothing they cannot answer exactly', () => {
+  const keyword = new FieldIndex('k', parseJsonPath('k'), { type: 'keyword' });
+  const integer = new FieldIndex('k', parseJsonPath('k'), { type: 'integer' });
+  const text = new FieldIndex('k', parseJsonPath('k'), { type: 'text' });
+  for (const raw of [
+    { key: 'k', match: { except: ['a'] } },
+    { key: 'k', match: { value: 'a' }, is_empty: false },
+    { key: 'k', match: { value: 'a' }, range: { gt: 1 } },
+    { key: 'k', values_count: { gt: 1 } },
+    { key: 'k', is_null: true },
+  ]) {
+    expect(keyword.candidates(condition(raw))).toBeUndefined();
+  }
+  expect(integer.candidates(condition({ key: 'k', match: { prefix: '1' } }))).toBeUndefined();
+  expect(text.candidates(condition({ key: 'k', match: { substring: 'a' } }))).toBeUndefined();
+  expect(text.candidates(condition({ key: 'k', match: { text: 'a' } }))).toBeUndefined();
+});
+
 test('ordered lists a point once per distinct value, from a start value', () => {
   const index = new FieldIndex('n', parseJsonPath('n'), { type: 'float' });
   [{ n: 3 }, { n: [1, 5, 5] }, { n: 2 }].forEach((p, slot) => index.add(slot, p));

@@ -1,7 +1,8 @@
 /**
  * Payload field indexes. Each one keeps the values of one key per slot and answers the
  * conditions Qdrant's index of that type answers: equality for keyword, integer, bool
- * and uuid, ranges over a sorted copy for integer, float and datetime. The answer is a
+ * and uuid, keyword prefix and substring by a scan of the keyword index's values, ranges
+ * over a sorted copy for integer, float and datetime. The answer is a
  * candidate set the full filter is then checked on, which is exactly how Qdrant uses an
  * index (its candidates are limited to the values the index holds, e.g. an integer index
  * never yields a float). Geo and text indexes answer nothing here; a text index changes
@@ -203,6 +204,17 @@ export class FieldIndex {
         for (const v of list) {
           const key = keys(v);
           if (key !== undefined) for (const slot of this.equality.get(key) ?? []) out.add(slot);
+        }
+        return out;
+      }
+      if ((match.kind === 'prefix' || match.kind === 'substring') && t === 'keyword') {
+        // The keyword index holds every string value, the only values these can match.
+        const wanted = match.text;
+        const out = new Set<number>();
+        for (const [value, slots] of this.equality) {
+          if (typeof value !== 'string') continue;
+          const hit = match.kind === 'prefix' ? value.startsWith(wanted) : value.includes(wanted);
+          if (hit) for (const slot of slots) out.add(slot);
         }
         return out;
       }
