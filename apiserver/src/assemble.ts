@@ -22,7 +22,6 @@ import { DeploymentService } from './deploy/deployment-service.js';
 import { DeploymentLocator } from './deploy/deployment-locator.js';
 import { DeploymentKeyReaper } from './deploy/deployment-keys.js';
 import { CustomResourceRepository } from './store/custom-resources.js';
-import { PLURALS, type AgentDeployment } from '../../crds/src/index.js';
 import { collections, ensureIndexes } from './store/database.js';
 
 /** The connections the server runs on. */
@@ -46,7 +45,7 @@ export function controlPlaneDeps(
   const keys = new DeploymentKeyReaper(
     conn.kc,
     accounts,
-    new CustomResourceRepository<AgentDeployment>(conn.kc, PLURALS.AgentDeployment, 'deployment'),
+    new CustomResourceRepository(conn.kc, 'AgentDeployment', 'deployment'),
     log.child({ component: 'deployment-keys' }),
   );
   const agents = new AgentService({

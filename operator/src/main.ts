@@ -12,7 +12,7 @@ import type { WorkloadDriver } from './drivers/driver.js';
 import { KubernetesDriver } from './drivers/kubernetes/kubernetes-driver.js';
 import { LocalDriver } from './drivers/local/local-driver.js';
 import { OperatorManager } from './manager.js';
-import { LeaderElector } from './runtime/index.js';
+import { LeaderElector } from '../../common/kube/index.js';
 
 const cfg = readConfigOrExit('operator', () => loadOperatorConfig());
 // Read once; out of the environment, so no child process (an agent) inherits it or its file's name.

@@ -23,17 +23,16 @@ import { RunController } from './controllers/run.js';
 import { stateOf, type ClusterView } from './controllers/views.js';
 import { WorkspaceController } from './controllers/workspace.js';
 import type { WorkloadDriver } from './drivers/driver.js';
-import { Resources } from './resources.js';
 import {
   cronJobSource,
+  CustomResourceClient,
   customResourceSource,
   deploymentSource,
   jobSource,
   ownerKeyOf,
   ResilientInformer,
-  WorkQueue,
-  type ReconcileResult,
-} from './runtime/index.js';
+} from '../../common/kube/index.js';
+import { WorkQueue, type ReconcileResult } from '../../common/kube/index.js';
 
 const MANAGED = `${LABELS.managedBy}=${MANAGED_BY}`;
 const custom = (plural: string) => ({ group: API_GROUP, version: API_VERSION, plural });
@@ -95,7 +94,7 @@ export class OperatorManager {
     ] as Array<ResilientInformer<KubernetesObject>>;
 
     const view = this.view();
-    const resources = new Resources(kc);
+    const resources = new CustomResourceClient(kc);
     const accept = opts.namespaces ?? (() => true);
     const enqueue = {
       agent: (namespace: string, agentId: string) =>

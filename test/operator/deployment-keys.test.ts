@@ -5,7 +5,7 @@
  * its agent is deleted.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { LABELS, PLURALS, type AgentDeployment } from '../../crds/src/index.js';
+import { LABELS } from '../../crds/src/index.js';
 import { createLogger } from '../../common/logger.js';
 import { DeploymentKeyReaper } from '../../apiserver/src/deploy/deployment-keys.js';
 import { CustomResourceRepository } from '../../apiserver/src/store/custom-resources.js';
@@ -32,7 +32,7 @@ beforeAll(async () => {
   reaper = new DeploymentKeyReaper(
     server.kc,
     server.accounts,
-    new CustomResourceRepository<AgentDeployment>(server.kc, PLURALS.AgentDeployment),
+    new CustomResourceRepository(server.kc, 'AgentDeployment'),
     createLogger('apiserver', 'silent'),
   );
   // No pods really run here, so there is no shutdown to wait for.

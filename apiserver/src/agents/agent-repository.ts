@@ -4,9 +4,10 @@
  * and the pods that serve an agent.
  */
 import { CoreV1Api, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
-import { LABELS, PLURALS, type Agent } from '../../../crds/src/index.js';
+import { LABELS, type Agent } from '../../../crds/src/index.js';
 import { CustomResourceRepository } from '../store/custom-resources.js';
-import { asUnavailable, isKubeConflict } from '../store/kube-errors.js';
+import { isKubeConflict } from '../../../common/kube/errors.js';
+import { asUnavailable } from '../store/kube-errors.js';
 
 /** Labels of an account namespace. */
 export const TENANT_NAMESPACE_LABELS = {
@@ -17,12 +18,12 @@ export const TENANT_NAMESPACE_LABELS = {
 };
 
 /** CRUD of Agent resources. */
-export class AgentRepository extends CustomResourceRepository<Agent> {
+export class AgentRepository extends CustomResourceRepository<'Agent'> {
   private readonly core: CoreV1Api;
   private readonly knownNamespaces = new Set<string>();
 
   constructor(kc: KubeConfig) {
-    super(kc, PLURALS.Agent, 'agent');
+    super(kc, 'Agent', 'agent');
     this.core = kc.makeApiClient(CoreV1Api);
   }
 

@@ -20,7 +20,6 @@ import {
   ARCHIVES_KEPT,
   LABELS,
   OBJECT_NAMES,
-  PLURALS,
   type Agent,
   type AgentDeployment,
   type ArchiveLimits,
@@ -61,7 +60,7 @@ export { ARCHIVES_KEPT };
 export interface DeployServiceDeps {
   kc: KubeConfig;
   agents: AgentService;
-  agentRepository: CustomResourceRepository<Agent>;
+  agentRepository: CustomResourceRepository<'Agent'>;
   archives: ArchiveStore;
   versions: Collection<DeploymentVersionDoc>;
   accounts: AccountService;
@@ -96,15 +95,11 @@ export function effectiveConfig(agent: Agent): EffectiveConfig {
 
 /** Deploys, and the deployment records' lifecycle on the API side. */
 export class DeployService {
-  readonly deployments: CustomResourceRepository<AgentDeployment>;
+  readonly deployments: CustomResourceRepository<'AgentDeployment'>;
   private readonly core: CoreV1Api;
 
   constructor(private readonly deps: DeployServiceDeps) {
-    this.deployments = new CustomResourceRepository<AgentDeployment>(
-      deps.kc,
-      PLURALS.AgentDeployment,
-      'deployment',
-    );
+    this.deployments = new CustomResourceRepository(deps.kc, 'AgentDeployment', 'deployment');
     this.core = deps.kc.makeApiClient(CoreV1Api);
   }
 

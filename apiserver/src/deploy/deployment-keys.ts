@@ -24,7 +24,7 @@ import {
   ResilientInformer,
   WorkQueue,
   type ReconcileResult,
-} from '../../../operator/src/runtime/index.js';
+} from '../../../common/kube/index.js';
 import type { AccountService } from '../accounts/account-service.js';
 import { tenantNamespace } from '../accounts/model.js';
 import { ServiceUnavailable } from '../errors/catalogue.js';
@@ -123,7 +123,7 @@ export class DeploymentKeyReaper {
       AccountService,
       'liveDeploymentKeys' | 'revokeKeys' | 'revokeAgentKeys'
     >,
-    private readonly deployments: Pick<CustomResourceRepository<AgentDeployment>, 'get'>,
+    private readonly deployments: Pick<CustomResourceRepository<'AgentDeployment'>, 'get'>,
     private readonly log: Logger,
   ) {
     this.informer = new ResilientInformer<AgentDeployment>(

@@ -1,28 +1,22 @@
 /** Finds a deployment by id in any namespace (for the /internal/ routes, which carry no tenant). */
-import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
-import { API_GROUP, API_VERSION, PLURALS, type AgentDeployment } from '../../../crds/src/index.js';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { CustomResourceClient } from '../../../common/kube/custom-resources.js';
+import type { AgentDeployment } from '../../../crds/src/index.js';
 import { asUnavailable } from '../store/kube-errors.js';
 
 /** Cluster-wide lookup of AgentDeployments by name. */
 export class DeploymentLocator {
-  private readonly api: CustomObjectsApi;
+  private readonly client: CustomResourceClient;
 
   constructor(kc: KubeConfig) {
-    this.api = kc.makeApiClient(CustomObjectsApi);
+    this.client = new CustomResourceClient(kc);
   }
 
   /** The deployment named `id`, or null. */
   async find(id: string): Promise<AgentDeployment | null> {
-    try {
-      const list = (await this.api.listClusterCustomObject({
-        group: API_GROUP,
-        version: API_VERSION,
-        plural: PLURALS.AgentDeployment,
-        fieldSelector: `metadata.name=${id}`,
-      })) as { items: AgentDeployment[] };
-      return list.items[0] ?? null;
-    } catch (err) {
-      return asUnavailable(err);
-    }
+    const items = await this.client
+      .listEverywhere('AgentDeployment', { fieldSelector: `metadata.name=${id}` })
+      .catch(asUnavailable);
+    return items[0] ?? null;
   }
 }

@@ -48,7 +48,7 @@ export class DeploymentService {
     },
   ) {}
 
-  private get repo(): CustomResourceRepository<AgentDeployment> {
+  private get repo(): CustomResourceRepository<'AgentDeployment'> {
     return this.deps.deploy.deployments;
   }
 

@@ -18,7 +18,7 @@ import {
   type Agent,
 } from '../../../crds/src/index.js';
 import type { Logger } from '../../../common/logger.js';
-import { customResourceSource, ResilientInformer } from '../../../operator/src/runtime/index.js';
+import { customResourceSource, ResilientInformer } from '../../../common/kube/index.js';
 
 const MARK_EVERY_MS = 30_000;
 

@@ -77,8 +77,8 @@ export class RunService {
   constructor(
     private readonly deps: {
       agents: AgentService;
-      deployments: CustomResourceRepository<AgentDeployment>;
-      agentRepository: CustomResourceRepository<Agent>;
+      deployments: CustomResourceRepository<'AgentDeployment'>;
+      agentRepository: CustomResourceRepository<'Agent'>;
       payloads: Collection<RunPayloadDoc>;
     },
   ) {}

@@ -1,75 +1,53 @@
 /**
- * Typed access to one kind of the platform's custom resources in a namespace,
- * with the error handling every caller needs: NotFound is `null`, an
- * unreachable API is 503 SERVICE_UNAVAILABLE, and updates replace the object at
- * the resourceVersion read, retrying a few times on a conflict before giving
- * up with 503 RESOURCE_BUSY.
+ * One kind of the platform's custom resources as the API server's routes use
+ * it: the shared typed client (`common/kube/custom-resources.ts`) with the
+ * error handling every route needs: NotFound is `null`, an unreachable API is
+ * 503 SERVICE_UNAVAILABLE, and updates replace the object at the
+ * resourceVersion read, retrying a few times on a conflict before giving up
+ * with 503 RESOURCE_BUSY.
  */
-import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
-import { API_GROUP, API_VERSION, type ObjectMeta } from '../../../crds/src/index.js';
+import type { KubeConfig } from '@kubernetes/client-node';
+import {
+  CustomResourceClient,
+  type ResourceKind,
+  type ResourceOf,
+} from '../../../common/kube/custom-resources.js';
+import { isKubeConflict, isKubeNotFound } from '../../../common/kube/errors.js';
 import { ResourceBusy } from '../errors/catalogue.js';
-import { asUnavailable, isKubeConflict, isKubeNotFound } from './kube-errors.js';
+import { asUnavailable } from './kube-errors.js';
 
 const UPDATE_ATTEMPTS = 4;
 
-/** Any of the platform's custom resources. */
-export interface CustomResource {
-  metadata: ObjectMeta;
-  status?: unknown;
-}
-
 /** CRUD of one custom resource kind. */
-export class CustomResourceRepository<T extends CustomResource> {
-  private readonly api: CustomObjectsApi;
+export class CustomResourceRepository<
+  K extends ResourceKind,
+  T extends ResourceOf<K> = ResourceOf<K>,
+> {
+  private readonly client: CustomResourceClient;
 
   constructor(
     kc: KubeConfig,
-    private readonly plural: string,
+    private readonly kind: K,
     private readonly describe = 'resource',
   ) {
-    this.api = kc.makeApiClient(CustomObjectsApi);
-  }
-
-  private coords(namespace: string) {
-    return { group: API_GROUP, version: API_VERSION, namespace, plural: this.plural };
+    this.client = new CustomResourceClient(kc);
   }
 
   /** Creates the object in its namespace. */
   async create(object: T): Promise<T> {
-    try {
-      return (await this.api.createNamespacedCustomObject({
-        ...this.coords(object.metadata.namespace ?? ''),
-        body: object,
-      })) as T;
-    } catch (err) {
-      return asUnavailable(err);
-    }
+    return (await this.client.create(this.kind, object).catch(asUnavailable)) as T;
   }
 
   /** The object, or null. */
   async get(namespace: string, name: string): Promise<T | null> {
-    try {
-      return (await this.api.getNamespacedCustomObject({ ...this.coords(namespace), name })) as T;
-    } catch (err) {
-      if (isKubeNotFound(err)) return null;
-      return asUnavailable(err);
-    }
+    return (await this.client.get(this.kind, namespace, name).catch(asUnavailable)) as T | null;
   }
 
   /** The objects of a namespace (none when it does not exist), optionally by label selector. */
   async list(namespace: string, labelSelector?: string): Promise<T[]> {
-    try {
-      const list = (await this.api.listNamespacedCustomObject({
-        ...this.coords(namespace),
-        labelSelector,
-      })) as {
-        items: T[];
-      };
-      return list.items;
-    } catch (err) {
-      if (isKubeNotFound(err)) return [];
-      return asUnavailable(err);
-    }
+    return (await this.client
+      .list(this.kind, namespace, { labelSelector })
+      .catch(asUnavailable)) as T[];
   }
 
   /**
@@ -82,7 +60,7 @@ export class CustomResourceRepository<T extends CustomResource> {
     change: (object: T) => void | Promise<void>,
   ): Promise<T | null> {
     return this.replaceWithRetry(namespace, name, change, (body) =>
-      this.api.replaceNamespacedCustomObject({ ...this.coords(namespace), name, body }),
+      this.client.write(this.kind, body),
     );
   }
 
@@ -93,7 +71,7 @@ export class CustomResourceRepository<T extends CustomResource> {
     change: (object: T) => void | Promise<void>,
   ): Promise<T | null> {
     return this.replaceWithRetry(namespace, name, change, (body) =>
-      this.api.replaceNamespacedCustomObjectStatus({ ...this.coords(namespace), name, body }),
+      this.client.writeStatus(this.kind, body),
     );
   }
 
@@ -101,7 +79,7 @@ export class CustomResourceRepository<T extends CustomResource> {
     namespace: string,
     name: string,
     change: (object: T) => void | Promise<void>,
-    replace: (body: T) => Promise<unknown>,
+    replace: (body: T) => Promise<ResourceOf<K>>,
   ): Promise<T | null> {
     for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
       const current = await this.get(namespace, name);
@@ -121,12 +99,6 @@ export class CustomResourceRepository<T extends CustomResource> {
 
   /** Deletes the object; false when it was already gone. */
   async delete(namespace: string, name: string): Promise<boolean> {
-    try {
-      await this.api.deleteNamespacedCustomObject({ ...this.coords(namespace), name });
-      return true;
-    } catch (err) {
-      if (isKubeNotFound(err)) return false;
-      return asUnavailable(err);
-    }
+    return this.client.delete(this.kind, namespace, name).catch(asUnavailable);
   }
 }

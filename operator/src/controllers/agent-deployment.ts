@@ -11,8 +11,8 @@ import type { AgentDeployment, AgentDeploymentStatus } from '../../../crds/src/i
 import type { Logger } from '../../../common/logger.js';
 import type { OperatorConfig } from '../config.js';
 import type { WorkloadDriver } from '../drivers/driver.js';
-import type { Resources } from '../resources.js';
-import type { ReconcileResult } from '../runtime/index.js';
+import type { CustomResourceClient } from '../../../common/kube/custom-resources.js';
+import type { ReconcileResult } from '../../../common/kube/index.js';
 import { byAge, FINAL_STATES, newest, stateOf, type ClusterView } from './views.js';
 
 /** Enqueues related work: an agent, or every queued deployment. */
@@ -28,7 +28,7 @@ const POLL_MS = 5000;
 export class AgentDeploymentController {
   constructor(
     private readonly deps: {
-      resources: Resources;
+      resources: CustomResourceClient;
       driver: WorkloadDriver;
       view: ClusterView;
       cfg: Pick<OperatorConfig, 'buildConcurrency'>;

@@ -14,8 +14,8 @@ import type { Logger } from '../../../common/logger.js';
 import { setCondition } from '../conditions.js';
 import type { OperatorConfig } from '../config.js';
 import type { ServingStatus, WorkloadDriver } from '../drivers/driver.js';
-import type { Resources } from '../resources.js';
-import type { ReconcileResult } from '../runtime/index.js';
+import type { CustomResourceClient } from '../../../common/kube/custom-resources.js';
+import type { ReconcileResult } from '../../../common/kube/index.js';
 import {
   agentStatusFor,
   agentUrl,
@@ -34,7 +34,7 @@ const LOST_MESSAGE =
 export class AgentController {
   constructor(
     private readonly deps: {
-      resources: Resources;
+      resources: CustomResourceClient;
       driver: WorkloadDriver;
       view: ClusterView;
       cfg: Pick<OperatorConfig, 'agentDomain' | 'agentScheme' | 'agentPort'>;

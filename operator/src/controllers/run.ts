@@ -5,8 +5,8 @@
  */
 import type { AgentDeployment, AgentDeploymentStatus } from '../../../crds/src/index.js';
 import type { WorkloadDriver } from '../drivers/driver.js';
-import type { Resources } from '../resources.js';
-import type { ReconcileResult } from '../runtime/index.js';
+import type { CustomResourceClient } from '../../../common/kube/custom-resources.js';
+import type { ReconcileResult } from '../../../common/kube/index.js';
 import { versionsOf } from './agent-status.js';
 import { FINAL_STATES, stateOf, type ClusterView } from './views.js';
 
@@ -15,7 +15,11 @@ const POLL_MS = 5000;
 /** The run reconciler. */
 export class RunController {
   constructor(
-    private readonly deps: { resources: Resources; driver: WorkloadDriver; view: ClusterView },
+    private readonly deps: {
+      resources: CustomResourceClient;
+      driver: WorkloadDriver;
+      view: ClusterView;
+    },
   ) {}
 
   /** Reconciles the run `namespace/name`. */

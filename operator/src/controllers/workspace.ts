@@ -1,11 +1,11 @@
 /** Reconciles a Workspace: its `agentCount` is the number of agents that declare it. */
-import type { Resources } from '../resources.js';
-import type { ReconcileResult } from '../runtime/index.js';
+import type { CustomResourceClient } from '../../../common/kube/custom-resources.js';
+import type { ReconcileResult } from '../../../common/kube/index.js';
 import type { ClusterView } from './views.js';
 
 /** The Workspace reconciler. */
 export class WorkspaceController {
-  constructor(private readonly deps: { resources: Resources; view: ClusterView }) {}
+  constructor(private readonly deps: { resources: CustomResourceClient; view: ClusterView }) {}
 
   /** Reconciles `namespace/name`. */
   async reconcile(namespace: string, name: string): Promise<ReconcileResult> {

@@ -13,7 +13,7 @@ import {
   type V1ConfigMap,
   type V1Deployment,
 } from '@kubernetes/client-node';
-import { createLogger } from '../../../common/logger.js';
+import { createLogger } from '../../common/logger.js';
 import {
   API_GROUP,
   API_VERSION,
@@ -21,12 +21,8 @@ import {
   MANAGED_BY,
   PLURALS,
   type Agent,
-} from '../../../crds/src/index.js';
-import {
-  controllerRef,
-  ownerKeyOf,
-  type ObjectWithMeta,
-} from '../../../operator/src/runtime/owner.js';
+} from '../../crds/src/index.js';
+import { controllerRef, ownerKeyOf, type ObjectWithMeta } from '../../common/kube/owner.js';
 import {
   configMapSource,
   cronJobSource,
@@ -36,10 +32,10 @@ import {
   ResilientInformer,
   type InformerSource,
   type ResilientInformerOptions,
-} from '../../../operator/src/runtime/watch.js';
-import { agentResource } from '../../factories/custom-resources.js';
-import { createNamespace, kubeConfig, uniqueSuffix } from '../../harness/env.js';
-import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
+} from '../../common/kube/informer.js';
+import { agentResource } from '../factories/custom-resources.js';
+import { createNamespace, kubeConfig, uniqueSuffix } from '../harness/env.js';
+import { startTcpProxy, type TcpProxy } from '../harness/tcp-proxy.js';
 
 let kc: KubeConfig;
 let namespace: string;

@@ -27,9 +27,9 @@ import {
   type V1Job,
   type V1Service,
 } from '@kubernetes/client-node';
-import { createLogger, type Logger } from '../../../common/logger.js';
+import { createLogger, type Logger } from '../logger.js';
 import type { ObjectWithMeta } from './owner.js';
-import { backoffDelay } from './work-queue.js';
+import { backoffDelay } from './backoff.js';
 
 /** A list response: its items and the resourceVersion to watch from. */
 export interface ObjectList<T> {

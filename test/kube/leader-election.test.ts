@@ -8,13 +8,10 @@ import {
   type KubeConfig,
   type V1Lease,
 } from '@kubernetes/client-node';
-import { createLogger } from '../../../common/logger.js';
-import {
-  LeaderElector,
-  type LeaderElectorOptions,
-} from '../../../operator/src/runtime/leader-election.js';
-import { createNamespace, kubeConfig, uniqueSuffix } from '../../harness/env.js';
-import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
+import { createLogger } from '../../common/logger.js';
+import { LeaderElector, type LeaderElectorOptions } from '../../common/kube/leader-election.js';
+import { createNamespace, kubeConfig, uniqueSuffix } from '../harness/env.js';
+import { startTcpProxy, type TcpProxy } from '../harness/tcp-proxy.js';
 
 const LEASE_SECONDS = 2;
 let kc: KubeConfig;

@@ -17,7 +17,7 @@ import {
   type V1Lease,
   type V1LeaseSpec,
 } from '@kubernetes/client-node';
-import { createLogger, type Logger } from '../../../common/logger.js';
+import { createLogger, type Logger } from '../logger.js';
 
 /** Options of a {@link LeaderElector}. */
 export interface LeaderElectorOptions {
