@@ -7,7 +7,12 @@
  * and engine.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { EngineClient, type EngineResponse } from '../../apiserver/src/vector/engine-client.js';
+import {
+  EngineClient,
+  type EngineResponse,
+  type EngineSend,
+} from '../../apiserver/src/vector/engine-client.js';
+import { SearchCoalescer } from '../../apiserver/src/vector/search-coalescer.js';
 import { startEngine, type EngineProcess } from '../engine/support/engine-process.js';
 import {
   createCollection,
@@ -17,6 +22,9 @@ import {
   type VectorCaller,
   type VectorServer,
 } from './vector-server.js';
+
+/** Searches joined into batches, as the vector plane wires its engine client. */
+const coalesced = (send: EngineSend) => new SearchCoalescer(send);
 
 /** An engine client that records the path of every request it sends. */
 class CountingClient extends EngineClient {
@@ -45,7 +53,7 @@ describe('the engine client joins concurrent searches', () => {
 
   beforeAll(async () => {
     engine = await startEngine();
-    plain = new EngineClient(engine.url, { apiKey: engine.apiKey, coalesce: false });
+    plain = new EngineClient(engine.url, { apiKey: engine.apiKey });
     const created = await plain.send('PUT', base, { vectors: { size: DIM, distance: 'Cosine' } });
     expect(created.status).toBe(200);
     const points = Array.from({ length: 200 }, (_, id) => ({
@@ -84,7 +92,10 @@ describe('the engine client joins concurrent searches', () => {
     path: string,
     bodies: unknown[],
   ): Promise<{ answers: EngineResponse[]; paths: string[] }> {
-    const client = new CountingClient(engine.url, { apiKey: engine.apiKey });
+    const client = new CountingClient(engine.url, {
+      apiKey: engine.apiKey,
+      searchesVia: coalesced,
+    });
     try {
       const answers = await Promise.all(
         bodies.map((b) =>
@@ -156,7 +167,7 @@ describe('the engine client joins concurrent searches', () => {
   });
 
   test('fails every joined search with 502 PROXY_ERROR when the engine cannot be reached', async () => {
-    const client = new EngineClient('http://127.0.0.1:1');
+    const client = new EngineClient('http://127.0.0.1:1', { searchesVia: coalesced });
     try {
       const answers = await Promise.allSettled(
         [0, 1, 2].map((n) =>

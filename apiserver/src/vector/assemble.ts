@@ -15,6 +15,7 @@ import { createVectorApp } from './app.js';
 import { CollectionService } from './collections/service.js';
 import { KubernetesWorkspaceDirectory } from './collections/workspace-directory.js';
 import { EngineClient } from './engine-client.js';
+import { SearchCoalescer } from './search-coalescer.js';
 import { cachedKeyResolver, vectorGuard } from './guards.js';
 import { pointReadLane } from './points/read-lane.js';
 import type { UpsertLimits } from './points/routes.js';
@@ -89,7 +90,8 @@ export function vectorPlaneApp(
   const windows = new MongoWindowStore(c.rateBuckets);
   const engine = new EngineClient(config.engineUrl.replace(/\/+$/, ''), {
     apiKey: config.engineApiKey,
-    coalesce: config.coalesceSearches ?? true,
+    searchesVia:
+      (config.coalesceSearches ?? true) ? (send) => new SearchCoalescer(send) : undefined,
   });
   const now = options.now ?? (() => Date.now());
   const deps = {

@@ -1,13 +1,13 @@
 /**
  * The gateway's HTTP client of the engine (`engine/` or a real Qdrant). It
- * only moves bytes (joining concurrent searches into batch requests, see
- * search-coalescer.ts), presents the engine's API key on every request, and
+ * only moves bytes (searches may go through a wrapper that joins concurrent
+ * ones into batch requests: search-coalescer.ts, plugged in by the vector
+ * plane's assembly), presents the engine's API key on every request, and
  * turns transport failures (and a refused key) into the contract's 502/504;
  * tenancy and error normalisation happen in the callers.
  */
 import { errors, Pool, type Dispatcher } from 'undici';
 import { GatewayTimeout, ProxyError, ResponseTooLarge } from '../errors/catalogue.js';
-import { SearchCoalescer } from './search-coalescer.js';
 
 /** The largest response the gateway relays (10 MB). */
 export const MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
@@ -18,6 +18,19 @@ export interface EngineResponse {
   text: string;
 }
 
+/** How a search wrapper sends a request to the engine (the client's own {@link EngineClient.send}). */
+export type EngineSend = (
+  method: string,
+  path: string,
+  body: Buffer,
+  query: string,
+) => Promise<EngineResponse>;
+
+/** Sends searches on the client's behalf, e.g. joined into batches (search-coalescer.ts). */
+export interface SearchSender {
+  search(path: string, batchPath: string, body: Buffer, query: string): Promise<EngineResponse>;
+}
+
 /**
  * A thin client of the engine's REST API over an undici connection pool:
  * on a search, node:http's ClientRequest and Agent cost the gateway more CPU
@@ -26,23 +39,27 @@ export interface EngineResponse {
 export class EngineClient {
   private readonly pool: Pool;
   private readonly prefix: string;
-  private readonly coalescer: SearchCoalescer | null;
+  private readonly searches: SearchSender | null;
   /** Headers of a request without a body, and of one with a JSON body. */
   private readonly headers: Record<string, string>;
   private readonly jsonHeaders: Record<string, string>;
 
   /**
    * `apiKey` goes in Qdrant's `api-key` header of every request (the engine
-   * refuses requests without it). `coalesce: false` sends every search on its
-   * own instead of joining concurrent ones into batches (see {@link search}).
+   * refuses requests without it). `searchesVia` wraps the client's own send
+   * for searches (see {@link search}); without it each search goes alone.
    */
   constructor(
     baseUrl: string,
     {
       apiKey,
       timeoutMs = 60_000,
-      coalesce = true,
-    }: { apiKey?: string; timeoutMs?: number; coalesce?: boolean } = {},
+      searchesVia,
+    }: {
+      apiKey?: string;
+      timeoutMs?: number;
+      searchesVia?: (send: EngineSend) => SearchSender;
+    } = {},
   ) {
     const base = new URL(baseUrl);
     this.prefix = base.pathname.replace(/\/$/, '');
@@ -53,20 +70,19 @@ export class EngineClient {
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
     });
-    this.coalescer = coalesce
-      ? new SearchCoalescer((method, path, body, query) => this.send(method, path, body, query))
+    this.searches = searchesVia
+      ? searchesVia((method, path, body, query) => this.send(method, path, body, query))
       : null;
   }
 
   /**
-   * POSTs a search or query (`body`, JSON bytes) to `path`; concurrent ones
-   * for the same path and query string go to the engine together as one
-   * request to `batchPath`, each still answered as if sent alone (see
-   * search-coalescer.ts).
+   * POSTs a search or query (`body`, JSON bytes) to `path`, through the
+   * search wrapper when there is one (which may send it as one entry of a
+   * request to `batchPath`, answered as if sent alone).
    */
   search(path: string, batchPath: string, body: Buffer, query = ''): Promise<EngineResponse> {
-    if (!this.coalescer) return this.send('POST', path, body, query);
-    return this.coalescer.search(path, batchPath, body, query);
+    if (!this.searches) return this.send('POST', path, body, query);
+    return this.searches.search(path, batchPath, body, query);
   }
 
   /**

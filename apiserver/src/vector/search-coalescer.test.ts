@@ -1,7 +1,8 @@
 import { describe, expect, test } from '@jest/globals';
 import { ProxyError, ResponseTooLarge } from '../errors/catalogue.js';
 import type { EngineResponse } from './engine-client.js';
-import { SearchCoalescer, splitBatchAnswer, type EngineSend } from './search-coalescer.js';
+import type { EngineSend } from './engine-client.js';
+import { SearchCoalescer, splitBatchAnswer } from './search-coalescer.js';
 
 /** One request the coalescer made of the engine, and how to answer it. */
 interface Sent {

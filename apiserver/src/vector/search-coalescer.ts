@@ -19,16 +19,8 @@
  * Only the `time` an answer reports is the batch's.
  */
 import { ResponseTooLarge } from '../errors/catalogue.js';
-import type { EngineResponse } from './engine-client.js';
+import type { EngineResponse, EngineSend, SearchSender } from './engine-client.js';
 import { arrayElements, pointMembers } from './points/point-members.js';
-
-/** How the coalescer sends a request to the engine. */
-export type EngineSend = (
-  method: string,
-  path: string,
-  body: Buffer,
-  query: string,
-) => Promise<EngineResponse>;
 
 /** Bounds of one batch. */
 export interface CoalescerLimits {
@@ -68,7 +60,7 @@ const CLOSE = Buffer.from(']}');
 const RESULT_OPEN = '{"result":';
 
 /** Joins concurrent searches of one engine collection into batch requests. */
-export class SearchCoalescer {
+export class SearchCoalescer implements SearchSender {
   private readonly gathering = new Map<string, Batch>();
   private readonly limits: CoalescerLimits;
 
