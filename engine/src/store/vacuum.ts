@@ -12,7 +12,16 @@
  * or when a build ends; while a build runs, it leaves the slots the build reads where they
  * are and reclaims only those written since, so churn during a long build stays bounded.
  */
-import type { Collection } from './collection.js';
+import type { FieldIndex } from '../index/payload-index.js';
+import type { VectorIndex } from '../index/vector-index.js';
+import type { PointStore } from './point-store.js';
+
+/** What a vacuum moves: a collection's points and the indexes that hold their slots. */
+export interface VacuumTarget {
+  readonly points: PointStore;
+  readonly vectorIndex: VectorIndex;
+  readonly fieldIndexes: ReadonlyMap<string, FieldIndex>;
+}
 
 /** Qdrant's `deleted_threshold`: the fraction of slots that may be reclaimable. */
 export const DELETED_THRESHOLD = 0.2;
@@ -23,7 +32,7 @@ export const VACUUM_MIN_VECTOR_NUMBER = 1000;
  * Retired slots a vacuum would free now: the graph's dead nodes stay, and while a build
  * runs so does every slot it reads.
  */
-export function reclaimableSlots(collection: Collection): number {
+export function reclaimableSlots(collection: VacuumTarget): number {
   const { points, vectorIndex } = collection;
   const frozen = vectorIndex.frozenBelow;
   if (frozen === 0) return points.slotCount - points.liveCount - vectorIndex.deadNodes;
@@ -39,7 +48,7 @@ export function reclaimableSlots(collection: Collection): number {
  * reclaim: retired slots bound what is reclaimable, and only when they pass is the tail
  * scanned.
  */
-export function maybeVacuum(collection: Collection): boolean {
+export function maybeVacuum(collection: VacuumTarget): boolean {
   const { points } = collection;
   const limit = Math.max(VACUUM_MIN_VECTOR_NUMBER, DELETED_THRESHOLD * points.slotCount);
   if (points.slotCount - points.liveCount < limit) return false;
@@ -52,7 +61,7 @@ export function maybeVacuum(collection: Collection): boolean {
  * Compacts the collection's slots now: live ones and graph nodes stay, and while a build
  * runs, so does every slot it reads.
  */
-export function vacuum(collection: Collection): void {
+export function vacuum(collection: VacuumTarget): void {
   const { points, vectorIndex, fieldIndexes } = collection;
   const alive = points.alive;
   const frozen = vectorIndex.frozenBelow;

@@ -4,7 +4,7 @@
  * rules are used (Qdrant's semantics, which the embedded engine is tested
  * against), so the prediction is what the engine will store.
  */
-import { mergeInto, setAtPath, tryParseJsonPath } from '../../../../engine/src/json-path.js';
+import { mergeInto, setAtPath, tryParseJsonPath } from '../../../../common/json-path.js';
 
 /** A payload set (merge) or overwrite, as its route body carries it. */
 export interface PayloadWrite {

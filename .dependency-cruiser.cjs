@@ -1,0 +1,50 @@
+// Import rules of the repository (dependency-cruiser), run by `npm run lint`:
+// no import cycles anywhere, and the components import only downwards:
+// apiserver, operator and engine each stand alone on common/ and crds/.
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'Files that import each other in a loop; cut the loop (move the shared part down).',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'apiserver-stands-alone',
+      severity: 'error',
+      comment: 'The API server talks to the operator and the engine over HTTP and Kubernetes only.',
+      from: { path: '^apiserver/' },
+      to: { path: '^(operator|engine)/' },
+    },
+    {
+      name: 'operator-stands-alone',
+      severity: 'error',
+      comment: 'The operator talks to the API server over HTTP only.',
+      from: { path: '^operator/' },
+      to: { path: '^(apiserver|engine)/' },
+    },
+    {
+      name: 'engine-stands-alone',
+      severity: 'error',
+      comment: 'The engine is a Qdrant-compatible server of its own.',
+      from: { path: '^engine/' },
+      to: { path: '^(apiserver|operator)/' },
+    },
+    {
+      name: 'shared-code-stays-below',
+      severity: 'error',
+      comment: 'common/ and crds/ are what the components share; they import none of them.',
+      from: { path: '^(common|crds)/' },
+      to: { path: '^(apiserver|operator|engine|hack|bench|test|cli)/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^|/)(node_modules|\\.tools|\\.dev|dist|coverage)/' },
+    tsConfig: { fileName: 'tsconfig.json' },
+    tsPreCompilationDeps: true,
+    enhancedResolveOptions: { extensions: ['.ts', '.js', '.mjs', '.cjs', '.json'] },
+  },
+};
