@@ -17,6 +17,10 @@ def to_match(m):
         return q.MatchTextAny(m["text_any"])
     if "phrase" in m:
         return q.MatchPhrase(m["phrase"])
+    if "prefix" in m:
+        return q.MatchPrefix(m["prefix"])
+    if "substring" in m:
+        return q.MatchSubstring(m["substring"])
     if "any" in m:
         return q.MatchAny(m["any"])
     if "except" in m:
@@ -78,8 +82,10 @@ def to_filter(f):
         return None
     kwargs = {}
     for key in ("must", "should", "must_not"):
-        if f.get(key) is not None:
-            kwargs[key] = [to_condition(c) for c in f[key]]
+        value = f.get(key)
+        if value is not None:
+            # Qdrant also takes a single condition where a list is expected.
+            kwargs[key] = [to_condition(c) for c in (value if isinstance(value, list) else [value])]
     if f.get("min_should") is not None:
         ms = f["min_should"]
         kwargs["min_should"] = q.MinShould([to_condition(c) for c in ms["conditions"]], ms["min_count"])

@@ -1,8 +1,10 @@
 /**
  * Random filters in Qdrant's REST shape, covering the whole language: must, should,
- * must_not, min_should, every match kind, number and datetime ranges, the three geo
- * shapes, values_count, is_empty, is_null (both as conditions and as field-condition
- * flags), has_id, has_vector, nested, and dotted, `[]` and `[n]` paths. `match.value`
+ * must_not, min_should (as lists or as a single condition), every match kind (value,
+ * any, except, text, text_any, phrase, prefix, substring), number and datetime ranges,
+ * the three geo shapes, values_count, is_empty, is_null (both as conditions and as
+ * field-condition flags), has_id, has_vector, nested (with any inner filter, on arrays
+ * of objects and on keys that are not), and dotted, `[]` and `[n]` paths. `match.value`
  * is never a boolean: qdrant-edge's Python binding reads a bool as an integer.
  */
 import { KEYWORDS, TEXT_WORDS, randomDatetime, randomGeo } from './generate-data.js';
@@ -70,8 +72,15 @@ function bounds(rng: Prng, key: string, value: () => unknown): Json {
   return out;
 }
 
+/** Beginnings and pieces of the keywords, texts and UUIDs the payloads hold. */
+function keywordPiece(rng: Prng, uuids: string[]): string {
+  const whole = rng.pick([...KEYWORDS, ...TEXT_WORDS, ...uuids.slice(0, 2)]);
+  const start = rng.chance(0.5) ? 0 : rng.int(0, whole.length);
+  return whole.slice(start, start + rng.int(0, 4));
+}
+
 function fieldCondition(rng: Prng, uuids: string[]): Json {
-  switch (rng.int(0, 13)) {
+  switch (rng.int(0, 14)) {
     case 0:
       return {
         key: rng.pick(STRING_KEYS),
@@ -145,6 +154,11 @@ function fieldCondition(rng: Prng, uuids: string[]): Json {
       return { key: rng.pick(ANY_KEYS), is_null: rng.chance(0.5) };
     case 12:
       return { key: 'flt', range: bounds(rng, 'flt', () => rng.fraction(-12, 12)) };
+    case 13:
+      return {
+        key: rng.pick([...STRING_KEYS, 'txt', 'int']),
+        match: { [rng.pick(['prefix', 'substring'])]: keywordPiece(rng, uuids) },
+      };
     default:
       return {
         key: rng.pick(['kw', 'nested[].k']),
@@ -153,23 +167,72 @@ function fieldCondition(rng: Prng, uuids: string[]): Json {
   }
 }
 
+/** A condition on one element of `nested` (objects with `k`, a keyword, and `n`, an integer). */
+function elementCondition(rng: Prng, depth: number): Json {
+  switch (rng.int(0, 9)) {
+    case 0:
+    case 1:
+      return { key: 'k', match: { value: rng.pick(KEYWORDS) } };
+    case 2:
+      return { key: 'n', range: bounds(rng, 'nested[].n', () => rng.int(-5, 10)) };
+    case 3:
+      return {
+        key: 'n',
+        match: { [rng.pick(['any', 'except'])]: [rng.int(-5, 10), rng.int(-5, 10)] },
+      };
+    case 4:
+      return {
+        key: 'k',
+        match: { [rng.pick(['prefix', 'substring'])]: rng.pick(['r', 'e', 'gr', '']) },
+      };
+    case 5:
+      return { [rng.pick(['is_empty', 'is_null'])]: { key: rng.pick(['k', 'n']) } };
+    case 6:
+      return {
+        key: rng.pick(['k', 'n']),
+        values_count: { [rng.pick(['gte', 'lt'])]: rng.int(0, 2) },
+      };
+    case 7:
+      // Never true inside nested, in Qdrant as in the engine.
+      return rng.chance(0.5) ? { has_id: [0, 3, 6] } : { has_vector: '' };
+    case 8:
+      return { key: rng.pick(['k', 'n']), [rng.pick(['is_empty', 'is_null'])]: rng.chance(0.5) };
+    default:
+      return depth > 0
+        ? elementFilter(rng, depth - 1)
+        : { key: 'k', match: { any: ['red', 'blue'] } };
+  }
+}
+
+/** A filter over one element of `nested`: every clause of Qdrant's filter. */
+function elementFilter(rng: Prng, depth: number): Json {
+  const list = () => Array.from({ length: rng.int(1, 2) }, () => elementCondition(rng, depth));
+  const filter: Json = {};
+  if (rng.chance(0.7)) filter.must = list();
+  if (rng.chance(0.3)) filter.should = list();
+  if (rng.chance(0.4)) filter.must_not = list();
+  if (rng.chance(0.15)) {
+    const conditions = list();
+    filter.min_should = { conditions, min_count: rng.int(0, conditions.length) };
+  }
+  // A filter standing as a condition needs a clause: the engine refuses `{}` there.
+  if (Object.keys(filter).length === 0) filter.must = list();
+  return filter;
+}
+
 function condition(rng: Prng, depth: number, ids: (number | string)[], uuids: string[]): Json {
   const r = rng.next();
-  if (r < 0.6) return fieldCondition(rng, uuids);
-  if (r < 0.67) return { is_empty: { key: rng.pick(ANY_KEYS) } };
-  if (r < 0.74) return { is_null: { key: rng.pick(ANY_KEYS) } };
-  if (r < 0.8) {
-    return { has_id: Array.from({ length: rng.int(1, 4) }, () => rng.pick(ids)) };
+  if (r < 0.57) return fieldCondition(rng, uuids);
+  if (r < 0.64) return { is_empty: { key: rng.pick(ANY_KEYS) } };
+  if (r < 0.71) return { is_null: { key: rng.pick(ANY_KEYS) } };
+  if (r < 0.77) {
+    return { has_id: Array.from({ length: rng.int(0, 4) }, () => rng.pick(ids)) };
   }
-  if (r < 0.83) return { has_vector: '' };
+  if (r < 0.8) return { has_vector: rng.chance(0.8) ? '' : 'other' };
   if (r < 0.9) {
-    const inner = () =>
-      rng.chance(0.5)
-        ? { key: 'k', match: { value: rng.pick(KEYWORDS) } }
-        : { key: 'n', range: bounds(rng, 'nested[].n', () => rng.int(-5, 10)) };
-    const filter: Json = { must: [inner()] };
-    if (rng.chance(0.4)) filter.must_not = [inner()];
-    return { nested: { key: 'nested', filter } };
+    // Mostly the array of objects, sometimes a key that is not one (it has no elements).
+    const key = rng.pick(['nested', 'nested', 'nested', 'nested[]', 'obj', 'kw', 'missing']);
+    return { nested: { key, filter: elementFilter(rng, 1) } };
   }
   if (depth > 0) return randomFilter(rng, depth - 1, ids, uuids);
   return fieldCondition(rng, uuids);
@@ -183,12 +246,20 @@ export function randomFilter(
   uuids: string[],
 ): Json {
   const filter: Json = {};
-  const list = () => Array.from({ length: rng.int(1, 3) }, () => condition(rng, depth, ids, uuids));
+  const list = (): unknown => {
+    const conditions = Array.from({ length: rng.int(1, 3) }, () =>
+      condition(rng, depth, ids, uuids),
+    );
+    // Qdrant's MaybeOneOrMany: a single condition may stand without its list.
+    return conditions.length === 1 && rng.chance(0.2) ? conditions[0] : conditions;
+  };
   if (rng.chance(0.7)) filter.must = list();
   if (rng.chance(0.3)) filter.should = list();
   if (rng.chance(0.3)) filter.must_not = list();
   if (rng.chance(0.15)) {
-    const conditions = list();
+    const conditions = Array.from({ length: rng.int(1, 3) }, () =>
+      condition(rng, depth, ids, uuids),
+    );
     filter.min_should = { conditions, min_count: rng.int(0, conditions.length) };
   }
   if (Object.keys(filter).length === 0) filter.must = list();
