@@ -136,6 +136,11 @@ export function readPayload(value: unknown, what: string): JsonObject | null {
  * A `{"": [...]}` map names the one unnamed vector.
  */
 export function readVector(raw: unknown, dim: number, distance: Distance, what: string) {
+  return preprocess(distance, readRawVector(raw, dim, what));
+}
+
+/** A dense vector of the collection's size as float32, not yet preprocessed. */
+export function readRawVector(raw: unknown, dim: number, what: string): Float32Array {
   let value = raw;
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
     const names = Object.keys(value);
@@ -164,7 +169,7 @@ export function readVector(raw: unknown, dim: number, distance: Distance, what: 
       `${what}[${i}]: number out of range for f32 (${String(value[i])}): components must be finite`,
     );
   }
-  return preprocess(distance, vector);
+  return vector;
 }
 
 /** What part of the payload a read returns. */
@@ -182,6 +187,12 @@ export function readWithPayload(body: Body, fallback: boolean): PayloadSelection
   if (Array.isArray(value)) return { mode: 'include', paths: paths(value) };
   if (typeof value === 'object') {
     const selector = value as Body;
+    const keys = Object.keys(selector);
+    if (keys.length !== 1 || (keys[0] !== 'include' && keys[0] !== 'exclude')) {
+      throw formatError(
+        'with_payload: data did not match any variant of untagged enum WithPayloadInterface',
+      );
+    }
     if (selector.include !== undefined) return { mode: 'include', paths: paths(selector.include) };
     if (selector.exclude !== undefined) return { mode: 'exclude', paths: paths(selector.exclude) };
   }
@@ -190,11 +201,26 @@ export function readWithPayload(body: Body, fallback: boolean): PayloadSelection
   );
 }
 
-/** `with_vector`: a boolean, or a list of names where "" is the vector. */
+/**
+ * `with_vector`, or its alias `with_vectors` (Qdrant's serde alias; both at once is serde's
+ * duplicate field): a boolean, or a list of vector names, where "" is this engine's one
+ * vector and any other name does not exist.
+ */
 export function readWithVector(body: Body, fallback: boolean): boolean {
-  const value = optional(body, 'with_vector');
+  const singular = optional(body, 'with_vector');
+  const plural = optional(body, 'with_vectors');
+  if (body.with_vector !== undefined && body.with_vectors !== undefined) {
+    throw formatError('duplicate field `with_vector`');
+  }
+  const value = singular ?? plural;
   if (value === undefined) return fallback;
   if (typeof value === 'boolean') return value;
-  if (Array.isArray(value)) return value.includes('');
+  if (Array.isArray(value)) {
+    for (const name of value) {
+      if (typeof name !== 'string') throw formatError('with_vector: expected a list of names');
+      if (name !== '') throw wrongInput(`Not existing vector name error: ${name}`);
+    }
+    return value.length > 0;
+  }
   throw formatError('with_vector: data did not match any variant of untagged enum WithVector');
 }

@@ -3,18 +3,23 @@
  * payload index schemas.
  */
 import type { Distance } from '../distance.js';
-import { formatError, EngineError } from '../errors.js';
+import { badRequest, formatError, EngineError } from '../errors.js';
 import { parseFilter } from '../filter/parse.js';
 import type { TokenizerConfig } from '../filter/text.js';
 import type { IndexSchema, PayloadSchemaType } from '../index/payload-index.js';
 import { parsePointId } from '../point-id.js';
 import type { PointSelector, PointWrite, VectorWrite } from '../store/operations.js';
-import { objectBody, optional, readPayload, readVector } from './fields.js';
+import { objectBody, optional, readBool, readCount, readPayload, readVector } from './fields.js';
 import type { Body } from './fields.js';
+import { expectedList, expectFields, refuseFields } from './strict.js';
 
 /** The ids of `points` or the `filter` of a body (a filter is checked here, stored raw). */
 export function readSelector(body: Body): PointSelector {
+  refuseFields(body, ['shard_key']);
   const points = optional(body, 'points');
+  if (points !== undefined && optional(body, 'filter') !== undefined) {
+    throw badRequest('Either list of point ids or filter must be provided, not both');
+  }
   if (points !== undefined) {
     if (!Array.isArray(points)) throw formatError('points: expected a list of point ids');
     return { ids: points.map(parsePointId) };
@@ -32,6 +37,7 @@ export function readUpsertPoints(body: Body, dim: number, distance: Distance): P
   const batch = optional(body, 'batch');
   if (batch !== undefined) {
     const b = objectBody(batch, 'batch');
+    expectFields(b, ['ids', 'vectors', 'payloads'], 'batch');
     const ids = b.ids;
     const vectors = b.vectors;
     const payloads = optional(b, 'payloads');
@@ -57,6 +63,7 @@ export function readUpsertPoints(body: Body, dim: number, distance: Distance): P
   if (!Array.isArray(points)) throw formatError('missing field `points`');
   return points.map((raw, i) => {
     const p = objectBody(raw, `points[${i}]`);
+    expectFields(p, ['id', 'vector', 'payload'], `points[${i}]`);
     if (p.vector === undefined) throw formatError(`points[${i}]: missing field \`vector\``);
     return {
       id: parsePointId(p.id),
@@ -72,6 +79,7 @@ export function readVectorUpdates(body: Body, dim: number, distance: Distance): 
   if (!Array.isArray(points)) throw formatError('missing field `points`');
   return points.map((raw, i) => {
     const p = objectBody(raw, `points[${i}]`);
+    expectFields(p, ['id', 'vector'], `points[${i}]`);
     return {
       id: parsePointId(p.id),
       vector: readVector(p.vector, dim, distance, `points[${i}].vector`),
@@ -90,13 +98,39 @@ const SCHEMA_TYPES: PayloadSchemaType[] = [
   'uuid',
 ];
 
+const TOKENIZERS = ['word', 'whitespace', 'prefix', 'multilingual'];
+
+/** The longest token length a text index may set. */
+const MAX_TOKEN_LEN = 1_000_000;
+
 const UNSUPPORTED_TEXT = ['stopwords', 'stemmer', 'ascii_folding'];
+
+/** The parameters of each index type's object form (Qdrant's `*IndexParams`). */
+const INDEX_PARAMS: Record<PayloadSchemaType, string[]> = {
+  keyword: ['is_tenant'],
+  integer: ['lookup', 'range', 'is_principal'],
+  float: ['is_principal'],
+  geo: [],
+  text: [
+    'tokenizer',
+    'min_token_len',
+    'max_token_len',
+    'lowercase',
+    'ascii_folding',
+    'phrase_matching',
+    'stopwords',
+    'stemmer',
+  ],
+  bool: [],
+  datetime: ['is_principal'],
+  uuid: ['is_tenant'],
+};
 
 /** `field_schema`: a type name, or an object with `type` and the type's parameters. */
 export function readIndexSchema(raw: unknown): IndexSchema {
   if (typeof raw === 'string') {
     if (!SCHEMA_TYPES.includes(raw as PayloadSchemaType)) {
-      throw formatError(`field_schema: unknown variant \`${raw}\``);
+      throw formatError(`field_schema: unknown variant \`${raw}\`, ${expectedList(SCHEMA_TYPES)}`);
     }
     const type = raw as PayloadSchemaType;
     if (type !== 'text') return { type };
@@ -105,7 +139,16 @@ export function readIndexSchema(raw: unknown): IndexSchema {
   const params = objectBody(raw, 'field_schema');
   const type = params.type as PayloadSchemaType;
   if (!SCHEMA_TYPES.includes(type)) {
-    throw formatError(`field_schema: unknown variant \`${String(params.type)}\``);
+    throw formatError(
+      `field_schema: unknown variant \`${String(params.type)}\`, ${expectedList(SCHEMA_TYPES)}`,
+    );
+  }
+  expectFields(params, ['type', 'on_disk', 'enable_hnsw', ...INDEX_PARAMS[type]], 'field_schema');
+  if (type === 'integer' && (params.lookup === false || params.range === false)) {
+    throw new EngineError(
+      400,
+      'Bad request: integer index options `lookup` and `range` set to false are not supported by this engine',
+    );
   }
   if (type !== 'text') return { type, params };
   for (const key of UNSUPPORTED_TEXT) {
@@ -117,17 +160,21 @@ export function readIndexSchema(raw: unknown): IndexSchema {
     }
   }
   const tokenizer = optional(params, 'tokenizer') ?? 'word';
-  if (!['word', 'whitespace', 'prefix', 'multilingual'].includes(tokenizer as string)) {
-    throw formatError(`field_schema.tokenizer: unknown variant \`${String(tokenizer)}\``);
+  if (!TOKENIZERS.includes(tokenizer as string)) {
+    throw formatError(
+      `field_schema.tokenizer: unknown variant \`${String(tokenizer)}\`, ${expectedList(TOKENIZERS)}`,
+    );
   }
   const config: TokenizerConfig = {
     tokenizer: tokenizer as TokenizerConfig['tokenizer'],
-    lowercase: optional(params, 'lowercase') !== false,
-    phraseMatching: optional(params, 'phrase_matching') === true,
+    lowercase: readBool(params, 'lowercase', true),
+    phraseMatching: readBool(params, 'phrase_matching', false),
   };
-  const min = optional(params, 'min_token_len');
-  const max = optional(params, 'max_token_len');
-  if (typeof min === 'number') config.minTokenLen = min;
-  if (typeof max === 'number') config.maxTokenLen = max;
+  if (optional(params, 'min_token_len') !== undefined) {
+    config.minTokenLen = readCount(params, 'min_token_len', 0, 0, MAX_TOKEN_LEN);
+  }
+  if (optional(params, 'max_token_len') !== undefined) {
+    config.maxTokenLen = readCount(params, 'max_token_len', 0, 0, MAX_TOKEN_LEN);
+  }
   return { type, params, tokenizer: config };
 }

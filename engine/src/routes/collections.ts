@@ -6,13 +6,93 @@ import { DISTANCES } from '../distance.js';
 import type { Distance } from '../distance.js';
 import { formatError, EngineError } from '../errors.js';
 import type { Router } from '../http/router.js';
-import { objectBody, optional, readCount } from '../request/fields.js';
+import { objectBody, optional, readBool, readCount } from '../request/fields.js';
+import { expectFields, notSupported, refuseFields } from '../request/strict.js';
 import { newCollectionConfig } from '../store/collection-config.js';
 import type { Engine } from '../store/engine.js';
 import { DELETED_THRESHOLD, VACUUM_MIN_VECTOR_NUMBER } from '../store/vacuum.js';
 
+/** The fields of Qdrant's collection create body. */
+const CREATE_FIELDS = [
+  'vectors',
+  'shard_number',
+  'sharding_method',
+  'replication_factor',
+  'write_consistency_factor',
+  'on_disk_payload',
+  'hnsw_config',
+  'wal_config',
+  'optimizers_config',
+  'init_from',
+  'quantization_config',
+  'sparse_vectors',
+  'strict_mode_config',
+  'metadata',
+];
+
+/** Create fields this engine has nothing for (quantization, sparse vectors, strict mode, ...). */
+const CREATE_UNSUPPORTED = [
+  'sharding_method',
+  'wal_config',
+  'optimizers_config',
+  'init_from',
+  'quantization_config',
+  'sparse_vectors',
+  'strict_mode_config',
+  'metadata',
+];
+
+/** The fields of Qdrant's collection update body; this engine changes none of them. */
+const UPDATE_FIELDS = [
+  'vectors',
+  'optimizers_config',
+  'params',
+  'hnsw_config',
+  'quantization_config',
+  'sparse_vectors',
+  'strict_mode_config',
+  'metadata',
+];
+
+const HNSW_FIELDS = [
+  'm',
+  'ef_construct',
+  'full_scan_threshold',
+  'max_indexing_threads',
+  'on_disk',
+  'payload_m',
+  'inline_storage',
+];
+
+/** A count that must be 1 when given: this engine has one shard and one replica. */
+function readSingle(body: Record<string, unknown>, key: string): void {
+  if (optional(body, key) === undefined) return;
+  if (readCount(body, key, 1, 1) !== 1) throw notSupported(key, 'one shard, one replica');
+}
+
 function readVectorsConfig(raw: unknown): { size: number; distance: Distance } {
   const vectors = objectBody(raw, 'vectors');
+  if (vectors.size !== undefined || vectors.distance !== undefined) {
+    expectFields(
+      vectors,
+      [
+        'size',
+        'distance',
+        'hnsw_config',
+        'quantization_config',
+        'on_disk',
+        'datatype',
+        'multivector_config',
+      ],
+      'vectors',
+    );
+    refuseFields(vectors, ['hnsw_config', 'quantization_config', 'multivector_config'], 'vectors');
+    readBool(vectors, 'on_disk', false);
+    const datatype = optional(vectors, 'datatype');
+    if (datatype !== undefined && datatype !== 'float32') {
+      throw notSupported('vectors.datatype', 'vectors are float32');
+    }
+  }
   if (vectors.size === undefined && vectors.distance === undefined) {
     throw new EngineError(
       400,
@@ -43,14 +123,25 @@ export function collectionRoutes(router: Router, engine: Engine): void {
 
   router.on('PUT', '/collections/{name}', async ({ params, body }) => {
     const request = objectBody(body ?? {});
+    expectFields(request, CREATE_FIELDS);
+    refuseFields(request, CREATE_UNSUPPORTED);
     if (optional(request, 'vectors') === undefined) throw formatError('missing field `vectors`');
+    readSingle(request, 'shard_number');
+    readSingle(request, 'replication_factor');
+    readSingle(request, 'write_consistency_factor');
+    readBool(request, 'on_disk_payload', false);
     const { size, distance } = readVectorsConfig(request.vectors);
     const config = newCollectionConfig(params.name!, size, distance);
     const hnsw = optional(request, 'hnsw_config');
     if (hnsw !== undefined) {
       const h = objectBody(hnsw, 'hnsw_config');
-      config.hnsw.m = readCount(h, 'm', config.hnsw.m, 2);
-      config.hnsw.efConstruct = readCount(h, 'ef_construct', config.hnsw.efConstruct, 4);
+      expectFields(h, HNSW_FIELDS, 'hnsw_config');
+      readCount(h, 'max_indexing_threads', 0);
+      readBool(h, 'on_disk', false);
+      readBool(h, 'inline_storage', false);
+      if (optional(h, 'payload_m') !== undefined) throw notSupported('hnsw_config.payload_m');
+      config.hnsw.m = readCount(h, 'm', config.hnsw.m, 2, 1024);
+      config.hnsw.efConstruct = readCount(h, 'ef_construct', config.hnsw.efConstruct, 4, 100_000);
       config.hnsw.fullScanThreshold = readCount(
         h,
         'full_scan_threshold',
@@ -61,8 +152,13 @@ export function collectionRoutes(router: Router, engine: Engine): void {
     return true;
   });
 
-  router.on('PATCH', '/collections/{name}', ({ params }) => {
+  // Nothing of a collection is tunable after creation here: an update asking for a change
+  // is refused by name rather than answered `true` with nothing changed.
+  router.on('PATCH', '/collections/{name}', ({ params, body }) => {
     engine.get(params.name!);
+    const request = objectBody(body ?? {});
+    expectFields(request, UPDATE_FIELDS);
+    refuseFields(request, UPDATE_FIELDS);
     return true;
   });
 
