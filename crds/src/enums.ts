@@ -57,6 +57,20 @@ export const DEPLOYMENT_STATES = [
 /** One of {@link DEPLOYMENT_STATES}. */
 export type DeploymentState = (typeof DEPLOYMENT_STATES)[number];
 
+/** Final deployment and run states: nothing more happens to a deployment in one. */
+export const FINAL_DEPLOYMENT_STATES: ReadonlySet<DeploymentState> = new Set<DeploymentState>([
+  'active',
+  'failed',
+  'rolled_back',
+  'superseded',
+  'completed',
+]);
+
+/** Whether `state` (a deployment's, `queued` when unset) is final. */
+export function isFinalState(state: string | undefined): boolean {
+  return FINAL_DEPLOYMENT_STATES.has((state ?? 'queued') as DeploymentState);
+}
+
 /** How a run was started. */
 export const TRIGGER_SOURCES = ['cron', 'manual'] as const;
 /** One of {@link TRIGGER_SOURCES}. */

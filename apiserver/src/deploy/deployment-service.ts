@@ -4,7 +4,7 @@
  * namespace, so another account's deployment is simply not found.
  */
 import type { Collection } from 'mongodb';
-import { LABELS, type AgentDeployment } from '../../../crds/src/index.js';
+import { isFinalState, LABELS, type AgentDeployment } from '../../../crds/src/index.js';
 import type { AgentService } from '../agents/agent-service.js';
 import { keyAgentScope, type AuthContext } from '../auth/authenticate.js';
 import {
@@ -17,8 +17,6 @@ import type { RunPayloadDoc } from '../store/database.js';
 import type { ArchiveStore } from './archive-store.js';
 import type { DeployService } from './deploy-service.js';
 import { canRollback, presentDeployment, type DeploymentRecord } from './deployment-presenter.js';
-
-const FINAL_STATES = new Set(['active', 'failed', 'rolled_back', 'superseded', 'completed']);
 
 /** A page of a list. */
 export interface Page<T> {
@@ -148,7 +146,7 @@ export class DeploymentService {
   ): Promise<AgentDeployment> {
     const target = await this.byVersion(auth, ref, version);
     const state = target.status?.state ?? 'queued';
-    if (FINAL_STATES.has(state)) {
+    if (isFinalState(state)) {
       throw new DeploymentNotCancellable(`Version ${version} already finished (${state}).`, {
         fields: { current_state: state },
       });

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { Collection } from 'mongodb';
 import {
   API_GROUP_VERSION,
+  isFinalState,
   LABELS,
   type Agent,
   type AgentDeployment,
@@ -26,8 +27,6 @@ import {
 } from '../errors/catalogue.js';
 import type { CustomResourceRepository } from '../store/custom-resources.js';
 import type { RunPayloadDoc } from '../store/database.js';
-
-const FINAL = new Set(['completed', 'failed', 'active', 'superseded', 'rolled_back']);
 
 /** RunAccepted. */
 export interface RunAccepted {
@@ -106,7 +105,7 @@ export class RunService {
       auth.tenant.namespace,
       `${LABELS.agentId}=${agentId}`,
     );
-    return runs.filter((d) => d.spec.ephemeral && !FINAL.has(d.status?.state ?? 'queued')).length;
+    return runs.filter((d) => d.spec.ephemeral && !isFinalState(d.status?.state)).length;
   }
 
   /** Starts a run of the agent's active version. */

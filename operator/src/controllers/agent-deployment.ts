@@ -7,13 +7,17 @@
  * `rolled_back`, when the new one is a rollback). Runs (ephemeral
  * deployments) are reconciled by the run controller.
  */
-import type { AgentDeployment, AgentDeploymentStatus } from '../../../crds/src/index.js';
+import {
+  isFinalState,
+  type AgentDeployment,
+  type AgentDeploymentStatus,
+} from '../../../crds/src/index.js';
 import type { Logger } from '../../../common/logger.js';
 import type { OperatorConfig } from '../config.js';
 import type { WorkloadDriver } from '../drivers/driver.js';
 import type { CustomResourceClient } from '../../../common/kube/custom-resources.js';
 import type { ReconcileResult } from '../../../common/kube/index.js';
-import { byAge, FINAL_STATES, newest, stateOf, type ClusterView } from './views.js';
+import { byAge, newest, stateOf, type ClusterView } from './views.js';
 
 /** Enqueues related work: an agent, or every queued deployment. */
 export interface Enqueue {
@@ -49,7 +53,7 @@ export class AgentDeploymentController {
     }
     if (d.spec.ephemeral) return;
     const state = stateOf(d);
-    if (FINAL_STATES.has(state)) return;
+    if (isFinalState(state)) return;
     const agent = await resources.get('Agent', namespace, d.spec.agentId);
     if (!agent) return;
 

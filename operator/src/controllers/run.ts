@@ -3,12 +3,16 @@
  * version once, `queued → deploying` while its machine runs, then `completed`
  * or `failed`, with the machine's start and stop times and the duration.
  */
-import type { AgentDeployment, AgentDeploymentStatus } from '../../../crds/src/index.js';
+import {
+  isFinalState,
+  type AgentDeployment,
+  type AgentDeploymentStatus,
+} from '../../../crds/src/index.js';
 import type { WorkloadDriver } from '../drivers/driver.js';
 import type { CustomResourceClient } from '../../../common/kube/custom-resources.js';
 import type { ReconcileResult } from '../../../common/kube/index.js';
 import { versionsOf } from './agent-status.js';
-import { FINAL_STATES, stateOf, type ClusterView } from './views.js';
+import { stateOf, type ClusterView } from './views.js';
 
 const POLL_MS = 5000;
 
@@ -31,7 +35,7 @@ export class RunController {
       return;
     }
     if (!run.spec.ephemeral) return;
-    if (FINAL_STATES.has(stateOf(run))) return;
+    if (isFinalState(stateOf(run))) return;
     const agent = await resources.get('Agent', namespace, run.spec.agentId);
     if (!agent) return;
     const serving = versionsOf(this.deps.view.deploymentsOf(namespace, run.spec.agentId)).active;

@@ -16,15 +16,6 @@ export interface ClusterView {
   workspacesIn(namespace: string): Workspace[];
 }
 
-/** Final deployment states: nothing more happens to a deployment in one. */
-export const FINAL_STATES: ReadonlySet<string> = new Set([
-  'active',
-  'failed',
-  'rolled_back',
-  'superseded',
-  'completed',
-]);
-
 /** The state of a deployment, `queued` before the operator first sees it. */
 export function stateOf(d: AgentDeployment): string {
   return d.status?.state ?? 'queued';
