@@ -1,118 +1,228 @@
 /**
  * The engine against qdrant-edge (Qdrant's Rust core, in-process in Python) on the same
- * random data in the same run: upsert throughput, exact and approximate search QPS and
- * p99 latency, recall@10 of each approximate index against its own exact search, index
- * build time and resident memory. Prints both sides and the engine/qdrant-edge ratios.
+ * data in the same run, one data set at a time:
  *
- * The engine is measured over HTTP (JSON in and out, as the vector gateway uses it);
- * qdrant-edge's searches are timed inside Python, with no transport at all, and its
- * upserts as the driver round trip (JSON over a pipe). Needs the venv:
- * `node hack/python/ensure-venv.mjs`.
+ * - the recall@10/QPS curve over `ef` for both, and the QPS each reaches at recall@10 0.95
+ *   (interpolated between the two `ef` that bracket it), so the two are compared at equal
+ *   recall rather than at their defaults;
+ * - filtered searches at 1%, 10% and 50% selectivity (an indexed integer field), each side
+ *   at the `ef` where it first reached 0.95 unfiltered;
+ * - exact search, load plus index build time, resident memory;
+ * - the engine over HTTP: upserts, one client at a time, and a batch of concurrent clients.
  *
- *   node --import tsx bench/engine-vs-qdrant-edge.ts [points=100000] [queries=200]
+ * Both cores are searched in-process with no transport: qdrant-edge's shard in the driver
+ * (test/engine/differential/edge_bench_commands.py), the engine's collection in a child
+ * of its own (bench/support/engine-core.ts). Recall is measured against the engine's exact
+ * search. Data sets are uniform random vectors and clustered ones that look like
+ * embeddings (bench/support/vectors.ts), Cosine, with payload `{bucket: id % 100}`.
+ * Needs the venv: `node hack/python/ensure-venv.mjs`. Sizes come from the environment:
+ *
+ *   BENCH_POINTS=100000 BENCH_QUERIES=200 BENCH_SETS=clustered-128,uniform-128,clustered-768 \
+ *   BENCH_EFS=10,16,24,32,48,64,96,128,192,256 BENCH_CLIENTS=8 BENCH_HTTP=1 \
+ *   node --import tsx bench/engine-vs-qdrant-edge.ts
+ *
+ * A quick run: BENCH_POINTS=20000 BENCH_QUERIES=100 BENCH_SETS=clustered-128,uniform-128.
  */
-import { readFileSync } from 'node:fs';
-import { EdgeDriver } from '../test/engine/differential/edge-driver.js';
-import { Prng } from '../test/engine/differential/prng.js';
-import { call, startEngine } from '../test/engine/support/engine-process.js';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { VENV_PYTHON } from '../test/engine/differential/edge-driver.js';
+import { TEST_ENGINE_API_KEY, startEngine } from '../test/engine/support/engine-process.js';
+import { LineProcess } from './support/line-process.js';
+import { makeVectors } from './support/vectors.js';
+import type { DataKind } from './support/vectors.js';
 
-const POINTS = Number(process.argv[2] ?? 100_000);
-const QUERIES = Number(process.argv[3] ?? 200);
-const DIM = 128;
+const env = process.env;
+const POINTS = Number(env.BENCH_POINTS ?? 100_000);
+const QUERIES = Number(env.BENCH_QUERIES ?? 200);
+const SETS = (env.BENCH_SETS ?? 'clustered-128,uniform-128,clustered-768').split(',');
+const EFS = (env.BENCH_EFS ?? '10,16,24,32,48,64,96,128,192,256').split(',').map(Number);
+const CLIENTS = Number(env.BENCH_CLIENTS ?? 8);
+const HTTP = env.BENCH_HTTP !== '0';
 const K = 10;
-const BATCH = 1000;
+const TARGET_RECALL = 0.95;
+const SELECTIVITIES = [1, 10, 50];
+const BUCKETS = 100;
+/** Live points before the engine builds its graph: its default, or a fifth of a small run. */
+const THRESHOLD = Math.min(20_000, Math.floor(POINTS / 5));
 
-const rng = new Prng(42);
-const vector = () => Array.from({ length: DIM }, () => Math.round(rng.float(-1, 1) * 1e4) / 1e4);
-const data = Array.from({ length: POINTS }, vector);
-const queries = Array.from({ length: QUERIES }, vector);
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+type Ids = unknown[][];
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- parsed JSON, read ad hoc
+type Json = any;
+
+interface Timed {
+  qps: number;
+  p50: number;
+  p99: number;
+}
+
+/** QPS as queries over the summed latencies; p50 and p99 in ms. */
+function summary(latenciesS: number[]): Timed {
+  const ms = latenciesS.map((s) => s * 1000).sort((a, b) => a - b);
+  const at = (q: number) => ms[Math.min(ms.length - 1, Math.floor(q * ms.length))]!;
+  const total = ms.reduce((a, b) => a + b, 0);
+  return { qps: (ms.length * 1000) / total, p50: at(0.5), p99: at(0.99) };
+}
+
+function recall(found: Ids, truth: Ids): number {
+  let hits = 0;
+  let wanted = 0;
+  found.forEach((ids, i) => {
+    const want = new Set(truth[i]);
+    wanted += want.size;
+    hits += ids.filter((id) => want.has(id)).length;
+  });
+  return wanted === 0 ? 1 : hits / wanted;
+}
 
 function rssMiB(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
 }
 
-function quantile(sorted: number[], q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-}
-
-function summary(latenciesMs: number[]) {
-  const sorted = [...latenciesMs].sort((a, b) => a - b);
-  const total = latenciesMs.reduce((a, b) => a + b, 0);
-  return {
-    qps: (latenciesMs.length * 1000) / total,
-    p50: quantile(sorted, 0.5),
-    p99: quantile(sorted, 0.99),
-  };
-}
-
-function recall(approx: (number | string)[][], exact: (number | string)[][]): number {
-  let hits = 0;
-  approx.forEach((ids, i) => {
-    const truth = new Set(exact[i]);
-    hits += ids.filter((id) => truth.has(id)).length;
-  });
-  return hits / (approx.length * K);
-}
-
-interface Side {
-  upsertPerSec: number;
-  indexSeconds: number;
-  exact: ReturnType<typeof summary>;
-  approx: ReturnType<typeof summary>;
+interface CurvePoint extends Timed {
+  ef: number;
   recall: number;
+}
+
+/**
+ * The QPS at {@link TARGET_RECALL}: interpolated between the last `ef` below it and the
+ * first at or above it; the first point's QPS when even the smallest `ef` reaches it.
+ */
+function qpsAtTarget(curve: CurvePoint[]): { qps: number; ef: number } | undefined {
+  const at = curve.findIndex((p) => p.recall >= TARGET_RECALL);
+  if (at < 0) return undefined;
+  const hi = curve[at]!;
+  if (at === 0) return { qps: hi.qps, ef: hi.ef };
+  const lo = curve[at - 1]!;
+  const t = (TARGET_RECALL - lo.recall) / (hi.recall - lo.recall);
+  return { qps: lo.qps + t * (hi.qps - lo.qps), ef: hi.ef };
+}
+
+const bucketFilter = (percent: number) => ({
+  must: [{ key: 'bucket', range: { lt: (percent * BUCKETS) / 100 } }],
+});
+
+interface SearchAnswer {
+  latencies: number[];
+  ids: Ids;
+}
+
+/** A plain HTTP/1.1 client with keep-alive, lighter than fetch for many small requests. */
+function httpClient(base: string, sockets: number) {
+  const agent = new Agent({ keepAlive: true, maxSockets: sockets });
+  const url = new URL(base);
+  return (method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> =>
+    new Promise((resolve, reject) => {
+      const text = body === undefined ? undefined : JSON.stringify(body);
+      const req = request(
+        {
+          agent,
+          host: url.hostname,
+          port: url.port,
+          method,
+          path,
+          headers: {
+            'api-key': TEST_ENGINE_API_KEY,
+            ...(text ? { 'content-type': 'application/json' } : {}),
+          },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode!,
+              body: JSON.parse(Buffer.concat(chunks).toString()),
+            }),
+          );
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.end(text);
+    });
+}
+
+interface HttpSide {
+  upsertPerSec: number;
+  loadAndIndexSeconds: number;
+  sequential: Timed;
+  recall: number;
+  concurrentQps: number;
   rssMiB: number;
 }
 
-async function benchEngine(): Promise<Side> {
-  // Small runs lower the indexing threshold so they measure an index too.
-  const threshold = String(Math.min(20_000, Math.floor(POINTS / 5)));
-  const engine = await startEngine({ env: { SVC_ENGINE_INDEX_THRESHOLD: threshold } });
+/** The engine as a server: HTTP upserts, then searches at `ef`, sequential and concurrent. */
+async function benchHttp(
+  dim: number,
+  base: Float32Array[],
+  queries: Float32Array[],
+  ef: number,
+  truth: Ids,
+): Promise<HttpSide> {
+  const engine = await startEngine({ env: { SVC_ENGINE_INDEX_THRESHOLD: String(THRESHOLD) } });
+  const call = httpClient(engine.url, CLIENTS);
   try {
-    await call(engine.url, 'PUT', '/collections/bench', {
-      vectors: { size: DIM, distance: 'Cosine' },
+    await call('PUT', '/collections/bench', { vectors: { size: dim, distance: 'Cosine' } });
+    await call('PUT', '/collections/bench/index?wait=true', {
+      field_name: 'bucket',
+      field_schema: 'integer',
     });
-    let started = performance.now();
-    for (let i = 0; i < POINTS; i += BATCH) {
-      const points = data.slice(i, i + BATCH).map((v, j) => ({ id: i + j, vector: v }));
-      const r = await call(engine.url, 'PUT', '/collections/bench/points?wait=true', { points });
+    const started = performance.now();
+    for (let i = 0; i < base.length; i += 1000) {
+      const points = base.slice(i, i + 1000).map((v, j) => ({
+        id: i + j,
+        vector: Array.from(v),
+        payload: { bucket: (i + j) % BUCKETS },
+      }));
+      const r = await call('PUT', '/collections/bench/points?wait=true', { points });
       if (r.status !== 200) throw new Error(JSON.stringify(r.body));
     }
-    const upsertPerSec = POINTS / ((performance.now() - started) / 1000);
-    started = performance.now();
+    const upsertPerSec = base.length / ((performance.now() - started) / 1000);
     for (;;) {
-      const info = (await call(engine.url, 'GET', '/collections/bench')).body.result as {
-        status: string;
-        indexed_vectors_count: number;
-        points_count: number;
-      };
+      const info = (await call('GET', '/collections/bench')).body.result;
       if (info.status === 'green' && info.indexed_vectors_count === info.points_count) break;
-      await new Promise((resolve) => setTimeout(resolve, 250));
+      await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    const indexSeconds = (performance.now() - started) / 1000;
-    const run = async (exact: boolean) => {
-      const latencies: number[] = [];
-      const ids: (number | string)[][] = [];
-      for (const q of queries) {
-        const t = performance.now();
-        const r = await call(engine.url, 'POST', '/collections/bench/points/search', {
-          vector: q,
-          limit: K,
-          params: { exact },
-        });
-        latencies.push(performance.now() - t);
-        ids.push((r.body.result as { id: number }[]).map((p) => p.id));
-      }
-      return { latencies, ids };
-    };
-    const exact = await run(true);
-    const approx = await run(false);
+    const loadAndIndexSeconds = (performance.now() - started) / 1000;
+    const body = (q: Float32Array) => ({
+      vector: Array.from(q),
+      limit: K,
+      params: { hnsw_ef: ef },
+    });
+    for (const q of queries.slice(0, 20))
+      await call('POST', '/collections/bench/points/search', body(q));
+    const latencies: number[] = [];
+    const ids: Ids = [];
+    for (const q of queries) {
+      const t = performance.now();
+      const r = await call('POST', '/collections/bench/points/search', body(q));
+      latencies.push((performance.now() - t) / 1000);
+      ids.push((r.body.result as { id: number }[]).map((p) => p.id));
+    }
+    // Concurrent clients: each sends its share of the queries, twice over, one at a time.
+    const total = queries.length * 2;
+    let next = 0;
+    const t = performance.now();
+    await Promise.all(
+      Array.from({ length: CLIENTS }, async () => {
+        while (next < total) {
+          const q = queries[next++ % queries.length]!;
+          await call('POST', '/collections/bench/points/search', body(q));
+        }
+      }),
+    );
+    const concurrentQps = total / ((performance.now() - t) / 1000);
     return {
       upsertPerSec,
-      indexSeconds,
-      exact: summary(exact.latencies),
-      approx: summary(approx.latencies),
-      recall: recall(approx.ids, exact.ids),
+      loadAndIndexSeconds,
+      sequential: summary(latencies),
+      recall: recall(ids, truth),
+      concurrentQps,
       rssMiB: rssMiB(engine.child.pid!),
     };
   } finally {
@@ -120,72 +230,217 @@ async function benchEngine(): Promise<Side> {
   }
 }
 
-async function benchEdge(): Promise<Side> {
-  const driver = await EdgeDriver.start();
+function writeVectors(path: string, vectors: Float32Array[], dim: number): void {
+  const flat = new Float32Array(vectors.length * dim);
+  vectors.forEach((v, i) => flat.set(v, i * dim));
+  writeFileSync(path, Buffer.from(flat.buffer));
+}
+
+type Row = [string, number | undefined, number | undefined, 'higher' | 'lower'];
+
+function printRows(rows: Row[]): void {
+  const fmt = (x: number | undefined) =>
+    x === undefined ? 'n/a' : Math.abs(x) >= 100 ? x.toFixed(0) : x.toFixed(3);
+  console.log(
+    'metric'.padEnd(38) + 'engine'.padStart(11) + 'qdrant-edge'.padStart(13) + 'ratio'.padStart(8),
+  );
+  for (const [name, e, q, better] of rows) {
+    const ratio = e !== undefined && q !== undefined ? (e / q).toFixed(2) : '';
+    console.log(
+      name.padEnd(38) +
+        fmt(e).padStart(11) +
+        fmt(q).padStart(13) +
+        ratio.padStart(8) +
+        `  (${better} is better)`,
+    );
+  }
+}
+
+interface SetResult {
+  name: string;
+  annRatio: number | undefined;
+  p99: [number, number];
+  filtered: (number | undefined)[];
+  exactRatio: number;
+  buildRatio: number;
+  rssRatio: number;
+}
+
+async function benchSet(name: string): Promise<SetResult> {
+  const [kind, dimText] = name.split('-') as [DataKind, string];
+  const dim = Number(dimText);
+  const data = makeVectors(kind, dim, POINTS, QUERIES);
+  const dir = mkdtempSync(join(tmpdir(), 'engine-vs-edge-'));
+  const basePath = join(dir, 'base.f32');
+  const queryPath = join(dir, 'queries.f32');
+  writeVectors(basePath, data.base, dim);
+  writeVectors(queryPath, data.queries, dim);
+  const queries = data.queries.map((v) => Array.from(v));
+  console.log(`\n== ${POINTS} ${kind} ${dim}-d vectors (Cosine), ${QUERIES} queries, top ${K}`);
+
+  const edge = LineProcess.start(VENV_PYTHON, [
+    join(root, 'test/engine/differential/qdrant_edge_driver.py'),
+  ]);
+  const core = LineProcess.start(process.execPath, [
+    '--expose-gc',
+    '--import',
+    'tsx',
+    join(root, 'bench/support/engine-core.ts'),
+  ]);
   try {
-    const pid = driver.pid;
-    await driver.ok({ cmd: 'create', name: 'bench', size: DIM, distance: 'Cosine' });
-    const started = performance.now();
-    for (let i = 0; i < POINTS; i += BATCH) {
-      const points = data.slice(i, i + BATCH).map((v, j) => ({ id: i + j, vector: v }));
-      await driver.ok({ cmd: 'upsert', name: 'bench', points });
-    }
-    const upsertPerSec = POINTS / ((performance.now() - started) / 1000);
-    const optimized = (await driver.ok({ cmd: 'optimize', name: 'bench' })) as { seconds: number };
-    const run = async (exact: boolean) => {
-      const r = (await driver.ok({
+    await edge.ok({ cmd: 'create', name: 'bench', size: dim, distance: 'Cosine' });
+    await edge.ok({
+      cmd: 'create_index',
+      name: 'bench',
+      field: 'bucket',
+      schema: 'integer',
+    });
+    const edgeLoad = (await edge.ok({
+      cmd: 'load_points',
+      name: 'bench',
+      path: basePath,
+      dim,
+      buckets: BUCKETS,
+    })) as { seconds: number };
+    const edgeIndex = (await edge.ok({ cmd: 'optimize', name: 'bench' })) as { seconds: number };
+    const edgeBuild = edgeLoad.seconds + edgeIndex.seconds;
+    const coreLoad = (await core.ok({
+      cmd: 'load',
+      path: basePath,
+      queries: queryPath,
+      dim,
+      buckets: BUCKETS,
+      threshold: THRESHOLD,
+    })) as { upsertSeconds: number; indexSeconds: number };
+    const coreBuild = coreLoad.upsertSeconds + coreLoad.indexSeconds;
+    const rss = { engine: rssMiB(core.pid), edge: rssMiB(edge.pid) };
+
+    const engineSearch = async (req: Record<string, unknown>) =>
+      (await core.ok({ cmd: 'search_many', limit: K, ...req })) as SearchAnswer;
+    const edgeSearch = async (req: Record<string, unknown>) =>
+      (await edge.ok({
         cmd: 'search_many',
         name: 'bench',
         vectors: queries,
         limit: K,
-        exact,
-      })) as {
-        latencies: number[];
-        ids: (number | string)[][];
-      };
-      return { latencies: r.latencies.map((s) => s * 1000), ids: r.ids };
-    };
-    const exact = await run(true);
-    const approx = await run(false);
+        ...req,
+      })) as SearchAnswer;
+
+    // Warm both up (the engine's JIT, both sides' caches), then alternate sides per step.
+    await engineSearch({ ef: EFS[0] });
+    await edgeSearch({ hnsw_ef: EFS[0] });
+    const engineExact = await engineSearch({ exact: true });
+    const edgeExact = await edgeSearch({ exact: true });
+    const truth = engineExact.ids;
+    const curves = { engine: [] as CurvePoint[], edge: [] as CurvePoint[] };
+    for (const ef of EFS) {
+      const e = await engineSearch({ ef });
+      const q = await edgeSearch({ hnsw_ef: ef });
+      curves.engine.push({ ef, ...summary(e.latencies), recall: recall(e.ids, truth) });
+      curves.edge.push({ ef, ...summary(q.latencies), recall: recall(q.ids, truth) });
+    }
+    console.log('  ef   engine recall   QPS    p99 ms | edge recall   QPS    p99 ms');
+    curves.engine.forEach((e, i) => {
+      const q = curves.edge[i]!;
+      const col = (p: CurvePoint) =>
+        `${p.recall.toFixed(3).padStart(13)} ${p.qps.toFixed(0).padStart(6)} ${p.p99.toFixed(2).padStart(8)}`;
+      console.log(`${String(e.ef).padStart(5)}${col(e)} |${col(q)}`);
+    });
+    const at = { engine: qpsAtTarget(curves.engine), edge: qpsAtTarget(curves.edge) };
+    const efOf = (side: 'engine' | 'edge') => at[side]?.ef ?? EFS[EFS.length - 1]!;
+    const p99At = (side: 'engine' | 'edge') => curves[side].find((p) => p.ef === efOf(side))!.p99;
+
+    const filtered: { percent: number; engine: CurvePoint; edge: CurvePoint }[] = [];
+    for (const percent of SELECTIVITIES) {
+      const filter = bucketFilter(percent);
+      const exact = await engineSearch({ exact: true, filter });
+      const e = await engineSearch({ ef: efOf('engine'), filter });
+      const q = await edgeSearch({ hnsw_ef: efOf('edge'), filter });
+      filtered.push({
+        percent,
+        engine: { ef: efOf('engine'), ...summary(e.latencies), recall: recall(e.ids, exact.ids) },
+        edge: { ef: efOf('edge'), ...summary(q.latencies), recall: recall(q.ids, exact.ids) },
+      });
+    }
+
+    const exact = { engine: summary(engineExact.latencies), edge: summary(edgeExact.latencies) };
+    const rows: Row[] = [
+      [`ANN QPS at recall@10 ${TARGET_RECALL}`, at.engine?.qps, at.edge?.qps, 'higher'],
+      [`  ef reaching it`, at.engine?.ef, at.edge?.ef, 'lower'],
+      [`  p99 ms at that ef`, p99At('engine'), p99At('edge'), 'lower'],
+    ];
+    for (const f of filtered) {
+      rows.push([`filtered ${f.percent}% QPS (at that ef)`, f.engine.qps, f.edge.qps, 'higher']);
+      rows.push([`  recall@10`, f.engine.recall, f.edge.recall, 'higher']);
+      rows.push([`  p99 ms`, f.engine.p99, f.edge.p99, 'lower']);
+    }
+    rows.push(
+      ['exact search QPS', exact.engine.qps, exact.edge.qps, 'higher'],
+      ['exact search p99 ms', exact.engine.p99, exact.edge.p99, 'lower'],
+      ['load + index build s', coreBuild, edgeBuild, 'lower'],
+      ['  of which index after load s', coreLoad.indexSeconds, edgeIndex.seconds, 'lower'],
+      ['RSS MiB (in-process core)', rss.engine, rss.edge, 'lower'],
+    );
+    await core.stop();
+
+    let rssRatio = rss.engine / rss.edge;
+    if (HTTP) {
+      const http = await benchHttp(dim, data.base, data.queries, efOf('engine'), truth);
+      rows.push(
+        ['HTTP upsert points/s', http.upsertPerSec, undefined, 'higher'],
+        ['HTTP load + index build s', http.loadAndIndexSeconds, edgeBuild, 'lower'],
+        [
+          `HTTP search QPS, 1 client (ef ${efOf('engine')})`,
+          http.sequential.qps,
+          at.edge?.qps,
+          'higher',
+        ],
+        ['  p99 ms', http.sequential.p99, p99At('edge'), 'lower'],
+        ['  recall@10', http.recall, undefined, 'higher'],
+        [`HTTP search QPS, ${CLIENTS} clients`, http.concurrentQps, at.edge?.qps, 'higher'],
+        ['RSS MiB (HTTP server)', http.rssMiB, rss.edge, 'lower'],
+      );
+      rssRatio = http.rssMiB / rss.edge;
+    }
+    printRows(rows);
     return {
-      upsertPerSec,
-      indexSeconds: optimized.seconds,
-      exact: summary(exact.latencies),
-      approx: summary(approx.latencies),
-      recall: recall(approx.ids, exact.ids),
-      rssMiB: rssMiB(pid),
+      name,
+      annRatio: at.engine && at.edge ? at.engine.qps / at.edge.qps : undefined,
+      p99: [p99At('engine'), p99At('edge')],
+      filtered: filtered.map((f) => f.engine.qps / f.edge.qps),
+      exactRatio: exact.engine.qps / exact.edge.qps,
+      buildRatio: coreBuild / edgeBuild,
+      rssRatio,
     };
   } finally {
-    await driver.stop();
+    await core.stop();
+    await edge.stop();
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
-console.log(`${POINTS} random ${DIM}-d vectors (Cosine), ${QUERIES} queries, top ${K}`);
-const edge = await benchEdge();
-const engine = await benchEngine();
-const rows: [string, (s: Side) => number, string][] = [
-  ['upsert points/s', (s) => s.upsertPerSec, 'higher is better'],
-  ['index build s (after upsert)', (s) => s.indexSeconds, 'lower is better'],
-  ['exact search QPS', (s) => s.exact.qps, 'higher is better'],
-  ['exact search p99 ms', (s) => s.exact.p99, 'lower is better'],
-  ['approx search QPS', (s) => s.approx.qps, 'higher is better'],
-  ['approx search p50 ms', (s) => s.approx.p50, 'lower is better'],
-  ['approx search p99 ms', (s) => s.approx.p99, 'lower is better'],
-  ['recall@10 (approx vs exact)', (s) => s.recall, 'higher is better'],
-  ['RSS MiB', (s) => s.rssMiB, 'lower is better'],
-];
+const results: SetResult[] = [];
+for (const name of SETS) results.push(await benchSet(name));
+
+console.log('\n== engine/qdrant-edge ratios (QPS: higher is better; time, memory: lower)');
 console.log(
-  'metric'.padEnd(30) + 'engine'.padStart(12) + 'qdrant-edge'.padStart(14) + 'ratio'.padStart(9),
+  'data set'.padEnd(15) +
+    'ANN@0.95'.padStart(9) +
+    'p99 ms e/q'.padStart(13) +
+    SELECTIVITIES.map((p) => `filt ${p}%`.padStart(9)).join('') +
+    'exact'.padStart(7) +
+    'build'.padStart(7) +
+    'RSS'.padStart(6),
 );
-for (const [name, get, note] of rows) {
-  const e = get(engine);
-  const q = get(edge);
-  const fmt = (x: number) => (x >= 100 ? x.toFixed(0) : x.toFixed(3));
+const r2 = (x: number | undefined) => (x === undefined ? 'n/a' : x.toFixed(2));
+for (const r of results) {
   console.log(
-    name.padEnd(30) +
-      fmt(e).padStart(12) +
-      fmt(q).padStart(14) +
-      (e / q).toFixed(2).padStart(9) +
-      `  (${note})`,
+    r.name.padEnd(15) +
+      r2(r.annRatio).padStart(9) +
+      `${r.p99[0].toFixed(2)}/${r.p99[1].toFixed(2)}`.padStart(13) +
+      r.filtered.map((x) => r2(x).padStart(9)).join('') +
+      r2(r.exactRatio).padStart(7) +
+      r2(r.buildRatio).padStart(7) +
+      r2(r.rssRatio).padStart(6),
   );
 }

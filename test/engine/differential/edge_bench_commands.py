@@ -1,9 +1,11 @@
 """The benchmark's commands for the qdrant-edge driver (bench/engine-vs-qdrant-edge.ts):
 timed loops that return latencies and ids, so the comparison is not a JSON-lines round
-trip per query. qdrant_edge_driver.py dispatches any command it does not know here."""
+trip per query, and a bulk load from a file, so 100k 768-d vectors need not cross the
+pipe as JSON. qdrant_edge_driver.py dispatches any command it does not know here."""
 
 import time
 import uuid
+from array import array
 
 import qdrant_edge as q
 
@@ -29,4 +31,25 @@ def search_many(shard, req):
     return {"latencies": latencies, "ids": ids}
 
 
-COMMANDS = {"search_many": search_many}
+def load_points(shard, req):
+    """Upserts the little-endian float32 vectors of the file at `path` (`dim` floats each) as
+    points 0, 1, ... with payload {"bucket": id % `buckets`}, `batch` points per update;
+    returns the seconds the updates took (reading the file excluded)."""
+    dim, batch, buckets = req["dim"], req.get("batch", 1000), req["buckets"]
+    floats = array("f")
+    with open(req["path"], "rb") as f:
+        floats.frombytes(f.read())
+    count = len(floats) // dim
+    seconds = 0.0
+    for start in range(0, count, batch):
+        points = [
+            q.Point(i, floats[i * dim : (i + 1) * dim].tolist(), {"bucket": i % buckets})
+            for i in range(start, min(count, start + batch))
+        ]
+        started = time.perf_counter()
+        shard.update(q.UpdateOperation.upsert_points(points))
+        seconds += time.perf_counter() - started
+    return {"count": count, "seconds": seconds}
+
+
+COMMANDS = {"search_many": search_many, "load_points": load_points}
