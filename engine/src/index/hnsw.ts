@@ -6,6 +6,7 @@
  * Deleted points stay in the graph as waypoints and are filtered from results by the
  * caller's `accept`.
  */
+import { GATHER_MAX } from '../store/vector-arena.js';
 import type { VectorSpace } from '../store/vector-arena.js';
 import { ScoredHeap } from './scored-heap.js';
 
@@ -35,6 +36,9 @@ export interface HnswState {
 export class Hnsw {
   readonly params: HnswParams;
   private readonly similarity: VectorSpace['similarity'];
+  private readonly gather: VectorSpace['gather'];
+  private readonly gatherIds: Int32Array;
+  private readonly gatherScores: Float32Array;
   private readonly origin: number;
   private readonly dim: number;
   private readonly width: number;
@@ -58,7 +62,11 @@ export class Hnsw {
 
   constructor(space: VectorSpace, params: HnswParams, capacity = 1024) {
     this.params = params;
+    if (params.m * 2 > GATHER_MAX) throw new Error(`HNSW m ${params.m} is above ${GATHER_MAX / 2}`);
     this.similarity = space.similarity;
+    this.gather = space.gather;
+    this.gatherIds = space.gatherIds;
+    this.gatherScores = space.gatherScores;
     this.origin = space.base;
     this.dim = space.dim;
     this.width = space.dim * 4;
@@ -184,23 +192,23 @@ export class Hnsw {
 
   /** Greedy walk to the node most similar to the vector at byte offset `q`, on one level. */
   private greedy(q: number, from: number, level: number): number {
-    const { similarity, origin, width, dim } = this;
+    const { similarity, origin, width, dim, gather, gatherIds, gatherScores } = this;
     let best = from;
     let bestScore = similarity(origin + from * width, q, dim);
-    for (let changed = true; changed;) {
-      changed = false;
+    for (;;) {
       const { links, base, count } = this.neighbours(best, level);
+      for (let i = 0; i < count; i++) gatherIds[i] = links[base + i]!;
+      gather(q, count);
+      const previous = best;
       for (let i = 0; i < count; i++) {
-        const candidate = links[base + i]!;
-        const score = similarity(origin + candidate * width, q, dim);
+        const score = gatherScores[i]!;
         if (score > bestScore) {
           bestScore = score;
-          best = candidate;
-          changed = true;
+          best = gatherIds[i]!;
         }
       }
+      if (best === previous) return best;
     }
-    return best;
   }
 
   /**
@@ -216,6 +224,7 @@ export class Hnsw {
     accept?: (slot: number) => boolean,
   ): ScoredHeap {
     const { similarity, origin, width, dim, visited, m0, links0, count0 } = this;
+    const { gather, gatherIds, gatherScores } = this;
     const mark = this.nextMark();
     const candidates = this.candidateHeap; // negated scores: a max-heap
     const results = this.resultHeap;
@@ -243,11 +252,19 @@ export class Hnsw {
         base = (level - 1) * stride + 1;
         count = links[base - 1]!;
       }
+      // Unvisited neighbours are scored in one kernel call.
+      let fresh = 0;
       for (let i = 0; i < count; i++) {
         const next = links[base + i]!;
         if (visited[next] === mark) continue;
         visited[next] = mark;
-        const nextScore = similarity(origin + next * width, q, dim);
+        gatherIds[fresh++] = next;
+      }
+      if (fresh === 0) continue;
+      gather(q, fresh);
+      for (let i = 0; i < fresh; i++) {
+        const next = gatherIds[i]!;
+        const nextScore = gatherScores[i]!;
         if (results.size < ef || nextScore > results.topScore()) {
           candidates.push(-nextScore, next);
           if (!accept || accept(next)) {
@@ -260,17 +277,22 @@ export class Hnsw {
     return results;
   }
 
-  /** hnswlib's heuristic: keep a candidate only if no kept one is closer to it than the base. */
+  /**
+   * hnswlib's heuristic: keep a candidate only if no kept one is closer to it than the base.
+   * Each candidate is compared with every kept one in one kernel call.
+   */
   private selectNeighbours(candidates: { score: number; slot: number }[], max: number): number[] {
     candidates.sort((a, b) => b.score - a.score);
     if (candidates.length <= max) return candidates.map((c) => c.slot);
-    const { similarity, origin, width, dim } = this;
+    const { origin, width, gather, gatherIds, gatherScores } = this;
     const kept: number[] = [];
     for (const c of candidates) {
       if (kept.length >= max) break;
+      for (let i = 0; i < kept.length; i++) gatherIds[i] = kept[i]!;
+      gather(origin + c.slot * width, kept.length);
       let good = true;
-      for (const k of kept) {
-        if (similarity(origin + c.slot * width, origin + k * width, dim) > c.score) {
+      for (let i = 0; i < kept.length; i++) {
+        if (gatherScores[i]! > c.score) {
           good = false;
           break;
         }
@@ -308,7 +330,7 @@ export class Hnsw {
     for (let l = Math.min(level, this.maxLevel); l >= 0; l--) {
       const found = this.heapToList(this.searchLevel(q, current, this.params.efConstruct, l));
       const max = l === 0 ? this.m0 : this.params.m;
-      const chosen = this.selectNeighbours(found, this.params.m);
+      const chosen = this.selectNeighbours(found, max);
       this.setNeighbours(slot, l, chosen);
       for (const other of chosen) this.link(other, slot, l, max);
       if (found.length > 0) current = found.reduce((a, b) => (b.score > a.score ? b : a)).slot;

@@ -24,3 +24,18 @@ test.each<[Distance, number]>([
     expect(scanned[slot]).toBeCloseTo(expected, 3);
   });
 });
+
+test('a gather scores the listed slots as the pairwise kernel does', () => {
+  const dim = 37;
+  const arena = new VectorArena(dim, 'Euclid', { initialCapacity: 8 });
+  for (let i = 0; i < 8; i++) {
+    arena.push(Float32Array.from({ length: dim }, (_, d) => Math.sin(i * 13 + d)));
+  }
+  const q = arena.placeQuery(Float32Array.from({ length: dim }, (_, d) => Math.cos(d)));
+  const slots = [6, 1, 1, 4];
+  arena.space.gatherIds.set(slots);
+  arena.space.gather(q, slots.length);
+  slots.forEach((slot, i) => {
+    expect(arena.space.gatherScores[i]).toBeCloseTo(arena.similarity(slot, q), 5);
+  });
+});

@@ -37,6 +37,14 @@ export interface Kernels {
   scan_dot(q: number, base: number, count: number, dim: number, out: number): void;
   scan_l2(q: number, base: number, count: number, dim: number, out: number): void;
   scan_l1(q: number, base: number, count: number, dim: number, out: number): void;
+  /**
+   * Writes the similarity of `q` and each of the `count` vectors whose slot numbers are the
+   * int32s at `ids` (slot `s` at `base + s * dim * 4`) as floats at `out`: one call for a
+   * graph node's neighbours instead of one per neighbour.
+   */
+  gather_dot(q: number, base: number, ids: number, count: number, dim: number, out: number): void;
+  gather_l2(q: number, base: number, ids: number, count: number, dim: number, out: number): void;
+  gather_l1(q: number, base: number, ids: number, count: number, dim: number, out: number): void;
 }
 
 /** The largest memory a collection may grow to, in 64 KiB pages (wasm32's 4 GiB). */
@@ -93,7 +101,10 @@ const f32Sub = [0x93];
 const f32Mul = [0x94];
 const f32Abs = [0x8b];
 const f32Neg = [0x8c];
+const i32Load = [0x28, 2, 0];
 const v128Load = [...simd(0x00), 2, 0];
+/** `v128.load` at a constant byte offset from the address on the stack. */
+const v128LoadAt = (offset: number) => [...simd(0x00), 2, ...uleb(offset)];
 const f32x4Add = simd(0xe4);
 const f32x4Sub = simd(0xe5);
 const f32x4Mul = simd(0xe6);
@@ -106,8 +117,10 @@ const floatAddress = (ptr: number, index: number) =>
 type Kind = 'dot' | 'l2' | 'l1';
 
 /**
- * `kernel(a, b, n) -> f32`: four lanes at a time, then the tail one float at a time.
- * Locals: 0 a, 1 b, 2 n, 3 i, 4 end4, 5 acc (v128), 6 d (v128), 7 s, 8 ds.
+ * `kernel(a, b, n) -> f32`: sixteen floats at a time into four independent accumulators
+ * (one would chain every add on the previous one), then four at a time, then the tail one
+ * float at a time. Locals: 0 a, 1 b, 2 n, 3 i, 4 end4, 5 acc (v128), 6 d (v128), 7 s,
+ * 8 ds, 9 end16, 10..12 acc1..acc3 (v128).
  */
 function kernelBody(kind: Kind): number[] {
   const vectorOp = {
@@ -120,12 +133,51 @@ function kernelBody(kind: Kind): number[] {
     l2: [f32Sub, localTee(8), localGet(8), f32Mul].flat(),
     l1: [f32Sub, f32Abs].flat(),
   }[kind];
+  const accumulators = [5, 10, 11, 12];
+  // acc_k += op(a[i + 4k ..], b[i + 4k ..]) for k = 0..3
+  const sixteen = accumulators.flatMap((acc, k) => [
+    localGet(acc),
+    floatAddress(0, 3),
+    v128LoadAt(16 * k),
+    floatAddress(1, 3),
+    v128LoadAt(16 * k),
+    vectorOp,
+    f32x4Add,
+    localSet(acc),
+  ]);
   const code = [
-    // end4 = n & ~3
+    // end16 = n & ~15; end4 = n & ~3
+    localGet(2),
+    i32Const(-16),
+    i32And,
+    localSet(9),
     localGet(2),
     i32Const(-4),
     i32And,
     localSet(4),
+    block,
+    loop,
+    localGet(3),
+    localGet(9),
+    i32GeU,
+    brIf(1),
+    ...sixteen,
+    localGet(3),
+    i32Const(16),
+    i32Add,
+    localSet(3),
+    br(0),
+    end,
+    end,
+    // acc = (acc + acc1) + (acc2 + acc3)
+    localGet(5),
+    localGet(10),
+    f32x4Add,
+    localGet(11),
+    localGet(12),
+    f32x4Add,
+    f32x4Add,
+    localSet(5),
     // while (i < end4) { acc += op(a[i..i+4], b[i..i+4]); i += 4 }
     block,
     loop,
@@ -187,8 +239,8 @@ function kernelBody(kind: Kind): number[] {
     localGet(7),
     kind === 'dot' ? [] : f32Neg,
     end,
-  ].flat();
-  const locals = [3, 2, I32, 2, V128, 2, F32];
+  ].flat(2);
+  const locals = [5, 2, I32, 2, V128, 2, F32, 1, I32, 3, V128];
   return [...uleb(locals.length + code.length), ...locals, ...code];
 }
 
@@ -231,6 +283,46 @@ function scanBody(fn: number): number[] {
   return [...uleb(locals.length + code.length), ...locals, ...code];
 }
 
+/**
+ * `gather(q, base, ids, count, dim, out)`: out[j] = kernel(base + ids[j] * dim * 4, q, dim).
+ * Locals: 0 q, 1 base, 2 ids, 3 count, 4 dim, 5 out, 6 j, 7 stride.
+ */
+function gatherBody(fn: number): number[] {
+  const code = [
+    localGet(4),
+    i32Const(2),
+    i32Shl,
+    localSet(7),
+    block,
+    loop,
+    localGet(6),
+    localGet(3),
+    i32GeU,
+    brIf(1),
+    floatAddress(5, 6),
+    localGet(1),
+    floatAddress(2, 6),
+    i32Load,
+    localGet(7),
+    i32Mul,
+    i32Add,
+    localGet(0),
+    localGet(4),
+    call(fn),
+    f32Store,
+    localGet(6),
+    i32Const(1),
+    i32Add,
+    localSet(6),
+    br(0),
+    end,
+    end,
+    end,
+  ].flat();
+  const locals = [1, 2, I32];
+  return [...uleb(locals.length + code.length), ...locals, ...code];
+}
+
 function section(id: number, content: number[]): number[] {
   return [id, ...uleb(content.length), ...content];
 }
@@ -240,22 +332,40 @@ function name(text: string): number[] {
   return [...uleb(bytes.length), ...bytes];
 }
 
-const EXPORTS = ['dot', 'l2', 'l1', 'scan_dot', 'scan_l2', 'scan_l1'];
+const EXPORTS = [
+  'dot',
+  'l2',
+  'l1',
+  'scan_dot',
+  'scan_l2',
+  'scan_l1',
+  'gather_dot',
+  'gather_l2',
+  'gather_l1',
+];
 
 /** The module's bytes. */
 export function kernelModuleBytes(): Uint8Array {
-  const types = [2, 0x60, 3, I32, I32, I32, 1, F32, 0x60, 5, I32, I32, I32, I32, I32, 0];
+  const types = [
+    3,
+    ...[0x60, 3, I32, I32, I32, 1, F32],
+    ...[0x60, 5, I32, I32, I32, I32, I32, 0],
+    ...[0x60, 6, I32, I32, I32, I32, I32, I32, 0],
+  ];
   const memoryImport = [1, ...name('env'), ...name('memory'), 0x02, 0x03, 1, ...uleb(MAX_PAGES)];
-  const functions = [6, 0, 0, 0, 1, 1, 1];
+  const functions = [9, 0, 0, 0, 1, 1, 1, 2, 2, 2];
   const exports = [EXPORTS.length, ...EXPORTS.flatMap((n, i) => [...name(n), 0x00, i])];
   const bodies = [
-    6,
+    9,
     ...kernelBody('dot'),
     ...kernelBody('l2'),
     ...kernelBody('l1'),
     ...scanBody(0),
     ...scanBody(1),
     ...scanBody(2),
+    ...gatherBody(0),
+    ...gatherBody(1),
+    ...gatherBody(2),
   ];
   return Uint8Array.from([
     0x00,
@@ -287,7 +397,8 @@ export function instantiateKernels(memory: WasmMemory): Kernels {
 export function kernelNames(distance: Distance): {
   pair: 'dot' | 'l2' | 'l1';
   scan: `scan_${'dot' | 'l2' | 'l1'}`;
+  gather: `gather_${'dot' | 'l2' | 'l1'}`;
 } {
   const pair = distance === 'Euclid' ? 'l2' : distance === 'Manhattan' ? 'l1' : 'dot';
-  return { pair, scan: `scan_${pair}` };
+  return { pair, scan: `scan_${pair}`, gather: `gather_${pair}` };
 }

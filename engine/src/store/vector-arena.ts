@@ -4,8 +4,9 @@
  * so a worker thread builds the HNSW graph from the same bytes without a copy; a slot is
  * written once and changed only by a vacuum ({@link VectorArena.compact}), which never runs
  * while a build reads, so the worker may read while the main thread appends.
- * The first bytes are the main thread's scratch space: the query vector and the scores a
- * scan writes.
+ * The first bytes are scratch space: the query vector and the scores a scan writes, then
+ * one region per thread (main, build worker) for the neighbour lists the graph scores in
+ * one kernel call.
  */
 import type { Distance } from '../distance.js';
 import { MAX_PAGES, createSharedMemory, instantiateKernels, kernelNames } from '../simd/kernels.js';
@@ -15,23 +16,66 @@ const PAGE = 65536;
 /** Slots scored per kernel call in a scan. */
 export const SCAN_CHUNK = 4096;
 
-/** Where the vectors of a memory start, after the scratch space for `dim`-float queries. */
-export function vectorsBase(dim: number): number {
-  return Math.ceil((dim * 4 + SCAN_CHUNK * 4 + 64) / PAGE) * PAGE;
+/** The most slots one gather call scores (a graph node's neighbours: `2 m`). */
+export const GATHER_MAX = 1024;
+
+/** Where a scan writes its scores, after the query. */
+function scanOutput(dim: number): number {
+  return dim * 4 + 64 - ((dim * 4) % 16);
 }
 
-/** What an index needs to compare vectors: where slot 0 is, the width, and the kernel. */
+/** Where a thread's gather region starts: 0 the main thread, 1 the build worker. */
+function gatherRegion(dim: number, thread: 0 | 1): number {
+  return scanOutput(dim) + SCAN_CHUNK * 4 + thread * GATHER_MAX * 8;
+}
+
+/** Where the vectors of a memory start, after the scratch space for `dim`-float queries. */
+export function vectorsBase(dim: number): number {
+  return Math.ceil((gatherRegion(dim, 1) + GATHER_MAX * 8 + 64) / PAGE) * PAGE;
+}
+
+/** What an index needs to compare vectors: where slot 0 is, the width, and the kernels. */
 export interface VectorSpace {
   base: number;
   dim: number;
   /** Similarity of the vectors at two byte offsets (higher is better). */
   similarity: (a: number, b: number, dim: number) => number;
+  /**
+   * Scores the query at byte offset `q` against the first `count` slots of {@link gatherIds}
+   * into {@link gatherScores}; `count` at most {@link GATHER_MAX}.
+   */
+  gather: (q: number, count: number) => void;
+  /** This thread's slot list for {@link gather}. */
+  gatherIds: Int32Array;
+  /** Where {@link gather} writes its similarities. */
+  gatherScores: Float32Array;
 }
 
-/** The vector space of a shared memory, in whatever thread calls this. */
+function makeSpace(
+  kernels: Kernels,
+  memory: WasmMemory,
+  dim: number,
+  distance: Distance,
+  thread: 0 | 1,
+): VectorSpace {
+  const names = kernelNames(distance);
+  const base = vectorsBase(dim);
+  const ids = gatherRegion(dim, thread);
+  const scores = ids + GATHER_MAX * 4;
+  const kernel = kernels[names.gather];
+  return {
+    base,
+    dim,
+    similarity: kernels[names.pair],
+    gather: (q, count) => kernel(q, base, ids, count, dim, scores),
+    gatherIds: new Int32Array(memory.buffer, ids, GATHER_MAX),
+    gatherScores: new Float32Array(memory.buffer, scores, GATHER_MAX),
+  };
+}
+
+/** The vector space of a shared memory for an index-building worker thread. */
 export function spaceOf(memory: WasmMemory, dim: number, distance: Distance): VectorSpace {
-  const kernels = instantiateKernels(memory);
-  return { base: vectorsBase(dim), dim, similarity: kernels[kernelNames(distance).pair] };
+  return makeSpace(instantiateKernels(memory), memory, dim, distance, 1);
 }
 
 /** How big an arena's memory starts and how big it may grow. */
@@ -65,9 +109,8 @@ export class VectorArena {
     const pages = Math.ceil((base + initialCapacity * dim * 4) / PAGE);
     this.memory = createSharedMemory(pages, maxPages);
     this.kernels = instantiateKernels(this.memory);
-    const names = kernelNames(distance);
-    this.scan = this.kernels[names.scan];
-    this.space = { base, dim, similarity: this.kernels[names.pair] };
+    this.scan = this.kernels[kernelNames(distance).scan];
+    this.space = makeSpace(this.kernels, this.memory, dim, distance, 0);
     this.view = new Float32Array(this.memory.buffer, base, initialCapacity * dim);
   }
 
@@ -153,7 +196,7 @@ export class VectorArena {
    * (at most {@link SCAN_CHUNK}); returns the similarities, valid until the next scan.
    */
   scanScores(queryPointer: number, from: number, count: number): Float32Array {
-    const out = this.dim * 4 + 64 - ((this.dim * 4) % 16);
+    const out = scanOutput(this.dim);
     this.scan(queryPointer, this.pointer(from), count, this.dim, out);
     return new Float32Array(this.memory.buffer, out, count);
   }
