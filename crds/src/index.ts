@@ -6,3 +6,4 @@ export * from './agent.js';
 export * from './agent-deployment.js';
 export * from './workspace.js';
 export * from './definitions.js';
+export * from './builders.js';

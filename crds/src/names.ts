@@ -22,6 +22,8 @@ export const LABELS = {
   accountId: 'svc.dev/account-id',
   deploymentId: 'svc.dev/deployment-id',
   deploymentVersion: 'svc.dev/deployment-version',
+  /** Marks a run among an agent's AgentDeployments. */
+  run: 'svc.dev/run',
   component: 'svc.dev/component',
   region: 'svc.dev/region',
   managedBy: 'app.kubernetes.io/managed-by',

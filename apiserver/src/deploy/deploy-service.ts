@@ -16,7 +16,6 @@ import type { Readable } from 'node:stream';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { Collection } from 'mongodb';
 import {
-  API_GROUP_VERSION,
   ARCHIVES_KEPT,
   LABELS,
   OBJECT_NAMES,
@@ -25,8 +24,10 @@ import {
   type ArchiveLimits,
   type DeploymentConfig,
   type Tier,
+  versionDeployment,
 } from '../../../crds/src/index.js';
 import { ArchiveLimitError } from '../../../common/archive-limits.js';
+import { controllerRef } from '../../../common/kube/owner.js';
 import type { AccountService } from '../accounts/account-service.js';
 import type { Plan } from '../accounts/plans.js';
 import type { AgentService } from '../agents/agent-service.js';
@@ -253,7 +254,6 @@ export class DeployService {
     archiveId: string | null,
     archiveLimits: ArchiveLimits | null = null,
   ): AgentDeployment {
-    const agentId = agent.metadata.name ?? '';
     const deploymentConfig: DeploymentConfig = {
       runtime: config.runtime,
       agentType: config.agentType,
@@ -264,33 +264,13 @@ export class DeployService {
       keepAlive: config.keepAlive,
       idleTimeoutMinutes: config.idleTimeoutMinutes,
     };
-    return {
-      apiVersion: API_GROUP_VERSION,
-      kind: 'AgentDeployment',
-      metadata: {
-        name: id,
-        namespace: agent.metadata.namespace,
-        labels: { [LABELS.agentId]: agentId, [LABELS.deploymentVersion]: String(version) },
-        ownerReferences: [
-          {
-            apiVersion: API_GROUP_VERSION,
-            kind: 'Agent',
-            name: agentId,
-            uid: agent.metadata.uid ?? '',
-            controller: true,
-            blockOwnerDeletion: true,
-          },
-        ],
-      },
-      spec: {
-        agentId,
-        version,
-        ephemeral: false,
-        archiveId,
-        ...(archiveLimits ? { archiveLimits } : {}),
-        config: deploymentConfig,
-      },
-    };
+    return versionDeployment(agent, {
+      id,
+      version,
+      config: deploymentConfig,
+      archiveId,
+      archiveLimits,
+    });
   }
 
   /** Records a deployment that failed before any build: state failed, the reason, no archive kept. */
@@ -434,16 +414,7 @@ export class DeployService {
           metadata: {
             name: OBJECT_NAMES.deploymentKeySecret(id),
             labels: { [LABELS.agentId]: deployment.spec.agentId },
-            ownerReferences: [
-              {
-                apiVersion: API_GROUP_VERSION,
-                kind: 'AgentDeployment',
-                name: id,
-                uid: deployment.metadata.uid ?? '',
-                controller: true,
-                blockOwnerDeletion: true,
-              },
-            ],
+            ownerReferences: [controllerRef(deployment)],
           },
           type: 'Opaque',
           stringData: { SVC_API_KEY: key.text },

@@ -8,8 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Collection } from 'mongodb';
 import {
-  API_GROUP_VERSION,
   isFinalState,
+  runDeployment,
   LABELS,
   type Agent,
   type AgentDeployment,
@@ -137,37 +137,7 @@ export class RunService {
       payload,
       createdAt: new Date(),
     });
-    const run: AgentDeployment = {
-      apiVersion: API_GROUP_VERSION,
-      kind: 'AgentDeployment',
-      metadata: {
-        name: id,
-        namespace: auth.tenant.namespace,
-        labels: { [LABELS.agentId]: agentId, 'svc.dev/run': 'true' },
-        ownerReferences: [
-          {
-            apiVersion: API_GROUP_VERSION,
-            kind: 'Agent',
-            name: agentId,
-            uid: agent.metadata.uid ?? '',
-            controller: true,
-            blockOwnerDeletion: true,
-          },
-        ],
-      },
-      spec: {
-        agentId,
-        version: serving.spec.version,
-        ephemeral: true,
-        triggerSource: trigger,
-        spawnedByAgentId: spawnedBy?.metadata.name ?? null,
-        archiveId: null,
-        config: {
-          ...serving.spec.config,
-          regions: spawnedBy ? spawnedBy.spec.regions.slice(0, 1) : serving.spec.config.regions,
-        },
-      },
-    };
+    const run = runDeployment(agent, { id, serving, trigger, spawnedBy });
     try {
       await this.deps.deployments.create(run);
     } catch (err) {

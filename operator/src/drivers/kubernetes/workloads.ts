@@ -5,16 +5,9 @@
  * carries a controller owner reference, so the garbage collector removes it
  * with its owner.
  */
-import type {
-  V1CronJob,
-  V1Deployment,
-  V1Job,
-  V1OwnerReference,
-  V1Service,
-} from '@kubernetes/client-node';
+import type { V1CronJob, V1Deployment, V1Job, V1Service } from '@kubernetes/client-node';
 import {
   ANNOTATIONS,
-  API_GROUP_VERSION,
   FALLBACK_ARCHIVE_LIMITS,
   LABELS,
   MANAGED_BY,
@@ -23,21 +16,10 @@ import {
   type AgentDeployment,
 } from '../../../../crds/src/index.js';
 import { internalToken } from '../../../../common/internal-token.js';
+import { controllerRef } from '../../../../common/kube/owner.js';
 import type { OperatorConfig } from '../../config.js';
 import { AGENT_PORT, agentPodLabels, agentPodSpec, builtImageName } from './pod-template.js';
 import { imageBuildContainer, podSecurity, restrictedContainer } from './security.js';
-
-/** A controller owner reference to an Agent or AgentDeployment. */
-export function ownedBy(owner: Agent | AgentDeployment): V1OwnerReference {
-  return {
-    apiVersion: API_GROUP_VERSION,
-    kind: owner.kind,
-    name: owner.metadata.name ?? '',
-    uid: owner.metadata.uid ?? '',
-    controller: true,
-    blockOwnerDeletion: true,
-  };
-}
 
 function meta(name: string, owner: Agent | AgentDeployment, agentId: string, component: string) {
   return {
@@ -48,7 +30,7 @@ function meta(name: string, owner: Agent | AgentDeployment, agentId: string, com
       [LABELS.component]: component,
       [LABELS.managedBy]: MANAGED_BY,
     },
-    ownerReferences: [ownedBy(owner)],
+    ownerReferences: [controllerRef(owner)],
   };
 }
 
