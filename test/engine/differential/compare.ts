@@ -90,3 +90,40 @@ export function compareExact(engine: PointOut[], edge: PointOut[], where: string
 export function compareValue(engine: unknown, edge: unknown, where: string): void {
   if (!isDeepStrictEqual(engine, edge)) fail(`${where}: values differ`, engine, edge);
 }
+
+/** A group of a groups answer. */
+export interface GroupOut {
+  id: string | number;
+  hits: PointOut[];
+}
+
+/**
+ * Compares groups answers: groups come best first (by their best point), so the best
+ * scores must match rank by rank; the groups themselves are matched by id (groups whose
+ * best points tie may come in either order, and the last of them may differ when the
+ * tie straddles the limit), and each group's points are compared as a ranked list.
+ */
+export function compareGroups(engine: GroupOut[], edge: GroupOut[], where: string): void {
+  if (engine.length !== edge.length) fail(`${where}: group count differs`, engine, edge);
+  const best = (g: GroupOut) => g.hits[0]?.score ?? 0;
+  for (let i = 0; i < engine.length; i++) {
+    if (!close(best(engine[i]!), best(edge[i]!), 1e-4)) {
+      fail(`${where}: best score of group ${i} differs`, engine, edge);
+    }
+  }
+  const lastBest = edge.length > 0 ? best(edge[edge.length - 1]!) : 0;
+  const byId = new Map(edge.map((g) => [JSON.stringify(g.id), g]));
+  for (const group of engine) {
+    const other = byId.get(JSON.stringify(group.id));
+    if (!other) {
+      // Only a group tied with the last one may be another group of the same score.
+      if (close(best(group), lastBest, 1e-4)) continue;
+      fail(
+        `${where}: group ${JSON.stringify(group.id)} is not in qdrant-edge's answer`,
+        engine,
+        edge,
+      );
+    }
+    compareRanked(group.hits, other.hits, `${where} group ${JSON.stringify(group.id)}`);
+  }
+}

@@ -18,6 +18,8 @@ import uuid
 import qdrant_edge as q
 
 import edge_bench_commands
+import edge_query as query_api
+from edge_query import to_order_by, to_with_payload
 from edge_filters import to_filter
 
 SHARDS = {}
@@ -51,25 +53,6 @@ TOKENIZERS = {
 
 def out_id(point_id):
     return str(point_id) if isinstance(point_id, uuid.UUID) else point_id
-
-
-def to_with_payload(value):
-    if value is None or isinstance(value, bool):
-        return value
-    if isinstance(value, list):
-        return q.PayloadSelector.Include(value)
-    if "include" in value:
-        return q.PayloadSelector.Include(value["include"])
-    return q.PayloadSelector.Exclude(value["exclude"])
-
-
-def to_order_by(value):
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return q.OrderBy(value)
-    direction = {"asc": q.Direction.Asc, "desc": q.Direction.Desc}.get(value.get("direction"))
-    return q.OrderBy(value["key"], direction, value.get("start_from"))
 
 
 def to_schema(schema):
@@ -106,6 +89,18 @@ def scored_out(p):
     return out
 
 
+UPDATE_MODES = {
+    "upsert": q.UpdateMode.Upsert,
+    "insert_only": q.UpdateMode.InsertOnly,
+    "update_only": q.UpdateMode.UpdateOnly,
+}
+
+
+def with_vector_of(req):
+    """`with_vector`, or its alias `with_vectors`, as Qdrant's serde reads them."""
+    return req.get("with_vector", req.get("with_vectors", False))
+
+
 def selector_op(req, by_ids, by_filter, *args):
     if req.get("points") is not None:
         return by_ids(req["points"], *args)
@@ -131,8 +126,10 @@ def handle(req):
     shard = SHARDS[req["name"]][0]
     if cmd == "upsert":
         points = [q.Point(p["id"], p["vector"], p.get("payload")) for p in req["points"]]
+        condition = to_filter(req.get("update_filter"))
+        mode = UPDATE_MODES[req["update_mode"]] if req.get("update_mode") else None
         for i in range(0, len(points), 1000):
-            shard.update(q.UpdateOperation.upsert_points(points[i : i + 1000]))
+            shard.update(q.UpdateOperation.upsert_points(points[i : i + 1000], condition, mode))
         return True
     if cmd == "optimize":
         started = time.perf_counter()
@@ -168,7 +165,7 @@ def handle(req):
         return True
     if cmd == "update_vectors":
         vectors = [q.PointVectors(p["id"], p["vector"]) for p in req["points"]]
-        shard.update(q.UpdateOperation.update_vectors(vectors))
+        shard.update(q.UpdateOperation.update_vectors(vectors, to_filter(req.get("update_filter"))))
         return True
     if cmd == "create_index":
         shard.update(q.UpdateOperation.create_field_index(req["field"], to_schema(req["schema"])))
@@ -185,30 +182,24 @@ def handle(req):
                 offset=req.get("offset"),
                 filter=to_filter(req.get("filter")),
                 params=params,
-                with_vector=req.get("with_vector", False),
+                with_vector=with_vector_of(req),
                 with_payload=to_with_payload(req.get("with_payload", False)),
                 score_threshold=req.get("score_threshold"),
             )
         )
         return [scored_out(p) for p in result]
     if cmd == "query":
-        query = req.get("query")
-        if isinstance(query, list):
-            query = q.Query.Nearest(query)
-        elif isinstance(query, dict) and "order_by" in query:
-            query = to_order_by(query["order_by"])
-        result = shard.query(
-            q.QueryRequest(
-                limit=req.get("limit", 10),
-                offset=req.get("offset"),
-                query=query,
-                filter=to_filter(req.get("filter")),
-                with_vector=req.get("with_vector", False),
-                with_payload=to_with_payload(req.get("with_payload", False)),
-                score_threshold=req.get("score_threshold"),
+        return {"points": [scored_out(p) for p in query_api.query(shard, req)]}
+    if cmd == "query_groups":
+        groups = query_api.groups(shard, req)
+        return {"groups": [{"id": value, "hits": [scored_out(p) for p in hits]} for value, hits in groups]}
+    if cmd == "facet":
+        response = shard.facet(
+            q.FacetRequest(
+                req["key"], limit=req.get("limit", 10), exact=True, filter=to_filter(req.get("filter"))
             )
         )
-        return {"points": [scored_out(p) for p in result]}
+        return {"hits": [{"value": h.value, "count": h.count} for h in response]}
     if cmd == "scroll":
         records, next_offset = shard.scroll(
             q.ScrollRequest(
@@ -216,7 +207,7 @@ def handle(req):
                 limit=req.get("limit", 10),
                 filter=to_filter(req.get("filter")),
                 with_payload=to_with_payload(req.get("with_payload", True)),
-                with_vector=req.get("with_vector", False),
+                with_vector=with_vector_of(req),
                 order_by=to_order_by(req.get("order_by")),
             )
         )
@@ -229,7 +220,7 @@ def handle(req):
         return {"count": shard.count(q.CountRequest(exact=True, filter=to_filter(req.get("filter"))))}
     if cmd == "retrieve":
         records = shard.retrieve(
-            req["ids"], to_with_payload(req.get("with_payload", True)), req.get("with_vector", False)
+            req["ids"], to_with_payload(req.get("with_payload", True)), with_vector_of(req)
         )
         return [record_out(r) for r in records]
     bench = edge_bench_commands.COMMANDS.get(cmd)

@@ -5,12 +5,14 @@
  * scenario seed and step, which replay it exactly.
  */
 import { call } from '../support/engine-process.js';
-import { compareExact, compareRanked, compareValue } from './compare.js';
-import type { PointOut } from './compare.js';
+import { compareExact, compareGroups, compareRanked, compareValue } from './compare.js';
+import type { GroupOut, PointOut } from './compare.js';
 import type { EdgeDriver } from './edge-driver.js';
 import { KEYWORDS, randomPayload, randomUuid, randomVector } from './generate-data.js';
 import { randomFilter } from './generate-filter.js';
 import { Prng } from './prng.js';
+import { randomFacet, randomGroups, randomQuery, randomRefusal } from './query-steps.js';
+import type { QueryContext } from './query-steps.js';
 
 type Json = Record<string, unknown>;
 type Id = number | string;
@@ -122,6 +124,7 @@ export async function runScenario(
     return { id, vector: randomVector(rng, dim), ...(payload ? { payload } : {}) };
   };
   const upsert = async (points: Json[]) => {
+    noteVectors(points);
     await both('upsert', 'PUT', '/points?wait=true', { points }, { cmd: 'upsert', points });
   };
   const ids = (n: number) => {
@@ -139,6 +142,24 @@ export async function runScenario(
       ['nested[].k'],
     ]);
   const rangeKeys = () => [...indexes.keys()].filter((k) => ORDER_KEYS.has(k));
+  // Qdrant reads `with_vectors` as `with_vector`'s alias.
+  const vectorFlag = () => (rng.chance(0.3) ? 'with_vectors' : 'with_vector');
+  // Ids ever given an all-zero vector (see QueryContext.zeroVectorIds).
+  const zeroIds = new Set<Id>();
+  const noteVectors = (points: Json[]) => {
+    for (const p of points) {
+      if ((p.vector as number[]).every((x) => x === 0)) zeroIds.add(p.id as Id);
+    }
+  };
+  const queryContext: QueryContext = {
+    rng,
+    dim,
+    idPool,
+    filter,
+    withPayload,
+    rangeKeys,
+    zeroVectorIds: () => [...zeroIds],
+  };
 
   const fullState = async () => {
     const body = { limit: 10_000, with_payload: true, with_vector: true };
@@ -181,7 +202,7 @@ export async function runScenario(
         body.score_threshold = rng.fraction(-scale, scale);
       }
       body.with_payload = withPayload();
-      body.with_vector = rng.chance(0.2);
+      body[vectorFlag()] = rng.chance(0.2);
       const res = await both('search', 'POST', '/points/search', body, { cmd: 'search', ...body });
       if (res) {
         await guarded('search', body, async () =>
@@ -194,32 +215,56 @@ export async function runScenario(
           ),
         );
       }
-    } else if (r < 0.37) {
-      const body: Json = { limit: rng.int(1, 12), with_payload: withPayload() };
-      if (rng.chance(0.2)) body.offset = rng.int(1, 3);
-      if (rng.chance(0.5)) body.filter = filter();
-      const keys = rangeKeys();
-      const kind = rng.int(0, 2);
-      if (kind === 0) body.query = randomVector(rng, dim);
-      else if (kind === 1 && keys.length > 0) {
-        body.query = { order_by: { key: rng.pick(keys), direction: rng.pick(['asc', 'desc']) } };
-      }
+    } else if (r < 0.4) {
+      const { body, ranking } = randomQuery(queryContext);
       const res = await both('query', 'POST', '/points/query', body, { cmd: 'query', ...body });
       if (res) {
         await guarded('query', body, async () => {
           const e = (res.engine as { points: PointOut[] }).points;
           const q = (res.edge as { points: PointOut[] }).points;
           const offset = Number(body.offset ?? 0);
-          if (kind === 0) compareRanked(e, q, 'query', 'score', offset);
-          else if (body.query) compareRanked(e, q, 'query order_by', 'order_value', offset);
-          else compareExact(e, q, 'query without vector');
+          if (ranking === 'count' && body.query === undefined) {
+            compareExact(e, q, 'query without a query');
+          } else if (ranking === 'count') {
+            compareValue(e.length, q.length, 'sample size');
+            compareValue(new Set(e.map((p) => p.id)).size, e.length, 'sample without repeats');
+          } else compareRanked(e, q, 'query', ranking, offset);
         });
       }
-    } else if (r < 0.52) {
+    } else if (r < 0.45) {
+      const { body, search } = randomGroups(queryContext);
+      const path = search ? '/points/search/groups' : '/points/query/groups';
+      const res = await both('groups', 'POST', path, body, { cmd: 'query_groups', ...body });
+      if (res) {
+        await guarded('groups', body, async () =>
+          compareGroups(
+            (res.engine as { groups: GroupOut[] }).groups,
+            (res.edge as { groups: GroupOut[] }).groups,
+            path,
+          ),
+        );
+      }
+    } else if (r < 0.48) {
+      const body = randomFacet(queryContext);
+      const res = await both('facet', 'POST', '/facet', body, { cmd: 'facet', ...body });
+      if (res)
+        await guarded('facet', body, async () => compareValue(res.engine, res.edge, 'facet'));
+    } else if (r < 0.51) {
+      const refusal = randomRefusal(queryContext);
+      history.push(`refusal ${refusal.method} ${refusal.path} ${JSON.stringify(refusal.body)}`);
+      const answer = await engine(refusal.method, refusal.path, refusal.body);
+      const message = JSON.stringify(answer.body.status);
+      if (answer.status !== 400 || !refusal.says.test(message)) {
+        throw new Error(
+          `${where('refusal')}: ${refusal.method} ${refusal.path} ${JSON.stringify(refusal.body)} answered ${answer.status} ${message}, expected a 400 matching ${refusal.says}`,
+        );
+      }
+      checks++;
+    } else if (r < 0.6) {
       const body: Json = {
         limit: rng.int(1, 20),
         with_payload: withPayload(),
-        with_vector: rng.chance(0.2),
+        [vectorFlag()]: rng.chance(0.2),
       };
       if (rng.chance(0.5)) body.filter = filter();
       const keys = rangeKeys();
@@ -240,7 +285,7 @@ export async function runScenario(
           compareValue(e.next_page_offset, q.next_page_offset, 'next_page_offset');
         });
       }
-    } else if (r < 0.67) {
+    } else if (r < 0.7) {
       const body: Json = rng.chance(0.85) ? { filter: filter(), exact: true } : { exact: true };
       const res = await both('count', 'POST', '/points/count', body, { cmd: 'count', ...body });
       if (res)
@@ -249,7 +294,7 @@ export async function runScenario(
       const body = {
         ids: ids(rng.int(1, 5)),
         with_payload: withPayload(),
-        with_vector: rng.chance(0.3),
+        [vectorFlag()]: rng.chance(0.3),
       };
       const res = await both('retrieve', 'POST', '/points', body, { cmd: 'retrieve', ...body });
       if (res) {
@@ -283,8 +328,19 @@ export async function runScenario(
     };
     switch (rng.int(0, 8)) {
       case 0:
-      case 1:
         return upsert(ids(rng.int(1, 5)).map(randomPoint));
+      case 1: {
+        // A conditional upsert: existing points are overwritten only when they pass the
+        // filter; the mode may allow only inserts or only updates.
+        const body: Json = { points: ids(rng.int(1, 5)).map(randomPoint) };
+        noteVectors(body.points as Json[]);
+        if (rng.chance(0.8)) body.update_filter = filter();
+        if (rng.chance(0.4)) body.update_mode = rng.pick(['upsert', 'insert_only', 'update_only']);
+        return void (await both('conditional upsert', 'PUT', '/points?wait=true', body, {
+          cmd: 'upsert',
+          ...body,
+        }));
+      }
       case 2: {
         const body = selector();
         return void (await both('delete', 'POST', '/points/delete?wait=true', body, {
@@ -341,13 +397,13 @@ export async function runScenario(
       }
       case 7: {
         const points = ids(rng.int(1, 3)).map((id) => ({ id, vector: randomVector(rng, dim) }));
-        return void (await both(
-          'update_vectors',
-          'PUT',
-          '/points/vectors?wait=true',
-          { points },
-          { cmd: 'update_vectors', points },
-        ));
+        const body: Json = { points };
+        noteVectors(points);
+        if (rng.chance(0.4)) body.update_filter = filter();
+        return void (await both('update_vectors', 'PUT', '/points/vectors?wait=true', body, {
+          cmd: 'update_vectors',
+          ...body,
+        }));
       }
       default: {
         const [field, schema] = rng.pick(INDEXABLE);
