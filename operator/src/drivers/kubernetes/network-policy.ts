@@ -19,7 +19,7 @@ import type {
 } from '@kubernetes/client-node';
 import { LABELS, MANAGED_BY } from '../../../../crds/src/index.js';
 import type { NetworkPolicyConfig } from '../../network-policy-config.js';
-import { AGENT_PORT } from './pod-template.js';
+import { AGENT_PORT } from '../agent-environment.js';
 
 /** Name of the policy every agent pod is under. */
 export const AGENT_POLICY_NAME = 'svc-agents';

@@ -5,7 +5,7 @@
  * `dockerfile` agent runs its own image instead, with no runner injected.
  * Pure functions of the resources and the configuration.
  */
-import type { V1Container, V1EnvVar, V1PodSpec } from '@kubernetes/client-node';
+import type { V1Container, V1PodSpec } from '@kubernetes/client-node';
 import {
   LABELS,
   OBJECT_NAMES,
@@ -16,14 +16,7 @@ import {
 import { internalToken } from '../../../../common/internal-token.js';
 import type { OperatorConfig } from '../../config.js';
 import { customImageContainer, podSecurity, restrictedContainer } from './security.js';
-
-/** The port every agent serves on. */
-export const AGENT_PORT = 8080;
-
-/** vCPUs an agent gets: one per 2 GiB of memory, at least one. */
-export function vcpusFor(memoryMb: number): number {
-  return Math.max(1, Math.ceil(memoryMb / 2048));
-}
+import { AGENT_PORT, agentEnv, vcpusFor, type AgentEnvOptions } from '../agent-environment.js';
 
 /** The runner image of a runtime; the built image for `dockerfile`. */
 export function agentImage(runtime: Runtime, cfg: OperatorConfig, builtImage: string): string {
@@ -38,52 +31,12 @@ export function builtImageName(deployment: AgentDeployment, cfg: OperatorConfig)
   return `${cfg.imageRegistry}/${deployment.metadata.namespace}/${deployment.spec.agentId}:v${deployment.spec.version}`;
 }
 
-/** Options of {@link agentPodSpec}. */
-export interface PodOptions {
-  mode: 'service' | 'run';
-  /** The run's own deployment id (SVC_SPAWN_ID when the run was spawned). */
-  runDeploymentId?: string;
-  spawned?: boolean;
-}
-
-/** The contract's injected environment (secrets come from envFrom). */
-export function agentEnv(
-  agent: Agent,
-  deployment: AgentDeployment,
-  cfg: OperatorConfig,
-  opts: PodOptions,
-): V1EnvVar[] {
-  const agentId = agent.metadata.name ?? '';
-  const config = deployment.spec.config;
-  const env: V1EnvVar[] = [
-    { name: 'SVC_AGENT_ID', value: agentId },
-    { name: 'SVC_AGENT_NAME', value: agent.spec.name },
-    { name: 'SVC_REGION', value: config.regions[0] ?? 'local' },
-    { name: 'SVC_MEMORY_MB', value: String(config.memoryMb) },
-    { name: 'SVC_VCPUS', value: String(vcpusFor(config.memoryMb)) },
-    { name: 'SVC_API_URL', value: cfg.publicApiUrl },
-    { name: 'SVC_VECTORS_URL', value: cfg.vectorsUrl },
-    { name: 'SVC_SPAWN_URL', value: `${cfg.publicApiUrl}/api/v1/agents/${agentId}/spawn` },
-    { name: 'SVC_DEPLOYMENT_ID', value: opts.runDeploymentId ?? deployment.metadata.name ?? '' },
-    { name: 'SVC_RUNTIME', value: config.runtime },
-    { name: 'SVC_AGENT_TYPE', value: config.agentType },
-    { name: 'SVC_MODE', value: opts.mode },
-    { name: 'PORT', value: String(AGENT_PORT) },
-  ];
-  if (config.entrypoint) env.push({ name: 'SVC_ENTRYPOINT', value: config.entrypoint });
-  if (opts.spawned && opts.runDeploymentId)
-    env.push({ name: 'SVC_SPAWN_ID', value: opts.runDeploymentId });
-  if (agent.spec.workspaceName)
-    env.push({ name: 'SVC_WORKSPACE', value: agent.spec.workspaceName });
-  return env;
-}
-
 /** The pod spec of an agent's service or run. */
 export function agentPodSpec(
   agent: Agent,
   deployment: AgentDeployment,
   cfg: OperatorConfig,
-  opts: PodOptions,
+  opts: AgentEnvOptions,
 ): V1PodSpec {
   const agentId = agent.metadata.name ?? '';
   const deploymentId = deployment.metadata.name ?? '';

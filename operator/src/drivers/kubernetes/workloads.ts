@@ -18,7 +18,8 @@ import {
 import { internalToken } from '../../../../common/internal-token.js';
 import { controllerRef } from '../../../../common/kube/owner.js';
 import type { OperatorConfig } from '../../config.js';
-import { AGENT_PORT, agentPodLabels, agentPodSpec, builtImageName } from './pod-template.js';
+import { AGENT_PORT } from '../agent-environment.js';
+import { agentPodLabels, agentPodSpec, builtImageName } from './pod-template.js';
 import { imageBuildContainer, podSecurity, restrictedContainer } from './security.js';
 
 function meta(name: string, owner: Agent | AgentDeployment, agentId: string, component: string) {

@@ -23,7 +23,7 @@ import type {
   TaskStatus,
   WorkloadDriver,
 } from '../driver.js';
-import { agentEnv } from '../kubernetes/pod-template.js';
+import { agentEnv } from '../agent-environment.js';
 import { AgentLauncher } from './agent-launcher.js';
 import { buildDeployment, relativeToCode } from './builder.js';
 import { LogShipper, type LogOwner } from './log-shipper.js';
@@ -233,7 +233,7 @@ export class LocalDriver implements WorkloadDriver {
   ): Promise<Record<string, string>> {
     const env: Record<string, string> = {};
     for (const variable of agentEnv(agent, deployment, this.cfg, { mode: 'service', ...extra })) {
-      if (variable.value !== undefined) env[variable.name] = variable.value;
+      env[variable.name] = variable.value;
     }
     const secret = async (name: string) => {
       try {

@@ -1,0 +1,49 @@
+import { describe, expect, it } from '@jest/globals';
+import {
+  agentDeploymentResource,
+  agentResource,
+} from '../../../test/factories/custom-resources.js';
+import { loadOperatorConfig } from '../config.js';
+import { agentEnv, vcpusFor } from './agent-environment.js';
+
+const cfg = loadOperatorConfig({ SVC_INTERNAL_SECRET: 'k3Jx9vQ2mZp7Lw4tR8nB1cY6hF0sD5gA' });
+
+describe('agentEnv', () => {
+  const agent = agentResource('svc-live-a', { name: 'hello', workspaceName: 'research' });
+  const deployment = agentDeploymentResource('svc-live-a', agent.metadata.name);
+  const asRecord = (vars: { name: string; value: string }[]) =>
+    Object.fromEntries(vars.map((v) => [v.name, v.value]));
+
+  it("gives a service the contract's variables", () => {
+    const env = asRecord(agentEnv(agent, deployment, cfg, { mode: 'service' }));
+    expect(env).toMatchObject({
+      SVC_AGENT_ID: agent.metadata.name,
+      SVC_AGENT_NAME: 'hello',
+      SVC_DEPLOYMENT_ID: deployment.metadata.name,
+      SVC_MEMORY_MB: '256',
+      SVC_VCPUS: '1',
+      SVC_RUNTIME: 'node22',
+      SVC_AGENT_TYPE: 'service',
+      SVC_MODE: 'service',
+      SVC_ENTRYPOINT: 'index.js',
+      SVC_WORKSPACE: 'research',
+      SVC_SPAWN_URL: `${cfg.publicApiUrl}/api/v1/agents/${agent.metadata.name}/spawn`,
+      PORT: '8080',
+    });
+    expect(env.SVC_SPAWN_ID).toBeUndefined();
+  });
+
+  it('names the run, and the spawn when the run was spawned', () => {
+    const runId = 'b2a3c4d5-0000-4000-8000-000000000002';
+    const env = asRecord(
+      agentEnv(agent, deployment, cfg, { mode: 'run', runDeploymentId: runId, spawned: true }),
+    );
+    expect(env).toMatchObject({ SVC_MODE: 'run', SVC_DEPLOYMENT_ID: runId, SVC_SPAWN_ID: runId });
+  });
+});
+
+describe('vcpusFor', () => {
+  it('gives one vCPU per 2 GiB, at least one', () => {
+    expect([128, 2048, 2049, 8192].map(vcpusFor)).toEqual([1, 1, 2, 4]);
+  });
+});
