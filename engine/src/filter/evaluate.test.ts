@@ -1,5 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { NO_INDEXES, matchesFilter } from './evaluate.js';
+import type { FilterContext } from './evaluate.js';
 import { parseFilter } from './parse.js';
 
 /** The ids among `points` that pass the filter. */
@@ -162,4 +163,93 @@ test('geo conditions: strict box, haversine radius, polygon with a hole', () => 
   });
   const polygon = { exterior: ring(9, 11), interiors: [ring(10.4, 10.6)] };
   expect(select(docs, { must: [{ key: 'g', geo_polygon: polygon }] })).toEqual([0]);
+});
+
+describe('is_empty and is_null on an indexed key answer for the whole point, as Qdrant’s index does', () => {
+  // What qdrant-edge 0.9.0 answered for these points, with and without an index on n[].k.
+  const docs: Record<string, unknown>[] = [
+    { n: [{ k: null }] }, // 0
+    { n: [{ k: null }, {}] }, // 1
+    { n: [{ k: [] }] }, // 2
+    { n: [{ k: [null] }] }, // 3
+    { n: [{ k: [null, 'a'] }] }, // 4
+    { n: [{ k: null }, { k: 'a' }] }, // 5
+    { n: [] }, // 6
+    {}, // 7
+    { n: [{ k: 'a' }, { k: [] }] }, // 8
+    { n: [{ k: 5 }] }, // 9
+  ];
+  const indexed: FilterContext = {
+    tokenizerFor: () => undefined,
+    fieldIndexes: new Map([['n[].k', {}]]),
+  };
+  const ids = (filter: unknown, context: FilterContext) => {
+    const parsed = parseFilter(filter)!;
+    return docs.flatMap((payload, id) => (matchesFilter(parsed, id, payload, context) ? [id] : []));
+  };
+  const CONDITIONS: [string, (k: string) => unknown][] = [
+    ['is_empty', (k) => ({ is_empty: { key: k } })],
+    ['is_null', (k) => ({ is_null: { key: k } })],
+    ['is_empty: true', (k) => ({ key: k, is_empty: true })],
+    ['is_empty: false', (k) => ({ key: k, is_empty: false })],
+    ['is_null: true', (k) => ({ key: k, is_null: true })],
+    ['is_null: false', (k) => ({ key: k, is_null: false })],
+  ];
+  const EXPECTED: Record<string, number[][]> = {
+    // nested without index, nested with, top level without, top level with
+    is_empty: [
+      [0, 1, 2, 5, 8],
+      [0, 1, 2],
+      [0, 1, 2, 6, 7],
+      [0, 1, 2, 6, 7],
+    ],
+    is_null: [
+      [0, 1, 3, 4, 5],
+      [0, 1, 3, 4, 5],
+      [0, 1, 3, 4, 5],
+      [0, 1, 3, 4, 5],
+    ],
+    'is_empty: true': [
+      [0, 1, 2, 5, 8],
+      [0, 1, 2],
+      [0, 1, 2, 5, 6, 7, 8],
+      [0, 1, 2, 6, 7],
+    ],
+    'is_empty: false': [
+      [3, 4, 5, 8, 9],
+      [3, 4, 5, 8, 9],
+      [3, 4, 5, 8, 9],
+      [3, 4, 5, 8, 9],
+    ],
+    'is_null: true': [
+      [0, 1, 3, 4, 5],
+      [0, 1, 3, 4, 5],
+      [0, 1, 3, 4, 5],
+      [0, 1, 3, 4, 5],
+    ],
+    'is_null: false': [
+      [1, 2, 5, 8, 9],
+      [2, 8, 9],
+      [2, 5, 6, 7, 8, 9],
+      [2, 6, 7, 8, 9],
+    ],
+  };
+
+  test('under must_not, nested asks each element even on an indexed key', () => {
+    const nested = { nested: { key: 'n', filter: { must: [{ is_empty: { key: 'k' } }] } } };
+    const passing = ids({ must_not: [nested] }, indexed);
+    const complement = docs.map((_, id) => id).filter((id) => !passing.includes(id));
+    expect(complement).toEqual([0, 1, 2, 5, 8]);
+  });
+
+  test.each(CONDITIONS)('%s', (name, condition) => {
+    const nested = { must: [{ nested: { key: 'n', filter: { must: [condition('k')] } } }] };
+    const top = { must: [condition('n[].k')] };
+    expect([
+      ids(nested, NO_INDEXES),
+      ids(nested, indexed),
+      ids(top, NO_INDEXES),
+      ids(top, indexed),
+    ]).toEqual(EXPECTED[name]);
+  });
 });

@@ -72,6 +72,29 @@ function bounds(rng: Prng, key: string, value: () => unknown): Json {
   return out;
 }
 
+/** A datetime in the looser spellings chrono (and so Qdrant) also reads. */
+function relaxedDatetime(rng: Prng): string {
+  const pad = (n: number) => String(n).padStart(2, '0');
+  const day = rng.int(1, 9);
+  const hour = rng.int(0, 23);
+  const minute = rng.int(0, 59);
+  const date = `2024-01-${pad(day)}`;
+  switch (rng.int(0, 5)) {
+    case 0:
+      return `2024-1-${day}`;
+    case 1:
+      return `${date}T${hour}:${minute}`;
+    case 2:
+      return `${date} ${pad(hour)}:${pad(minute)}:00 UTC`;
+    case 3:
+      return `${date}T${pad(hour)}:${pad(minute)}:00 +0130`;
+    case 4:
+      return ` ${date}T${pad(hour)}:${pad(minute)}:07.1234567Z`;
+    default:
+      return `${date}t${pad(hour)}:${pad(minute)}:00-02`;
+  }
+}
+
 /** Beginnings and pieces of the keywords, texts and UUIDs the payloads hold. */
 function keywordPiece(rng: Prng, uuids: string[]): string {
   const whole = rng.pick([...KEYWORDS, ...TEXT_WORDS, ...uuids.slice(0, 2)]);
@@ -107,7 +130,8 @@ function fieldCondition(rng: Prng, uuids: string[]): Json {
     }
     case 5: {
       const key = rng.pick(['dt', 'dt[]', 'mixed']);
-      return { key, range: bounds(rng, key, () => randomDatetime(rng)) };
+      const bound = () => (rng.chance(0.3) ? relaxedDatetime(rng) : randomDatetime(rng));
+      return { key, range: bounds(rng, key, bound) };
     }
     case 6: {
       const a = randomGeo(rng);
