@@ -321,8 +321,6 @@ describe('envelope of unmatched requests', () => {
     '/points/discover',
     '/points/discover/batch',
     '/points/batch',
-    '/points/search/groups',
-    '/points/query/groups',
     '/points/search/matrix/pairs',
     '/points/search/matrix/offsets',
     '/facet',

@@ -22,12 +22,25 @@ const SYNTAX_ERROR =
   /JSON at position|is not valid JSON|end of JSON input|EOF while parsing|expected `|expected value|expected ident|invalid escape|invalid number|number out of range|invalid unicode|control character|key must be a string|trailing comma|trailing characters|hex escape/i;
 
 /**
+ * Valid JSON of the wrong shape, whose wording can contain a syntax marker
+ * (serde's "unknown field `x`, expected `a` or `b`"): a 400 about the
+ * request, not MALFORMED_JSON.
+ */
+const SHAPE_ERROR =
+  /unknown field `|unknown variant `|missing field `|duplicate field `|invalid type:|did not match any variant/;
+
+/**
  * Whether the engine refused the body as JSON that does not parse. The
  * gateway copies vectors to the engine without parsing them, so the engine
  * is where a malformed number inside one is found; it is still MALFORMED_JSON.
  */
 export function isJsonSyntaxError(status: number, message: string): boolean {
-  return status === 400 && BODY_ERROR.test(message) && SYNTAX_ERROR.test(message);
+  return (
+    status === 400 &&
+    BODY_ERROR.test(message) &&
+    SYNTAX_ERROR.test(message) &&
+    !SHAPE_ERROR.test(message)
+  );
 }
 
 /** The error to throw for an engine response with status >= 400. */

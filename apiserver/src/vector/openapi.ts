@@ -218,6 +218,16 @@ export const VECTOR_OPERATIONS: readonly VectorOperation[] = [
   point('post', '/points/query/batch', 'Several queries {searches}; each capped as one query'),
   point(
     'post',
+    '/points/query/groups',
+    `Grouped query {query?, prefetch?, filter?, group_by, group_size?, limit? (groups, at most ${MAX_LIMIT}), ...}; with_lookup is 400 (not supported)`,
+  ),
+  point(
+    'post',
+    '/points/search/groups',
+    `Grouped search {vector, group_by, group_size, limit (groups, at most ${MAX_LIMIT}), filter?, ...}; with_lookup is 400 (not supported)`,
+  ),
+  point(
+    'post',
     '/points/scroll',
     `Page through points {limit? (at most ${MAX_LIMIT}), offset? (a point id), filter?, ...}`,
   ),
@@ -359,8 +369,9 @@ export function vectorOpenApi(): Record<string, unknown> {
       description:
         'Collections, points, payloads, payload indexes and payload schemas, tenant-scoped. Errors are {error:{code,message,...}}; switch on error.code. Point routes relay the engine (Qdrant REST shapes). ' +
         'Official Qdrant clients: every route is under /api/v1, so set the client\'s base path: Python QdrantClient(url="https://<vectors host>", prefix="api/v1", api_key=KEY, port=None) (port=None keeps the client from adding 6333 to a URL without a port; check_compatibility=False skips its version probe, which this API does not answer), JS new QdrantClient({url, prefix: "/api/v1", apiKey: KEY, checkCompatibility: false}). The key goes in Authorization: Bearer <key> or in the api-key header the clients send for their key option; when both are sent, api-key is read, as Qdrant reads it. Create collections with POST /api/v1/collections: the clients\' own create (PUT /collections/{name}) is 405. ' +
-        'Unsupported engine endpoints answer 404 NOT_FOUND "Unsupported endpoint" before authentication: snapshots, telemetry, metrics, cluster, locks, shards, aliases, issues, points/recommend, points/discover, points/batch, facet, points/search/groups, points/query/groups, points/search/matrix, points/vectors/delete. A path that exists answers a method it does not take (TRACE included) with 405 METHOD_NOT_ALLOWED and an Allow header; OPTIONS answers 204 with Allow. ' +
+        'Unsupported engine endpoints answer 404 NOT_FOUND "Unsupported endpoint" before authentication: snapshots, telemetry, metrics, cluster, locks, shards, aliases, issues, points/recommend, points/discover (use points/query with recommend or discover), points/batch, facet, points/search/matrix, points/vectors/delete. A path that exists answers a method it does not take (TRACE included) with 405 METHOD_NOT_ALLOWED and an Allow header; OPTIONS answers 204 with Allow. ' +
         `Bodies: a declared Content-Type other than application/json or application/*+json is 415 MALFORMED_JSON (the contract has no media-type code; a body without Content-Type is read as JSON); nesting deeper than ${MAX_JSON_DEPTH} levels of arrays and objects (Qdrant's parser's limit) is 400 MALFORMED_JSON with max; a number beyond a 64-bit float (1e400, anywhere: vectors, payloads, queries) is 400 VALIDATION_ERROR naming the field, never stored as infinity or null. Member names are read as parsed, so a name spelled with escapes ("lookup\\u005ffrom") is the same name: lookup_from always names one of your collections. ` +
+        'Engine bodies are read strictly, as Qdrant 1.16 reads them: a field the request does not have ("lmit") or an enum value it does not have is 400 BAD_REQUEST "Format error in JSON body: unknown field `lmit`, expected one of ..." (or "unknown variant"); a field Qdrant has and the engine does not implement is 400 BAD_REQUEST "`<field>` is not supported by this engine", never ignored. Implemented and checked against Qdrant\'s core (qdrant-edge): the query API\'s nearest (a vector or a point id), prefetch (nested) with fusion rrf (k, weights) and dbsf, recommend (average_vector, best_score, sum_scores), discover, context, order_by (start_from), sample random, lookup_from, score_threshold, offset; query and search groups; upsert update_filter and update_mode; vector update update_filter; scroll order_by with start_from; with_vector and its alias with_vectors on query and scroll (search and retrieve drop with_vectors, per the contract). Not supported (400 saying so): shard_key, named, sparse and multi vectors, inference inputs (text, image, object), query mmr and formula, groups with_lookup, params.indexed_only true, params.acorn enable true, scroll offset together with order_by (as in Qdrant). ' +
         `Paging: limit is at most ${MAX_LIMIT} on search, query (and each prefetch) and scroll, offset at most ${MAX_OFFSET} on search and query (a scroll's offset is a point id); over it is 400 VALIDATION_ERROR with field and max. ` +
         'Attested keys: __svc_agent_id and __svc_deployment_id come back on every read that selects the payload. A merge or payload-key delete by a user key stamps them null, which the engine (as Qdrant) stores as absent; reads put them back as null, so filter for points last written by a user key with is_empty on __svc_agent_id rather than is_null. ' +
         'Consistency: a revoked key or a suspension takes effect here within 5 s (resolved keys are cached); the per-minute limit is exact per replica and may admit what other replicas admitted in the last 250 ms; the storage cap uses an estimate (points x (4 x size + average payload bytes)) refreshed every 10 s, with writes meanwhile added.',

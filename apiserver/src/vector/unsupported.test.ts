@@ -20,8 +20,6 @@ describe('isUnsupportedEndpoint', () => {
     '/api/v1/collections/docs/points/batch',
     '/api/v1/workspaces/team/collections/docs/points/batch',
     '/api/v1/collections/docs/facet',
-    '/api/v1/collections/docs/points/search/groups',
-    '/api/v1/collections/docs/points/query/groups',
     '/api/v1/collections/docs/points/search/matrix/pairs',
     '/api/v1/collections/docs/points/search/matrix/offsets',
     '/api/v1/collections/docs/points/vectors/delete',

@@ -2,9 +2,9 @@
  * Engine endpoints the service deliberately does not offer: 404 NOT_FOUND
  * "Unsupported endpoint", before authentication, since retrying with a key
  * would not help. Snapshots, telemetry, metrics, cluster, locks and shards
- * (the contract's list); recommend, discover, the update batch, facets,
- * search and query groups, the search matrix and vector deletion (the engine
- * has none of them); aliases and issues (names across collections, and the
+ * (the contract's list); recommend and discover (the engine answers them
+ * through points/query), the update batch, facets (a collection route the
+ * contract does not list), the search matrix and vector deletion; aliases and issues (names across collections, and the
  * server's own state, which tenants do not share).
  */
 import type { Middleware } from 'koa';
@@ -14,7 +14,7 @@ const UNSUPPORTED = [
   /^\/(?:snapshots|telemetry|metrics|cluster|locks|aliases|issues)(?:\/|$)/,
   /^\/collections\/[^/]+\/(?:snapshots|shards|cluster|facet|aliases)(?:\/|$)/,
   /^\/collections\/[^/]+\/points\/(?:snapshots|shards|recommend|discover|batch)(?:\/|$)/,
-  /^\/collections\/[^/]+\/points\/(?:search|query)\/(?:groups|matrix)(?:\/|$)/,
+  /^\/collections\/[^/]+\/points\/search\/matrix(?:\/|$)/,
   /^\/collections\/[^/]+\/points\/vectors\/delete$/,
 ];
 

@@ -149,6 +149,25 @@ export const ROUTES: readonly PointRoute[] = [
     prepare: (body) => void delete body.with_vectors,
     parseWhen: ['with_vectors'],
   },
+  // Grouped reads: the engine groups; `limit` counts groups and is capped like a search's.
+  {
+    method: 'post',
+    path: '/points/search/groups',
+    engineMethod: 'POST',
+    enginePath: () => '/points/search/groups',
+    paging: 'search',
+    hasBody: true,
+  },
+  {
+    method: 'post',
+    path: '/points/query/groups',
+    engineMethod: 'POST',
+    enginePath: () => '/points/query/groups',
+    paging: 'query',
+    hasBody: true,
+    prepare: rewriteLookupsFor,
+    parseWhen: ['lookup_from'],
+  },
   {
     method: 'post',
     path: '/points/search/batch',

@@ -96,6 +96,14 @@ export async function streamUpsert(
           fields: { field: 'batch' },
         });
       }
+      // A condition must guard every batch: one read after a batch was forwarded
+      // (a body of more than one batch with it after `points`) is refused.
+      if (CONDITIONS.has(key) && last !== null) {
+        throw new VectorValidationError(
+          `${key} must come before points in an upsert of more than ${limits.batchPoints} points; the points before it were written unconditionally.`,
+          { fields: { field: key } },
+        );
+      }
       checkFiniteValue(value, key);
       extra[key] = value;
     },
@@ -160,6 +168,9 @@ export async function streamUpsert(
   }
   return last!;
 }
+
+/** Members that make the upsert conditional (Qdrant's `update_filter`, `update_mode`). */
+const CONDITIONS = new Set(['update_filter', 'update_mode']);
 
 const COMMA = Buffer.from(',');
 const POINTS_HEAD = Buffer.from('{"points":[');
