@@ -79,7 +79,7 @@ function relaxedDatetime(rng: Prng): string {
   const hour = rng.int(0, 23);
   const minute = rng.int(0, 59);
   const date = `2024-01-${pad(day)}`;
-  switch (rng.int(0, 5)) {
+  switch (rng.int(0, 6)) {
     case 0:
       return `2024-1-${day}`;
     case 1:
@@ -90,8 +90,10 @@ function relaxedDatetime(rng: Prng): string {
       return `${date}T${pad(hour)}:${pad(minute)}:00 +0130`;
     case 4:
       return ` ${date}T${pad(hour)}:${pad(minute)}:07.1234567Z`;
+    case 5:
+      return `${date}T${pad(hour)}:${pad(minute)}:00-02`;
     default:
-      return `${date}t${pad(hour)}:${pad(minute)}:00-02`;
+      return `${date}t${pad(hour)}:${pad(minute)}:00+02:00`;
   }
 }
 
