@@ -43,7 +43,7 @@ export function agentResource(namespace: string, overrides: Partial<Agent['spec'
 /** A valid `AgentDeployment` (version 1 of `agentId`) named by a fresh UUID. */
 export function agentDeploymentResource(
   namespace: string,
-  agentId = randomUUID(),
+  agentId: string = randomUUID(),
 ): AgentDeployment {
   return {
     apiVersion: API_GROUP_VERSION,

@@ -261,7 +261,12 @@ async function resourcesOf(
   const deployment: AgentDeployment = {
     apiVersion: 'svc.dev/v1alpha1',
     kind: 'AgentDeployment',
-    metadata: { name: '00000000-0000-4000-8000-000000000001', namespace: flow.owner.namespace },
+    // Never created: the pod specs built from it go to admission as dry runs.
+    metadata: {
+      name: '00000000-0000-4000-8000-000000000001',
+      namespace: flow.owner.namespace,
+      uid: '00000000-0000-4000-8000-0000000000aa',
+    },
     spec: {
       agentId: agent.id,
       version: 1,

@@ -17,32 +17,66 @@ import type { OperatorConfig } from '../config.js';
 import type { WorkloadDriver } from '../drivers/driver.js';
 import type { CustomResourceClient } from '../../../common/kube/custom-resources.js';
 import type { ReconcileResult } from '../../../common/kube/index.js';
+import {
+  CHILD_SOURCES,
+  refOf,
+  watchFor,
+  watchOwned,
+  type Controller,
+  type Enqueue,
+  type ObjectRef,
+  type Watch,
+} from '../control-loop/controller.js';
+import type { RunController } from './run.js';
 import { byAge, newest, stateOf, type ClusterView } from './views.js';
-
-/** Enqueues related work: an agent, or every queued deployment. */
-export interface Enqueue {
-  agent(namespace: string, agentId: string): void;
-  queuedDeployments(): void;
-}
 
 const now = () => new Date().toISOString();
 const POLL_MS = 5000;
 
-/** The AgentDeployment reconciler. */
-export class AgentDeploymentController {
+/**
+ * Whether a deployment in this state may have freed a build slot: any state but
+ * waiting for one or holding one.
+ */
+function holdsNoBuildSlot(d: AgentDeployment): boolean {
+  return !d.spec.ephemeral && !['queued', 'building'].includes(stateOf(d));
+}
+
+/** The AgentDeployment reconciler: versions here, runs by the run controller. */
+export class AgentDeploymentController implements Controller {
+  readonly kind = 'AgentDeployment';
+
+  /**
+   * Its own objects and the Jobs and Deployments they own; and when a deployment
+   * leaves (or never held) a build slot, every queued one, since one may start now.
+   */
+  readonly watches: readonly Watch[] = [
+    watchFor('agentdeployments'),
+    { source: 'agentdeployments', map: (d) => (holdsNoBuildSlot(d) ? this.waitingForSlot() : []) },
+    ...watchOwned('AgentDeployment', CHILD_SOURCES),
+  ];
+
   constructor(
     private readonly deps: {
       resources: CustomResourceClient;
       driver: WorkloadDriver;
       view: ClusterView;
       cfg: Pick<OperatorConfig, 'buildConcurrency'>;
+      runs: RunController;
       enqueue: Enqueue;
       log: Logger;
     },
   ) {}
 
-  /** Reconciles `namespace/name`. */
-  async reconcile(namespace: string, name: string): Promise<ReconcileResult> {
+  /** The versions waiting for a build slot. */
+  private waitingForSlot(): ObjectRef[] {
+    return this.deps.view
+      .deployments()
+      .filter((d) => stateOf(d) === 'queued' && !d.spec.ephemeral)
+      .map(refOf);
+  }
+
+  /** Reconciles the AgentDeployment `ref`. */
+  async reconcile({ namespace, name }: ObjectRef): Promise<ReconcileResult> {
     const { resources, driver, enqueue } = this.deps;
     const d = await resources.get('AgentDeployment', namespace, name);
     if (!d || d.metadata.deletionTimestamp) {
@@ -51,7 +85,7 @@ export class AgentDeploymentController {
       await driver.forgetDeployment(namespace, name);
       return;
     }
-    if (d.spec.ephemeral) return;
+    if (d.spec.ephemeral) return this.deps.runs.reconcile(d);
     const state = stateOf(d);
     if (isFinalState(state)) return;
     const agent = await resources.get('Agent', namespace, d.spec.agentId);
@@ -87,8 +121,6 @@ export class AgentDeploymentController {
             builtAt: now(),
             ...(build.imageSizeMb ? { imageSizeMb: build.imageSizeMb } : {}),
           });
-          enqueue.queuedDeployments();
-          enqueue.agent(namespace, d.spec.agentId);
           return;
         }
         return { requeueAfter: POLL_MS };
@@ -114,13 +146,12 @@ export class AgentDeploymentController {
               'failed',
               `The new version did not become healthy: ${serving.failed}`,
             );
-            enqueue.agent(namespace, d.spec.agentId);
             return;
           }
           if (serving.ready) return this.activate(d, siblings);
         }
         // The agent controller rolls the workload out; its progress brings this deployment back.
-        enqueue.agent(namespace, d.spec.agentId);
+        enqueue('Agent', { namespace, name: d.spec.agentId });
         return { requeueAfter: POLL_MS };
       }
     }
@@ -150,7 +181,6 @@ export class AgentDeploymentController {
       // The status write first: if it conflicts, no Job was started; the Job's name makes a retry idempotent.
       await this.setStatus(d, { state: 'building', queuePosition: null, startedAt: now() });
       await this.deps.driver.startBuild(agent, d);
-      this.deps.enqueue.agent(d.metadata.namespace ?? '', d.spec.agentId);
       return { requeueAfter: POLL_MS };
     }
     const queuePosition = position - Math.max(slots, 0) + 1;
@@ -182,7 +212,6 @@ export class AgentDeploymentController {
         if (fresh && stateOf(fresh) === 'active') await this.finish(fresh, replaced, null);
       }
     }
-    this.deps.enqueue.agent(d.metadata.namespace ?? '', d.spec.agentId);
     return;
   }
 
@@ -198,8 +227,6 @@ export class AgentDeploymentController {
       isServing: false,
       ...(message ? { errorMessage: message } : {}),
     });
-    this.deps.enqueue.queuedDeployments();
-    this.deps.enqueue.agent(d.metadata.namespace ?? '', d.spec.agentId);
     this.deps.log.info('deployment finished', {
       deployment: d.metadata.name,
       state,

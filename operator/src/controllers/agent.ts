@@ -17,6 +17,15 @@ import type { ServingStatus, WorkloadDriver } from '../drivers/driver.js';
 import type { CustomResourceClient } from '../../../common/kube/custom-resources.js';
 import type { ReconcileResult } from '../../../common/kube/index.js';
 import {
+  CHILD_SOURCES,
+  watchFor,
+  watchOwned,
+  type Controller,
+  type Enqueue,
+  type ObjectRef,
+  type Watch,
+} from '../control-loop/controller.js';
+import {
   agentStatusFor,
   agentUrl,
   cronFields,
@@ -31,21 +40,33 @@ const LOST_MESSAGE =
   'The compute plane has no app for this agent. Its code, secrets and address are kept; redeploy to restore it.';
 
 /** The Agent reconciler. */
-export class AgentController {
+export class AgentController implements Controller {
+  readonly kind = 'Agent';
+
+  /** Its own objects, its deployments and runs (their states make its status), and its workloads. */
+  readonly watches: readonly Watch[] = [
+    watchFor('agents'),
+    {
+      source: 'agentdeployments',
+      map: (d) => [{ namespace: d.metadata.namespace ?? '', name: d.spec.agentId }],
+    },
+    ...watchOwned('Agent', CHILD_SOURCES),
+  ];
+
   constructor(
     private readonly deps: {
       resources: CustomResourceClient;
       driver: WorkloadDriver;
       view: ClusterView;
       cfg: Pick<OperatorConfig, 'agentDomain' | 'agentScheme' | 'agentPort'>;
-      enqueueDeployment: (namespace: string, name: string) => void;
+      enqueue: Enqueue;
       log: Logger;
       now?: () => Date;
     },
   ) {}
 
-  /** Reconciles `namespace/name`. */
-  async reconcile(namespace: string, name: string): Promise<ReconcileResult> {
+  /** Reconciles the Agent `ref`. */
+  async reconcile({ namespace, name }: ObjectRef): Promise<ReconcileResult> {
     const agent = await this.deps.resources.get('Agent', namespace, name);
     if (!agent || agent.metadata.deletionTimestamp) {
       // Owner references collect its Kubernetes objects; the driver removes the rest.
@@ -111,7 +132,10 @@ export class AgentController {
           );
           // The deployment being rolled out moves on when its workload is ready.
           if (versions.rolling)
-            this.deps.enqueueDeployment(namespace, versions.rolling.metadata.name ?? '');
+            this.deps.enqueue('AgentDeployment', {
+              namespace,
+              name: versions.rolling.metadata.name ?? '',
+            });
         }
       }
       if (!lost && agent.spec.schedule) {

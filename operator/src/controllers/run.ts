@@ -26,15 +26,13 @@ export class RunController {
     },
   ) {}
 
-  /** Reconciles the run `namespace/name`. */
-  async reconcile(namespace: string, name: string): Promise<ReconcileResult> {
+  /**
+   * Reconciles `run`, as just read by the AgentDeployment controller (which
+   * handles its deletion).
+   */
+  async reconcile(run: AgentDeployment): Promise<ReconcileResult> {
     const { resources, driver } = this.deps;
-    const run = await resources.get('AgentDeployment', namespace, name);
-    if (!run || run.metadata.deletionTimestamp) {
-      await driver.forgetDeployment(namespace, name);
-      return;
-    }
-    if (!run.spec.ephemeral) return;
+    const namespace = run.metadata.namespace ?? '';
     if (isFinalState(stateOf(run))) return;
     const agent = await resources.get('Agent', namespace, run.spec.agentId);
     if (!agent) return;
