@@ -6,10 +6,10 @@
  */
 import { passesThreshold, reportedScore } from '../distance.js';
 import type { Filter } from '../filter/types.js';
+import { planFilter } from '../index/filter-plan.js';
 import type { PointId } from '../point-id.js';
 import type { Collection } from '../store/collection.js';
-import { SCAN_CHUNK } from '../store/vector-arena.js';
-import { filterCandidates } from './candidates.js';
+import { GATHER_MAX, SCAN_CHUNK } from '../store/vector-arena.js';
 import { TopK } from './top-k.js';
 
 /** A parsed search. */
@@ -32,6 +32,15 @@ export interface Hit {
   score: number;
 }
 
+/**
+ * Points a filter may pass and still be searched by scoring its matches directly: Qdrant's
+ * `full_scan_threshold` is in kilobytes of vectors, so the count depends on the dimension.
+ */
+export function fullScanPoints(collection: Collection): number {
+  const { config } = collection;
+  return Math.floor((config.hnsw.fullScanThreshold * 1024) / (config.size * 4));
+}
+
 /** Searches a collection; hits best first, after `offset`. */
 export function search(collection: Collection, query: SearchQuery): Hit[] {
   const { points, config } = collection;
@@ -47,14 +56,11 @@ export function search(collection: Collection, query: SearchQuery): Hit[] {
 
   let found: { score: number; slot: number }[];
   const index = collection.vectorIndex;
-  const candidates = filter ? filterCandidates(collection, filter) : undefined;
-  const threshold = config.hnsw.fullScanThreshold;
-  const selective = candidates
-    ? candidates.size <= threshold
-    : filter !== undefined && index.ready && estimateMatches(collection, filter) <= threshold;
+  const threshold = fullScanPoints(collection);
   const q = points.vectors.placeQuery(query.vector);
-  if (!index.ready || query.exact || selective) {
-    found = exactSearch(collection, q, k, accept, candidates);
+  const plan = filter ? planFilter(collection, filter, threshold) : undefined;
+  if (!index.ready || query.exact || (plan && plan.matches <= threshold)) {
+    found = exactSearch(collection, q, k, accept, plan?.candidates);
   } else {
     const ef = Math.max(query.hnswEf ?? config.hnsw.efConstruct, k);
     found = index.search(q, k, ef, accept);
@@ -69,22 +75,6 @@ export function search(collection: Collection, query: SearchQuery): Hit[] {
     hits.push({ slot, score: reported });
   }
   return hits.slice(query.offset);
-}
-
-/** Estimates how many live points pass a filter from a deterministic sample of slots. */
-function estimateMatches(collection: Collection, filter: Filter): number {
-  const { points } = collection;
-  const n = points.slotCount;
-  const samples = Math.min(n, 512);
-  let live = 0;
-  let passed = 0;
-  for (let i = 0; i < samples; i++) {
-    const slot = Math.floor(((i + 0.5) * n) / samples);
-    if (!points.alive[slot]) continue;
-    live++;
-    if (collection.slotMatches(slot, filter)) passed++;
-  }
-  return live === 0 ? 0 : (passed / live) * points.liveCount;
 }
 
 /**
@@ -102,7 +92,26 @@ export function exactSearch(
   const arena = collection.points.vectors;
   const top = new TopK(k);
   if (candidates) {
-    for (const slot of candidates) if (accept(slot)) top.push(arena.similarity(slot, q), slot);
+    // Scored GATHER_MAX at a time in one kernel call; the filter is checked only on a slot
+    // that would enter the top k, as in the full scan below.
+    const { gather, gatherIds, gatherScores } = arena.space;
+    const flush = (count: number) => {
+      gather(q, count);
+      for (let i = 0; i < count; i++) {
+        const score = gatherScores[i]!;
+        const slot = gatherIds[i]!;
+        if (score > top.threshold && accept(slot)) top.push(score, slot);
+      }
+    };
+    let count = 0;
+    for (const slot of candidates) {
+      gatherIds[count++] = slot;
+      if (count === GATHER_MAX) {
+        flush(count);
+        count = 0;
+      }
+    }
+    if (count > 0) flush(count);
     return top.sorted();
   }
   const end = collection.points.slotCount;

@@ -1,0 +1,60 @@
+import { afterEach, expect, test } from '@jest/globals';
+import { seededRandom } from '../../../common/seeded-random.js';
+import { parseFilter } from '../filter/parse.js';
+import { search } from '../search/search.js';
+import { Collection } from '../store/collection.js';
+import { newCollectionConfig } from '../store/collection-config.js';
+import { planFilter } from './filter-plan.js';
+
+const DIM = 8;
+const N = 2000;
+const random = seededRandom(7);
+const randomVector = () => Float32Array.from({ length: DIM }, () => random() * 2 - 1);
+const open: Collection[] = [];
+afterEach(() => open.splice(0).forEach((c) => c.close()));
+let seq = 0;
+
+/** A collection of N points with payload `{bucket: id % 100}` and an index on it. */
+function collection(): Collection {
+  const c = new Collection(newCollectionConfig('c', DIM, 'Euclid'), {
+    threshold: Infinity,
+    idleMs: 600_000,
+    onError: (error) => {
+      throw error;
+    },
+  });
+  open.push(c);
+  c.apply({ type: 'create_index', field: 'bucket', schema: { type: 'integer' } }, ++seq);
+  const points = Array.from({ length: N }, (_, id) => ({
+    id,
+    vector: randomVector(),
+    payload: { bucket: id % 100 },
+  }));
+  c.apply({ type: 'upsert', points }, ++seq);
+  return c;
+}
+
+const below = (n: number) => parseFilter({ must: [{ key: 'bucket', range: { lt: n } }] })!;
+
+test('a selective filter lists its candidates from the payload index, a broad one does not', () => {
+  const c = collection();
+  const selective = planFilter(c, below(5), 200);
+  expect(selective.matches).toBe(100);
+  expect(
+    [...selective.candidates!].every((slot) => (c.points.payloads[slot]!.bucket as number) < 5),
+  ).toBe(true);
+  const broad = planFilter(c, below(50), 200);
+  expect(broad.candidates).toBeUndefined();
+  expect(broad.matches).toBeGreaterThan(400);
+});
+
+test('a plan is forgotten after a write, so new matches are found', () => {
+  const c = collection();
+  const filter = below(1);
+  expect(planFilter(c, filter, 200).matches).toBe(20);
+  const vector = randomVector();
+  c.apply({ type: 'upsert', points: [{ id: N, vector, payload: { bucket: 0 } }] }, ++seq);
+  expect(planFilter(c, filter, 200).matches).toBe(21);
+  const [hit] = search(c, { vector, limit: 1, offset: 0, exact: false, filter });
+  expect(c.points.ids[hit!.slot]).toBe(N);
+});

@@ -1,0 +1,94 @@
+/**
+ * How a filtered search finds its points, after Qdrant's query planner: a filter that few
+ * points pass is answered by scoring its matches directly (the payload index lists them),
+ * a broad one by walking the graph and skipping the points it rejects.
+ *
+ * Plans are kept per collection until its next write or vacuum, as a search engine's filter
+ * cache is: the same filter on every query of a workload (a tenant, a category) then costs
+ * one sample and one payload-index lookup, not one per query. Only small candidate lists
+ * are kept, so the cache stays under `CACHED_FILTERS * threshold` slots.
+ */
+import type { Filter } from '../filter/types.js';
+import { filterCandidates } from '../search/candidates.js';
+import type { Collection } from '../store/collection.js';
+
+/** What a search needs to know about its filter. */
+export interface FilterPlan {
+  /** Live points the filter passes, counted when the payload index could, else estimated. */
+  matches: number;
+  /**
+   * The slots that may pass, in slot order, when a payload index lists them and they are
+   * at most the threshold; every one must still be checked against the filter.
+   */
+  candidates: Int32Array | undefined;
+}
+
+const SAMPLES = 512;
+const CACHED_FILTERS = 64;
+
+interface PlanCache {
+  seq: number;
+  slotCount: number;
+  threshold: number;
+  plans: Map<string, FilterPlan>;
+}
+
+const caches = new WeakMap<Collection, PlanCache>();
+
+/** JSON of a parsed filter's parts: sets as lists, big integers as strings. */
+function keyPart(_key: string, value: unknown): unknown {
+  if (value instanceof Set) return [...(value as Set<unknown>)];
+  return typeof value === 'bigint' ? String(value) : value;
+}
+
+/** Estimates how many live points pass a filter from a deterministic sample of slots. */
+function estimateMatches(collection: Collection, filter: Filter): number {
+  const { points } = collection;
+  const n = points.slotCount;
+  const samples = Math.min(n, SAMPLES);
+  let live = 0;
+  let passed = 0;
+  for (let i = 0; i < samples; i++) {
+    const slot = Math.floor(((i + 0.5) * n) / samples);
+    if (!points.alive[slot]) continue;
+    live++;
+    if (collection.slotMatches(slot, filter)) passed++;
+  }
+  return live === 0 ? 0 : (passed / live) * points.liveCount;
+}
+
+/** Plans a filter, `threshold` being the most matches that are scored directly. */
+function makePlan(collection: Collection, filter: Filter, threshold: number): FilterPlan {
+  const estimate = estimateMatches(collection, filter);
+  // Building a candidate set of half the collection costs more than a graph search does,
+  // so a filter the sample finds broad is not looked up at all.
+  if (estimate > 2 * threshold) return { matches: estimate, candidates: undefined };
+  const set = filterCandidates(collection, filter);
+  if (!set) return { matches: estimate, candidates: undefined };
+  if (set.size > threshold) return { matches: set.size, candidates: undefined };
+  return { matches: set.size, candidates: Int32Array.from(set).sort() };
+}
+
+/** The plan of a filter on a collection as it is now. */
+export function planFilter(collection: Collection, filter: Filter, threshold: number): FilterPlan {
+  const { lastSeq, points } = collection;
+  let cache = caches.get(collection);
+  // A write changes which points pass; a vacuum (which drops slots) moves them.
+  if (
+    !cache ||
+    cache.seq !== lastSeq ||
+    cache.slotCount !== points.slotCount ||
+    cache.threshold !== threshold
+  ) {
+    cache = { seq: lastSeq, slotCount: points.slotCount, threshold, plans: new Map() };
+    caches.set(collection, cache);
+  }
+  const key = JSON.stringify(filter, keyPart);
+  let plan = cache.plans.get(key);
+  if (!plan) {
+    plan = makePlan(collection, filter, threshold);
+    if (cache.plans.size >= CACHED_FILTERS) cache.plans.clear();
+    cache.plans.set(key, plan);
+  }
+  return plan;
+}
