@@ -18,7 +18,7 @@
  * Needs the venv: `node hack/python/ensure-venv.mjs`. Sizes come from the environment:
  *
  *   BENCH_POINTS=100000 BENCH_QUERIES=200 BENCH_SETS=clustered-128,uniform-128,clustered-768 \
- *   BENCH_EFS=10,16,24,32,48,64,96,128,192,256 BENCH_CLIENTS=8 BENCH_HTTP=1 \
+ *   BENCH_EFS=10,16,24,32,48,64,96,128,192,256,384,512,768 BENCH_CLIENTS=8 BENCH_HTTP=1 \
  *   node --import tsx bench/engine-vs-qdrant-edge.ts
  *
  * A quick run: BENCH_POINTS=20000 BENCH_QUERIES=100 BENCH_SETS=clustered-128,uniform-128.
@@ -38,9 +38,15 @@ const env = process.env;
 const POINTS = Number(env.BENCH_POINTS ?? 100_000);
 const QUERIES = Number(env.BENCH_QUERIES ?? 200);
 const SETS = (env.BENCH_SETS ?? 'clustered-128,uniform-128,clustered-768').split(',');
-const EFS = (env.BENCH_EFS ?? '10,16,24,32,48,64,96,128,192,256').split(',').map(Number);
+const EFS = (env.BENCH_EFS ?? '10,16,24,32,48,64,96,128,192,256,384,512,768')
+  .split(',')
+  .map(Number);
 const CLIENTS = Number(env.BENCH_CLIENTS ?? 8);
-const HTTP = env.BENCH_HTTP !== '0';
+/** Data sets also measured over HTTP: `1` all, `0` none, or a list of names. */
+const HTTP = env.BENCH_HTTP ?? '1';
+const httpFor = (name: string) => HTTP === '1' || HTTP.split(',').includes(name);
+/** The curve stops once both sides reach this recall: higher `ef` says nothing more. */
+const CURVE_END_RECALL = 0.99;
 const K = 10;
 const TARGET_RECALL = 0.95;
 const SELECTIVITIES = [1, 10, 50];
@@ -172,9 +178,11 @@ async function benchHttp(
       field_name: 'bucket',
       field_schema: 'integer',
     });
+    // About 1 MB of JSON per request, under the engine's body limit at any dimension.
+    const batch = Math.max(50, Math.floor(128_000 / dim));
     const started = performance.now();
-    for (let i = 0; i < base.length; i += 1000) {
-      const points = base.slice(i, i + 1000).map((v, j) => ({
+    for (let i = 0; i < base.length; i += batch) {
+      const points = base.slice(i, i + batch).map((v, j) => ({
         id: i + j,
         vector: Array.from(v),
         payload: { bucket: (i + j) % BUCKETS },
@@ -338,6 +346,12 @@ async function benchSet(name: string): Promise<SetResult> {
       const q = await edgeSearch({ hnsw_ef: ef });
       curves.engine.push({ ef, ...summary(e.latencies), recall: recall(e.ids, truth) });
       curves.edge.push({ ef, ...summary(q.latencies), recall: recall(q.ids, truth) });
+      if (
+        curves.engine.at(-1)!.recall >= CURVE_END_RECALL &&
+        curves.edge.at(-1)!.recall >= CURVE_END_RECALL
+      ) {
+        break;
+      }
     }
     console.log('  ef   engine recall   QPS    p99 ms | edge recall   QPS    p99 ms');
     curves.engine.forEach((e, i) => {
@@ -347,7 +361,7 @@ async function benchSet(name: string): Promise<SetResult> {
       console.log(`${String(e.ef).padStart(5)}${col(e)} |${col(q)}`);
     });
     const at = { engine: qpsAtTarget(curves.engine), edge: qpsAtTarget(curves.edge) };
-    const efOf = (side: 'engine' | 'edge') => at[side]?.ef ?? EFS[EFS.length - 1]!;
+    const efOf = (side: 'engine' | 'edge') => at[side]?.ef ?? curves[side].at(-1)!.ef;
     const p99At = (side: 'engine' | 'edge') => curves[side].find((p) => p.ef === efOf(side))!.p99;
 
     const filtered: { percent: number; engine: CurvePoint; edge: CurvePoint }[] = [];
@@ -384,7 +398,7 @@ async function benchSet(name: string): Promise<SetResult> {
     await core.stop();
 
     let rssRatio = rss.engine / rss.edge;
-    if (HTTP) {
+    if (httpFor(name)) {
       const http = await benchHttp(dim, data.base, data.queries, efOf('engine'), truth);
       rows.push(
         ['HTTP upsert points/s', http.upsertPerSec, undefined, 'higher'],
