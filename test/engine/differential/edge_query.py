@@ -45,12 +45,23 @@ def is_id(value):
     return isinstance(value, (int, str)) and not isinstance(value, bool)
 
 
-def read_vector(shard, value, referenced):
+class Source:
+    """Where a stage's ids take their vectors from: its shard, or `lookup_from`'s."""
+
+    def __init__(self, shard, lookup=None):
+        self.shard = shard
+        self.lookup = lookup
+
+
+def read_vector(source, value, referenced):
     if is_id(value):
+        shard = source.lookup if source.lookup is not None else source.shard
         records = shard.retrieve([value], False, True)
         if not records:
             raise ValueError(f"No point with id {value} found")
-        referenced.add(value)
+        # Ids of another collection name no point of this one: nothing is left out.
+        if source.lookup is None:
+            referenced.add(value)
         return list(records[0].vector)
     if isinstance(value, dict):
         return value[""]
@@ -61,26 +72,26 @@ def mean(vectors):
     return [sum(column) / len(vectors) for column in zip(*vectors)]
 
 
-def to_pairs(shard, raw, referenced):
+def to_pairs(source, raw, referenced):
     pairs = raw if isinstance(raw, list) else [raw]
     return [
-        q.ContextPair(read_vector(shard, p["positive"], referenced), read_vector(shard, p["negative"], referenced))
+        q.ContextPair(read_vector(source, p["positive"], referenced), read_vector(source, p["negative"], referenced))
         for p in pairs
     ]
 
 
-def to_scoring(shard, query, referenced):
+def to_scoring(source, query, referenced):
     if query is None:
         return None
     if isinstance(query, list) or is_id(query):
-        return q.Query.Nearest(read_vector(shard, query, referenced))
+        return q.Query.Nearest(read_vector(source, query, referenced))
     if "nearest" in query:
-        return q.Query.Nearest(read_vector(shard, query["nearest"], referenced))
+        return q.Query.Nearest(read_vector(source, query["nearest"], referenced))
     if "recommend" in query:
         r = query["recommend"]
         strategy = r.get("strategy") or "average_vector"
-        positives = [read_vector(shard, v, referenced) for v in r.get("positive") or []]
-        negatives = [read_vector(shard, v, referenced) for v in r.get("negative") or []]
+        positives = [read_vector(source, v, referenced) for v in r.get("positive") or []]
+        negatives = [read_vector(source, v, referenced) for v in r.get("negative") or []]
         if strategy == "average_vector":
             if not positives:
                 raise ValueError("At least one positive vector ID required with this strategy")
@@ -94,10 +105,10 @@ def to_scoring(shard, query, referenced):
         return q.Query.RecommendSumScores(examples)
     if "discover" in query:
         d = query["discover"]
-        target = read_vector(shard, d["target"], referenced)
-        return q.Query.Discover(q.DiscoverQuery(target, to_pairs(shard, d["context"], referenced)))
+        target = read_vector(source, d["target"], referenced)
+        return q.Query.Discover(q.DiscoverQuery(target, to_pairs(source, d["context"], referenced)))
     if "context" in query:
-        return q.Query.Context(q.ContextQuery(to_pairs(shard, query["context"], referenced)))
+        return q.Query.Context(q.ContextQuery(to_pairs(source, query["context"], referenced)))
     if "order_by" in query:
         return to_order_by(query["order_by"])
     if "fusion" in query:
@@ -125,29 +136,34 @@ def listed(value):
     return value if isinstance(value, list) else [value]
 
 
-def to_prefetch(shard, p):
+def source_of(shard, req, shards):
+    lookup = req.get("lookup_from")
+    return Source(shard, shards[lookup["collection"]] if lookup else None)
+
+
+def to_prefetch(shard, p, shards):
     referenced = set()
-    scoring = to_scoring(shard, p.get("query"), referenced)
+    scoring = to_scoring(source_of(shard, p, shards), p.get("query"), referenced)
     return q.Prefetch(
         limit=p.get("limit", 10),
         query=scoring,
-        prefetches=[to_prefetch(shard, inner) for inner in listed(p.get("prefetch"))] or None,
+        prefetches=[to_prefetch(shard, inner, shards) for inner in listed(p.get("prefetch"))] or None,
         params=to_params(p.get("params")),
         filter=to_filter(with_exclusion(p.get("filter"), referenced)),
         score_threshold=p.get("score_threshold"),
     )
 
 
-def query(shard, req):
-    """A `points/query` body; the scored points."""
+def query(shard, req, shards):
+    """A `points/query` body; the scored points. `shards` finds `lookup_from`'s shard."""
     referenced = set()
-    scoring = to_scoring(shard, req.get("query"), referenced)
+    scoring = to_scoring(source_of(shard, req, shards), req.get("query"), referenced)
     return shard.query(
         q.QueryRequest(
             limit=req.get("limit", 10),
             offset=req.get("offset"),
             query=scoring,
-            prefetches=[to_prefetch(shard, p) for p in listed(req.get("prefetch"))] or None,
+            prefetches=[to_prefetch(shard, p, shards) for p in listed(req.get("prefetch"))] or None,
             filter=to_filter(with_exclusion(req.get("filter"), referenced)),
             with_vector=req.get("with_vector", req.get("with_vectors", False)),
             with_payload=to_with_payload(req.get("with_payload", False)),
@@ -170,7 +186,7 @@ def values_at(payload, key):
     return out
 
 
-def groups(shard, req):
+def groups(shard, req, shards):
     """A `points/query/groups` or `points/search/groups` body; [(group id, points)]."""
     body = {k: v for k, v in req.items() if k not in ("group_by", "group_size", "limit", "vector", "cmd", "name")}
     if "vector" in req:
@@ -178,7 +194,7 @@ def groups(shard, req):
     body["limit"] = max(1, shard.count(q.CountRequest(exact=True)))
     body["params"] = {**(req.get("params") or {}), "exact": True}
     body["with_payload"] = True
-    ranked = query(shard, body)
+    ranked = query(shard, body, shards)
     limit = req.get("limit", 10)
     size = req.get("group_size", 3)
     found = {}
@@ -198,7 +214,8 @@ def groups(shard, req):
     # The points as the request asked to see them.
     shown = {}
     wanted = {pid for pids in found.values() for pid in pids}
-    for point in query(shard, {**body, "with_payload": req.get("with_payload", False), "with_vector": req.get("with_vector", False)}):
+    shown_body = {**body, "with_payload": req.get("with_payload", False), "with_vector": req.get("with_vector", False)}
+    for point in query(shard, shown_body, shards):
         if point.id in wanted:
             shown[point.id] = point
     return [(value, [shown[pid] for pid in found[key]]) for value, key in order]

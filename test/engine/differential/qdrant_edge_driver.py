@@ -107,6 +107,27 @@ def selector_op(req, by_ids, by_filter, *args):
     return by_filter(to_filter(req["filter"]), *args)
 
 
+def search(shard, req):
+    params = q.SearchParams(exact=req.get("exact", False), hnsw_ef=req.get("hnsw_ef"))
+    result = shard.search(
+        q.SearchRequest(
+            query=q.Query.Nearest(req["vector"]),
+            limit=req["limit"],
+            offset=req.get("offset"),
+            filter=to_filter(req.get("filter")),
+            params=params,
+            with_vector=with_vector_of(req),
+            with_payload=to_with_payload(req.get("with_payload", False)),
+            score_threshold=req.get("score_threshold"),
+        )
+    )
+    return [scored_out(p) for p in result]
+
+
+def shards_by_name():
+    return {name: entry[0] for name, entry in SHARDS.items()}
+
+
 def handle(req):
     cmd = req["cmd"]
     if cmd == "ping":
@@ -174,24 +195,18 @@ def handle(req):
         shard.update(q.UpdateOperation.delete_field_index(req["field"]))
         return True
     if cmd == "search":
-        params = q.SearchParams(exact=req.get("exact", False), hnsw_ef=req.get("hnsw_ef"))
-        result = shard.search(
-            q.SearchRequest(
-                query=q.Query.Nearest(req["vector"]),
-                limit=req["limit"],
-                offset=req.get("offset"),
-                filter=to_filter(req.get("filter")),
-                params=params,
-                with_vector=with_vector_of(req),
-                with_payload=to_with_payload(req.get("with_payload", False)),
-                score_threshold=req.get("score_threshold"),
-            )
-        )
-        return [scored_out(p) for p in result]
+        return search(shard, req)
+    if cmd == "search_batch":
+        return [search(shard, one) for one in req["searches"]]
     if cmd == "query":
-        return {"points": [scored_out(p) for p in query_api.query(shard, req)]}
+        return {"points": [scored_out(p) for p in query_api.query(shard, req, shards_by_name())]}
+    if cmd == "query_batch":
+        return [
+            {"points": [scored_out(p) for p in query_api.query(shard, one, shards_by_name())]}
+            for one in req["searches"]
+        ]
     if cmd == "query_groups":
-        groups = query_api.groups(shard, req)
+        groups = query_api.groups(shard, req, shards_by_name())
         return {"groups": [{"id": value, "hits": [scored_out(p) for p in hits]} for value, hits in groups]}
     if cmd == "facet":
         response = shard.facet(

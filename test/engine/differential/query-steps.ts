@@ -27,6 +27,8 @@ export interface QueryContext {
    * leave them out.
    */
   zeroVectorIds: () => Id[];
+  /** A second collection (same size and distance) a query may take vectors from. */
+  lookupCollection: string;
 }
 
 /** How a query's answer is compared: by score, by order value, or only by count (sample). */
@@ -105,7 +107,7 @@ function scoring(ctx: QueryContext, inPrefetch: boolean): { query: unknown; rank
     default: {
       const order: Json = { key: rng.pick(keys), direction: rng.pick(['asc', 'desc']) };
       return {
-        query: rng.chance(0.2) ? order.key : { order_by: order },
+        query: { order_by: rng.chance(0.2) ? order.key : order },
         ranking: 'order_value',
       };
     }
@@ -160,6 +162,8 @@ export function randomQuery(ctx: QueryContext): GeneratedQuery {
     }
   }
   if (ranking === 'score' && rng.chance(0.1)) body.score_threshold = rng.fraction(-1, 1);
+  // Ids then name points of the other collection, which are not left out of the results.
+  if (rng.chance(0.1)) body.lookup_from = { collection: ctx.lookupCollection };
   const zeros = ctx.zeroVectorIds();
   if (body.prefetch && zeros.length > 0) {
     const exclusion: Json = { must_not: [{ has_id: zeros }] };

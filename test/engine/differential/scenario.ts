@@ -118,6 +118,15 @@ export async function runScenario(
   });
   if (created.status !== 200) throw new Error(`create failed: ${JSON.stringify(created.body)}`);
   await driver.ok({ cmd: 'create', name, size: dim, distance });
+  // The collection `lookup_from` names, on both sides: the same points (ids of the pool).
+  const lookupName = `${name}_lookup`;
+  const lookupPoints = idPool
+    .filter(() => rng.chance(0.5))
+    .map((id) => ({ id, vector: randomVector(rng, dim) }));
+  await call(url, 'PUT', `/collections/${lookupName}`, { vectors: { size: dim, distance } });
+  await call(url, 'PUT', `/collections/${lookupName}/points?wait=true`, { points: lookupPoints });
+  await driver.ok({ cmd: 'create', name: lookupName, size: dim, distance });
+  await driver.ok({ cmd: 'upsert', name: lookupName, points: lookupPoints });
 
   const randomPoint = (id: Id) => {
     const payload = randomPayload(rng, uuids);
@@ -159,6 +168,7 @@ export async function runScenario(
     withPayload,
     rangeKeys,
     zeroVectorIds: () => [...zeroIds],
+    lookupCollection: `${name}_lookup`,
   };
 
   const fullState = async () => {
@@ -214,6 +224,41 @@ export async function runScenario(
             Number(body.offset ?? 0),
           ),
         );
+      }
+    } else if (r < 0.4 && rng.chance(0.15)) {
+      // The batch routes: each answer compared as the single route's would be.
+      const isQuery = rng.chance(0.5);
+      const searches = [randomQuery(queryContext), randomQuery(queryContext)]
+        .filter((q) => q.ranking !== 'count')
+        .map((q) =>
+          isQuery
+            ? q.body
+            : { vector: randomVector(rng, dim), limit: rng.int(1, 8), filter: filter() },
+        );
+      const path = isQuery ? '/points/query/batch' : '/points/search/batch';
+      const body = { searches };
+      const cmd = isQuery ? 'query_batch' : 'search_batch';
+      const res = await both('batch', 'POST', path, body, { cmd, ...body });
+      if (res) {
+        await guarded('batch', body, async () => {
+          const e = res.engine as unknown[];
+          const q = res.edge as unknown[];
+          compareValue(e.length, q.length, 'batch size');
+          e.forEach((answer, i) => {
+            const offset = Number((searches[i] as Json).offset ?? 0);
+            const points = (a: unknown) =>
+              (isQuery ? (a as { points: PointOut[] }).points : a) as PointOut[];
+            const query = (searches[i] as Json).query as Json | undefined;
+            const ordered = typeof query === 'object' && query !== null && 'order_by' in query;
+            compareRanked(
+              points(answer),
+              points(q[i]),
+              `${path}[${i}]`,
+              ordered ? 'order_value' : 'score',
+              offset,
+            );
+          });
+        });
       }
     } else if (r < 0.4) {
       const { body, ranking } = randomQuery(queryContext);
@@ -414,8 +459,10 @@ export async function runScenario(
   }
 
   if (!keep) {
-    await call(url, 'DELETE', `/collections/${name}`);
-    await driver.ok({ cmd: 'drop', name });
+    for (const collection of [name, lookupName]) {
+      await call(url, 'DELETE', `/collections/${collection}`);
+      await driver.ok({ cmd: 'drop', name: collection });
+    }
   }
   return checks;
 }
