@@ -5,17 +5,13 @@ const answer = (status: number, headers: Record<string, string> = {}) =>
   new Response(status === 202 ? '{}' : '{"error":"x"}', { status, headers });
 
 describe('retryDelayMs', () => {
-  it('waits what Retry-After says on a 429, capped at a minute', () => {
-    expect(retryDelayMs(429, '7', 0)).toBe(7000);
-    expect(retryDelayMs(429, '3600', 0)).toBe(60_000);
+  it('waits what Retry-After says, capped at a minute', () => {
+    expect(retryDelayMs('7', 0)).toBe(7000);
+    expect(retryDelayMs('3600', 0)).toBe(60_000);
   });
-  it('backs off 10 s, then 20 s, on a 5xx without Retry-After', () => {
-    expect(retryDelayMs(503, null, 0)).toBe(10_000);
-    expect(retryDelayMs(502, null, 1)).toBe(20_000);
-  });
-  it('does not retry any other refusal', () => {
-    expect(retryDelayMs(404, null, 0)).toBeNull();
-    expect(retryDelayMs(409, '5', 0)).toBeNull();
+  it('backs off 10 s, then 20 s, without Retry-After', () => {
+    expect(retryDelayMs(null, 0)).toBe(10_000);
+    expect(retryDelayMs(null, 1)).toBe(20_000);
   });
 });
 
@@ -50,21 +46,15 @@ describe('fireSchedule', () => {
     expect(outcome).toMatchObject({ ok: false, final: true });
   });
 
-  it('does not retry a 404', async () => {
-    let calls = 0;
+  it('retries a 409 (a firing in the instant its version becomes active) and succeeds', async () => {
+    const answers = [answer(409), answer(202)];
+    const waits: number[] = [];
     const outcome = await fireSchedule(
-      async () => {
-        calls++;
-        return answer(404);
-      },
+      async () => answers.shift() as Response,
       () => undefined,
-      async () => undefined,
+      async (ms) => void waits.push(ms),
     );
-    expect(calls).toBe(1);
-    expect(outcome).toMatchObject({
-      ok: false,
-      final: true,
-      reason: 'scheduled run refused: 404 {"error":"x"}',
-    });
+    expect(outcome).toEqual({ ok: true });
+    expect(waits).toEqual([10_000]);
   });
 });
