@@ -5,7 +5,7 @@
  * compares only like types (an integer never matches a string or a float).
  */
 import { getValues } from '../json-path.js';
-import type { JsonObject, JsonPath } from '../json-path.js';
+import type { JsonObject } from '../json-path.js';
 import type { PointId } from '../point-id.js';
 import { parseDatetime } from './datetime.js';
 import { haversineMeters, inBoundingBox, inPolygon } from './geo.js';
@@ -25,10 +25,7 @@ import type {
 export interface FilterContext {
   /** The tokenizer of the text index on `key` (a full path), if there is one. */
   tokenizerFor(key: string): TokenizerConfig | undefined;
-  /**
-   * The payload indexes by key (a full path). Inside `nested`, Qdrant answers is_empty
-   * and is_null on an indexed key from the index, for the whole point (see emptiness).
-   */
+  /** The payload indexes by key: is_empty and is_null flags on an indexed key read it. */
   readonly fieldIndexes?: ReadonlyMap<string, unknown>;
 }
 
@@ -42,8 +39,7 @@ export function matchesFilter(
   payload: JsonObject,
   context: FilterContext,
 ): boolean {
-  const scope: Scope = { id, context, prefix: '', root: payload, base: [], negated: false };
-  return checkFilter(filter, payload, scope);
+  return checkFilter(filter, payload, { id, context, prefix: '' });
 }
 
 interface Scope {
@@ -52,24 +48,25 @@ interface Scope {
   context: FilterContext;
   /** Path of the nested array this payload is an element of (`a[].`), to find indexes. */
   prefix: string;
-  /** The point's whole payload, and the path of the nested array within it. */
-  root: JsonObject;
-  base: readonly (string | number)[];
-  /** Under an odd number of `must_not`s. */
-  negated: boolean;
 }
 
 /**
- * The values of the condition's key across the whole point when its full path has a
- * payload index, or undefined: Qdrant's index keeps emptiness and nullness per point, and
- * answers is_empty and is_null with it, for a key with many values (`a[].b`), and inside
- * `nested` too, where without an index each element is asked on its own. Under a
- * `must_not`, qdrant-edge asks each element even with an index (measured, see the tests).
+ * The values of the condition's key when it has a payload index, or undefined: Qdrant's
+ * index keeps emptiness and nullness per point and its checker answers the is_empty and
+ * is_null flags of a field condition with it, so for a key with many values (`a[].b`)
+ * the flags describe all of them together, not each one.
+ *
+ * Not inside `nested`: there Qdrant asks each element, as documented, except when its
+ * query planner happens to take candidates from that index (then for the whole point);
+ * the engine always asks each element.
  */
-function indexedValues(key: string, path: JsonPath, scope: Scope): unknown[] | undefined {
-  if (!scope.context.fieldIndexes?.has(scope.prefix + key)) return undefined;
-  if (scope.base.length > 0 && scope.negated) return undefined;
-  return getValues(scope.root, [...scope.base, ...path] as unknown as JsonPath);
+function indexedValues(
+  condition: FieldCondition,
+  payload: JsonObject,
+  scope: Scope,
+): unknown[] | undefined {
+  if (scope.prefix !== '' || !scope.context.fieldIndexes?.has(condition.key)) return undefined;
+  return getValues(payload, condition.path);
 }
 
 function checkFilter(filter: Filter, payload: JsonObject, scope: Scope): boolean {
@@ -86,9 +83,8 @@ function checkFilter(filter: Filter, payload: JsonObject, scope: Scope): boolean
     if (matched < minCount) return false;
   }
   if (filter.must && !filter.must.every((c) => checkCondition(c, payload, scope))) return false;
-  if (filter.mustNot) {
-    const negated: Scope = { ...scope, negated: !scope.negated };
-    if (filter.mustNot.some((c) => checkCondition(c, payload, negated))) return false;
+  if (filter.mustNot && filter.mustNot.some((c) => checkCondition(c, payload, scope))) {
+    return false;
   }
   return true;
 }
@@ -97,14 +93,10 @@ function checkCondition(condition: Condition, payload: JsonObject, scope: Scope)
   switch (condition.kind) {
     case 'field':
       return checkField(condition, payload, scope);
-    case 'is_empty': {
-      const values = indexedValues(condition.key, condition.path, scope);
-      return (values ?? getValues(payload, condition.path)).every(isEmptyValue);
-    }
-    case 'is_null': {
-      const values = indexedValues(condition.key, condition.path, scope);
-      return (values ?? getValues(payload, condition.path)).some(isNullValue);
-    }
+    case 'is_empty':
+      return getValues(payload, condition.path).every(isEmptyValue);
+    case 'is_null':
+      return getValues(payload, condition.path).some(isNullValue);
     case 'has_id':
       return scope.id !== undefined && condition.ids.has(scope.id);
     case 'has_vector':
@@ -115,9 +107,6 @@ function checkCondition(condition: Condition, payload: JsonObject, scope: Scope)
         id: undefined,
         context: scope.context,
         prefix: scope.prefix + condition.key + '.',
-        root: scope.root,
-        base: [...scope.base, ...condition.path],
-        negated: scope.negated,
       };
       return getValues(payload, condition.path).some(
         (element) => isObject(element) && checkFilter(condition.filter, element, inner),
@@ -143,7 +132,7 @@ function isNullValue(value: unknown): boolean {
 function checkField(field: FieldCondition, payload: JsonObject, scope: Scope): boolean {
   let condition = field;
   if (field.isEmpty !== undefined || field.isNull !== undefined) {
-    const pointValues = indexedValues(field.key, field.path, scope);
+    const pointValues = indexedValues(field, payload, scope);
     if (pointValues) {
       // The flags from the index, for the whole point; the condition's other kinds below.
       const { isEmpty, isNull, ...rest } = field;
