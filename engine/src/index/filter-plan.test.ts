@@ -58,3 +58,14 @@ test('a plan is forgotten after a write, so new matches are found', () => {
   const [hit] = search(c, { vector, limit: 1, offset: 0, exact: false, filter });
   expect(c.points.ids[hit!.slot]).toBe(N);
 });
+
+test('a broad filter remembers its answers only until the next write', () => {
+  const c = collection();
+  const filter = below(50);
+  const plan = planFilter(c, filter, 200);
+  expect(plan.passes(7)).toBe(true);
+  expect(plan.passes(7)).toBe(true);
+  expect(plan.passes(60)).toBe(false);
+  c.apply({ type: 'set_payload', selector: { ids: [7] }, payload: { bucket: 99 } }, ++seq);
+  expect(planFilter(c, filter, 200).passes(c.points.slotOf(7)!)).toBe(false);
+});

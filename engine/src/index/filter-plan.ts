@@ -5,8 +5,10 @@
  *
  * Plans are kept per collection until its next write or vacuum, as a search engine's filter
  * cache is: the same filter on every query of a workload (a tenant, a category) then costs
- * one sample and one payload-index lookup, not one per query. Only small candidate lists
- * are kept, so the cache stays under `CACHED_FILTERS * threshold` slots.
+ * one sample and one payload-index lookup, not one per query, and a broad one is evaluated
+ * once per slot it meets. Only small candidate lists are kept, and per-slot answers for a
+ * few filters, so the cache stays under `CACHED_FILTERS * threshold` slots plus
+ * `REMEMBERED_FILTERS` bytes per slot.
  */
 import type { Filter } from '../filter/types.js';
 import { filterCandidates } from '../search/candidates.js';
@@ -21,16 +23,21 @@ export interface FilterPlan {
    * at most the threshold; every one must still be checked against the filter.
    */
   candidates: Int32Array | undefined;
+  /** Whether a live slot passes the filter; remembered per slot for broad filters. */
+  passes(slot: number): boolean;
 }
 
 const SAMPLES = 512;
 const CACHED_FILTERS = 64;
+/** Filters per collection whose answers are remembered per slot (a byte per slot each). */
+const REMEMBERED_FILTERS = 8;
 
 interface PlanCache {
   seq: number;
   slotCount: number;
   threshold: number;
   plans: Map<string, FilterPlan>;
+  remembered: number;
 }
 
 const caches = new WeakMap<Collection, PlanCache>();
@@ -57,16 +64,44 @@ function estimateMatches(collection: Collection, filter: Filter): number {
   return live === 0 ? 0 : (passed / live) * points.liveCount;
 }
 
+/**
+ * Checks a filter slot by slot, remembering each answer: a broad filter is checked on the
+ * nodes a graph walk meets, and the next query with it meets most of them again.
+ */
+function rememberingCheck(collection: Collection, filter: Filter): (slot: number) => boolean {
+  const answers = new Uint8Array(collection.points.slotCount); // 0 unknown, 1 passes, 2 fails
+  return (slot) => {
+    const known = answers[slot]!;
+    if (known !== 0) return known === 1;
+    const passes = collection.slotMatches(slot, filter);
+    answers[slot] = passes ? 1 : 2;
+    return passes;
+  };
+}
+
 /** Plans a filter, `threshold` being the most matches that are scored directly. */
-function makePlan(collection: Collection, filter: Filter, threshold: number): FilterPlan {
+function makePlan(
+  collection: Collection,
+  filter: Filter,
+  threshold: number,
+  cache: PlanCache,
+): FilterPlan {
+  const direct = (slot: number) => collection.slotMatches(slot, filter);
+  const walked = (matches: number): FilterPlan => {
+    if (matches <= threshold || cache.remembered >= REMEMBERED_FILTERS) {
+      return { matches, candidates: undefined, passes: direct };
+    }
+    cache.remembered++;
+    return { matches, candidates: undefined, passes: rememberingCheck(collection, filter) };
+  };
   const estimate = estimateMatches(collection, filter);
   // Building a candidate set of half the collection costs more than a graph search does,
   // so a filter the sample finds broad is not looked up at all.
-  if (estimate > 2 * threshold) return { matches: estimate, candidates: undefined };
+  if (estimate > 2 * threshold) return walked(estimate);
   const set = filterCandidates(collection, filter);
-  if (!set) return { matches: estimate, candidates: undefined };
-  if (set.size > threshold) return { matches: set.size, candidates: undefined };
-  return { matches: set.size, candidates: Int32Array.from(set).sort() };
+  if (!set) return walked(estimate);
+  if (set.size > threshold) return walked(set.size);
+  return { matches: set.size, candidates: Int32Array.from(set).sort(), passes: direct };
 }
 
 /** The plan of a filter on a collection as it is now. */
@@ -80,14 +115,23 @@ export function planFilter(collection: Collection, filter: Filter, threshold: nu
     cache.slotCount !== points.slotCount ||
     cache.threshold !== threshold
   ) {
-    cache = { seq: lastSeq, slotCount: points.slotCount, threshold, plans: new Map() };
+    cache = {
+      seq: lastSeq,
+      slotCount: points.slotCount,
+      threshold,
+      plans: new Map(),
+      remembered: 0,
+    };
     caches.set(collection, cache);
   }
   const key = JSON.stringify(filter, keyPart);
   let plan = cache.plans.get(key);
   if (!plan) {
-    plan = makePlan(collection, filter, threshold);
-    if (cache.plans.size >= CACHED_FILTERS) cache.plans.clear();
+    if (cache.plans.size >= CACHED_FILTERS) {
+      cache.plans.clear();
+      cache.remembered = 0;
+    }
+    plan = makePlan(collection, filter, threshold, cache);
     cache.plans.set(key, plan);
   }
   return plan;

@@ -268,8 +268,9 @@ export class Hnsw {
         if (results.size < ef || nextScore > results.topScore()) {
           candidates.push(-nextScore, next);
           if (!accept || accept(next)) {
-            results.push(nextScore, next);
-            if (results.size > ef) results.pop();
+            // A full heap swaps its worst entry out in one sift, not a push and a pop.
+            if (results.size < ef) results.push(nextScore, next);
+            else results.replaceTop(nextScore, next);
           }
         }
       }

@@ -49,16 +49,14 @@ export function search(collection: Collection, query: SearchQuery): Hit[] {
   const { alive, ids } = points;
   const exclude = query.excludeIds;
   const filter = query.filter;
-  const accept = (slot: number): boolean =>
-    alive[slot] === 1 &&
-    (!exclude || !exclude.has(ids[slot]!)) &&
-    (!filter || collection.slotMatches(slot, filter));
-
-  let found: { score: number; slot: number }[];
   const index = collection.vectorIndex;
   const threshold = fullScanPoints(collection);
-  const q = points.vectors.placeQuery(query.vector);
   const plan = filter ? planFilter(collection, filter, threshold) : undefined;
+  const accept = (slot: number): boolean =>
+    alive[slot] === 1 && (!exclude || !exclude.has(ids[slot]!)) && (!plan || plan.passes(slot));
+
+  let found: { score: number; slot: number }[];
+  const q = points.vectors.placeQuery(query.vector);
   if (!index.ready || query.exact || (plan && plan.matches <= threshold)) {
     found = exactSearch(collection, q, k, accept, plan?.candidates);
   } else {
