@@ -2,7 +2,7 @@
  * The filter language against Qdrant's own core, on its own: seeded random collections
  * (random payloads, random payload indexes) built in the engine over HTTP and in
  * qdrant-edge, then many random filters (every condition variant, see generate-filter.ts)
- * run through `points/count` and `points/scroll` on both, and some through
+ * run through `points/count`, `points/scroll` and `points/search` on both, and some through
  * `points/delete`, the full state compared after each delete. Every comparison is one
  * case. SVC_FILTER_DIFF_CASES sets how many (default 3000), SVC_FILTER_DIFF_SEED the
  * first collection's seed; a failure names the seed to replay with. Needs the venv: node
@@ -114,6 +114,27 @@ async function runCollection(seed: number): Promise<number> {
     );
   };
 
+  /** The points only one side selects, with their payloads, to show in a failure. */
+  const differingPoints = async (filter: Json): Promise<string> => {
+    const body = { filter, limit: 10_000, with_payload: true };
+    const e = await engineCall('POST', '/points/scroll', body);
+    const q = await driver.ok({ cmd: 'scroll', name, ...body });
+    const list = (r: unknown) => (r as { points: PointOut[] }).points;
+    const key = (p: PointOut) => JSON.stringify(p.id);
+    const inEdge = new Set(list(q).map(key));
+    const inEngine = new Set(list(e.body.result).map(key));
+    const only = (points: PointOut[], other: Set<string>) =>
+      points
+        .filter((p) => !other.has(key(p)))
+        .map((p) => JSON.stringify({ id: p.id, payload: p.payload }));
+    const schema = (await engineCall('GET', '')).body.result as { payload_schema?: unknown };
+    return (
+      `\n  only the engine: ${only(list(e.body.result), inEdge).join('\n    ')}` +
+      `\n  only qdrant-edge: ${only(list(q), inEngine).join('\n    ')}` +
+      `\n  indexes: ${JSON.stringify(schema.payload_schema)}`
+    );
+  };
+
   for (let i = 0; i < FILTERS_PER_COLLECTION; i++) {
     const filter = randomFilter(rng, 2, idPool, uuids);
     const where = `seed ${seed} filter ${i} ${JSON.stringify(filter)}`;
@@ -133,12 +154,30 @@ async function runCollection(seed: number): Promise<number> {
       const scrolled = await both('scroll', 'POST', '/points/scroll', body, { cmd: 'scroll' });
       const ids = (r: unknown) => (r as { points: PointOut[] }).points.map((p) => ({ id: p.id }));
       compareExact(ids(scrolled!.engine), ids(scrolled!.edge), 'scroll');
+      // A search returns every match too (limit above the count), through the payload
+      // index's candidates: the same points, whatever their order.
+      const search = {
+        vector: randomVector(rng, 2),
+        filter,
+        limit: 10_000,
+        params: { exact: true },
+      };
+      const found = await both('search', 'POST', '/points/search', search, {
+        cmd: 'search',
+        exact: true,
+      });
+      const sortedIds = (r: unknown) =>
+        (r as PointOut[])
+          .map((p) => ({ id: p.id }))
+          .sort((a, b) => (JSON.stringify(a.id) < JSON.stringify(b.id) ? -1 : 1));
+      compareExact(sortedIds(found!.engine), sortedIds(found!.edge), 'search');
       if (rng.chance(0.08)) {
         await both('delete', 'POST', '/points/delete?wait=true', { filter }, { cmd: 'delete' });
         await compareState('delete by filter');
       }
     } catch (error) {
-      throw new Error(`${where}\n${(error as Error).message}`, { cause: error });
+      const shown = await differingPoints(filter).catch(() => '');
+      throw new Error(`${where}\n${(error as Error).message}${shown}`, { cause: error });
     }
   }
   await engineCall('DELETE', '');
