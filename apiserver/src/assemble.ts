@@ -60,7 +60,6 @@ export function controlPlaneDeps(
   const deploy = new DeployService({
     kc: conn.kc,
     agents,
-    agentRepository,
     archives,
     versions: c.deploymentVersions,
     accounts,
@@ -94,7 +93,6 @@ export function controlPlaneDeps(
     runs: new RunService({
       agents,
       deployments: deploy.deployments,
-      agentRepository,
       payloads: c.runPayloads,
     }),
     keys,

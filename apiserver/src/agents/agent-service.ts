@@ -23,9 +23,10 @@ import {
   RuntimeImmutable,
   ValidationFailed,
 } from '../errors/catalogue.js';
+import type { EffectiveConfig } from '../deploy/config-file.js';
 import type { AgentRepository } from './agent-repository.js';
 import type { NameReservations } from './name-reservations.js';
-import { isUuid } from './names.js';
+import { drawAddressLabel, isUuid } from './names.js';
 import { checkPlanCaps } from './plan-caps.js';
 
 /** Revokes the API keys minted for an agent's deployments. */
@@ -156,6 +157,55 @@ export class AgentService {
       .filter((a) => !a.metadata.deletionTimestamp)
       .filter((a) => !scope || a.metadata.name === scope)
       .sort((a, b) => (a.spec.name < b.spec.name ? -1 : a.spec.name > b.spec.name ? 1 : 0));
+  }
+
+  /** How many of the tenant's agents are deployed, not counting `except`. */
+  async countDeployed(auth: AuthContext, except: string): Promise<number> {
+    const all = await this.deps.repository.list(auth.tenant.namespace);
+    return all.filter((a) => a.status?.deployed && a.metadata.name !== except).length;
+  }
+
+  /**
+   * Points the agent at a newly accepted version: the settings it was deployed
+   * with become the agent's, a service gets its address label on its first
+   * deploy, and the agent is to run.
+   */
+  async adoptVersion(
+    auth: AuthContext,
+    agentId: string,
+    config: EffectiveConfig,
+    version: number,
+  ): Promise<void> {
+    await this.deps.repository.update(auth.tenant.namespace, agentId, (a) => {
+      a.spec.runtime = config.runtime;
+      a.spec.agentType = config.agentType;
+      a.spec.entrypoint = config.entrypoint;
+      a.spec.memoryMb = config.memoryMb;
+      a.spec.regions = config.regions;
+      a.spec.keepAlive = config.keepAlive;
+      a.spec.idleTimeoutMinutes = config.idleTimeoutMinutes;
+      if (config.schedule === null && a.spec.schedule) a.spec.schedulePaused = false;
+      a.spec.schedule = config.schedule;
+      a.spec.targetVersion = version;
+      a.spec.addressLabel ??= config.agentType === 'service' ? drawAddressLabel(a.spec.name) : null;
+      a.spec.desiredState = 'running';
+    });
+  }
+
+  /**
+   * Pauses or resumes the agent's schedule; a resume counts from `at` (the next
+   * run is computed from that instant, never backfilled). Null when the agent is gone.
+   */
+  async writeSchedulePaused(
+    auth: AuthContext,
+    agentId: string,
+    paused: boolean,
+    at: Date,
+  ): Promise<Agent | null> {
+    return this.deps.repository.update(auth.tenant.namespace, agentId, (a) => {
+      a.spec.schedulePaused = paused;
+      if (!paused) a.spec.scheduleResumedAt = at.toISOString();
+    });
   }
 
   /** Applies an AgentUpdate; a rename keeps the id and the address. */

@@ -1,4 +1,8 @@
-/** The rules of agent names beyond their syntax: the reserved words, and no UUID look-alikes. */
+/**
+ * The rules of agent names beyond their syntax (the reserved words, no UUID look-alikes),
+ * and the address label drawn from a name.
+ */
+import { randomBytes } from 'node:crypto';
 
 /** Agent name syntax: lowercase letters, digits, single hyphens between them. */
 export const AGENT_NAME_REGEX = /^[a-z0-9]+(-[a-z0-9]+)*$/;
@@ -65,4 +69,11 @@ const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
 /** True for a UUID; agent routes read such a path segment as an id, never as a name. */
 export function isUuid(value: string): boolean {
   return UUID_SHAPE.test(value.toLowerCase());
+}
+
+/** `<name>-<6 random lowercase letters or digits>`: an agent's address label. */
+export function drawAddressLabel(name: string): string {
+  const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
+  const bytes = randomBytes(6);
+  return `${name}-${Array.from(bytes, (b) => alphabet[b % alphabet.length]).join('')}`;
 }

@@ -11,7 +11,7 @@
  * recorded with state `failed` and its `error_message`, and the agent keeps
  * its settings.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { Collection } from 'mongodb';
@@ -61,7 +61,6 @@ export { ARCHIVES_KEPT };
 export interface DeployServiceDeps {
   kc: KubeConfig;
   agents: AgentService;
-  agentRepository: CustomResourceRepository<'Agent'>;
   archives: ArchiveStore;
   versions: Collection<DeploymentVersionDoc>;
   accounts: AccountService;
@@ -70,13 +69,6 @@ export interface DeployServiceDeps {
   maxArchiveBytes: number;
   /** Where a deployment's warnings are written, beside what its build and runs print. */
   logs: LogStore;
-}
-
-/** `<name>-<6 random lowercase letters or digits>`: an agent's address label. */
-export function drawAddressLabel(name: string): string {
-  const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
-  const bytes = randomBytes(6);
-  return `${name}-${Array.from(bytes, (b) => alphabet[b % alphabet.length]).join('')}`;
 }
 
 /** The agent's settings as the configuration file merges over them. */
@@ -211,10 +203,7 @@ export class DeployService {
   /** Throws 403 PLAN_LIMIT_EXCEEDED when deploying this agent would exceed the plan's agent quota. */
   private async checkQuota(auth: AuthContext, agent: Agent): Promise<void> {
     if (agent.status?.deployed) return;
-    const all = await this.deps.agentRepository.list(auth.tenant.namespace);
-    const deployed = all.filter(
-      (a) => a.status?.deployed && a.metadata.name !== agent.metadata.name,
-    ).length;
+    const deployed = await this.deps.agents.countDeployed(auth, agent.metadata.name ?? '');
     const quota = auth.plan.agentQuota;
     if (deployed >= quota) {
       throw new AgentQuotaExceeded(
@@ -379,20 +368,7 @@ export class DeployService {
       await this.logWarnings(auth, created, warnings);
     }
     await this.storeDeploymentKey(auth, created);
-    await this.deps.agentRepository.update(auth.tenant.namespace, agentId, (a) => {
-      a.spec.runtime = config.runtime;
-      a.spec.agentType = config.agentType;
-      a.spec.entrypoint = config.entrypoint;
-      a.spec.memoryMb = config.memoryMb;
-      a.spec.regions = config.regions;
-      a.spec.keepAlive = config.keepAlive;
-      a.spec.idleTimeoutMinutes = config.idleTimeoutMinutes;
-      if (config.schedule === null && a.spec.schedule) a.spec.schedulePaused = false;
-      a.spec.schedule = config.schedule;
-      a.spec.targetVersion = version;
-      a.spec.addressLabel ??= config.agentType === 'service' ? drawAddressLabel(a.spec.name) : null;
-      a.spec.desiredState = 'running';
-    });
+    await this.deps.agents.adoptVersion(auth, agentId, config, version);
     await this.enforceArchiveRetention(auth, agentId);
     return (await this.deployments.get(auth.tenant.namespace, id)) ?? created;
   }

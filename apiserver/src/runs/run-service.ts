@@ -77,7 +77,6 @@ export class RunService {
     private readonly deps: {
       agents: AgentService;
       deployments: CustomResourceRepository<'AgentDeployment'>;
-      agentRepository: CustomResourceRepository<'Agent'>;
       payloads: Collection<RunPayloadDoc>;
     },
   ) {}
@@ -198,14 +197,11 @@ export class RunService {
       };
     }
     const at = new Date();
-    const updated = await this.deps.agentRepository.update(
-      auth.tenant.namespace,
+    const updated = await this.deps.agents.writeSchedulePaused(
+      auth,
       agent.metadata.name ?? '',
-      (a) => {
-        a.spec.schedulePaused = paused;
-        // Resume counts from now: the next run is computed from this instant, never backfilled.
-        if (!paused) a.spec.scheduleResumedAt = at.toISOString();
-      },
+      paused,
+      at,
     );
     if (!updated) throw new AgentNotFound(`No agent ${agent.spec.name}.`);
     return {
