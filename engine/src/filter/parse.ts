@@ -77,9 +77,10 @@ function parseFilterObject(raw: unknown, where: string): Filter {
 function conditionList(raw: Obj, key: string, where: string): Condition[] | undefined {
   const value = present(raw, key);
   if (value === undefined) return undefined;
-  // Qdrant also takes a single condition where a list is expected (MaybeOneOrMany).
-  if (!Array.isArray(value)) return [parseCondition(value, `${where}.${key}`)];
-  return value.map((c, i) => parseCondition(c, `${where}.${key}[${i}]`));
+  // Qdrant also takes a single condition where a list is expected (MaybeOneOrMany); it
+  // is named as the list's first item.
+  const list = Array.isArray(value) ? value : [value];
+  return list.map((c, i) => parseCondition(c, `${where}.${key}[${i}]`));
 }
 
 function parseCondition(raw: unknown, where: string): Condition {
