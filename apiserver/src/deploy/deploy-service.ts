@@ -17,8 +17,6 @@ import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { Collection } from 'mongodb';
 import {
   ARCHIVES_KEPT,
-  LABELS,
-  OBJECT_NAMES,
   type Agent,
   type AgentDeployment,
   type ArchiveLimits,
@@ -27,7 +25,6 @@ import {
   versionDeployment,
 } from '../../../crds/src/index.js';
 import { ArchiveLimitError } from '../../../common/archive-limits.js';
-import { controllerRef } from '../../../common/kube/owner.js';
 import type { AccountService } from '../accounts/account-service.js';
 import type { Plan } from '../accounts/plans.js';
 import type { AgentService } from '../agents/agent-service.js';
@@ -44,14 +41,17 @@ import {
 import type { LogStore } from '../logs/log-store.js';
 import { CustomResourceRepository } from '../store/custom-resources.js';
 import type { DeploymentVersionDoc } from '../store/database.js';
-import { asUnavailable } from '../store/kube-errors.js';
 import { checkAppExport, scriptModuleType } from './app-export.js';
 import type { ArchiveScan } from './archive-scan.js';
 import { InvalidArchiveError } from './archive-scan.js';
 import { ArchiveTooLargeError, type ArchiveStore } from './archive-store.js';
 import { mergeConfig, parseConfigFile, type EffectiveConfig } from './config-file.js';
 import { lintDockerfile } from './dockerfile-lint.js';
+import { retainArchives } from './archive-retention.js';
+import { mintDeploymentKey } from './deployment-key-secret.js';
+import { configOfVersion } from './rollback.js';
 import { validateSchedule } from './schedule.js';
+import { allocateVersion } from './version-numbers.js';
 import { storeAndScan } from './upload.js';
 
 /** How many successful deployments of an agent keep their code archive. */
@@ -213,28 +213,6 @@ export class DeployService {
     }
   }
 
-  /** Takes the next version number of the agent (a unique insert: concurrent deploys never share one). */
-  private async nextVersion(agentId: string, deploymentId: string): Promise<number> {
-    const { versions } = this.deps;
-    for (let attempt = 0; attempt < 20; attempt++) {
-      const [last] = await versions.find({ agentId }).sort({ version: -1 }).limit(1).toArray();
-      const version = (last?.version ?? 0) + 1;
-      try {
-        await versions.insertOne({
-          _id: `${agentId}:${version}`,
-          agentId,
-          version,
-          deploymentId,
-          createdAt: new Date(),
-        });
-        return version;
-      } catch (err) {
-        if ((err as { code?: unknown }).code !== 11000) throw err;
-      }
-    }
-    throw new ServiceUnavailable('Could not allocate a deployment version; retry.');
-  }
-
   private resource(
     agent: Agent,
     id: string,
@@ -273,7 +251,7 @@ export class DeployService {
   ): Promise<AgentDeployment> {
     await this.deps.archives.delete(archiveId);
     const id = randomUUID();
-    const version = await this.nextVersion(agent.metadata.name ?? '', id);
+    const version = await allocateVersion(this.deps.versions, agent.metadata.name ?? '', id);
     await this.deployments.create(this.resource(agent, id, version, config, null));
     const now = new Date().toISOString();
     const failed = await this.deployments.updateStatus(auth.tenant.namespace, id, (d) => {
@@ -321,17 +299,7 @@ export class DeployService {
   /** A new version built from an earlier one's stored code and configuration (a rollback). */
   async redeploy(auth: AuthContext, from: AgentDeployment): Promise<AgentDeployment> {
     const agent = await this.deps.agents.resolve(auth, from.spec.agentId);
-    const c = from.spec.config;
-    const config: EffectiveConfig = {
-      runtime: c.runtime,
-      agentType: c.agentType,
-      entrypoint: c.entrypoint ?? null,
-      memoryMb: c.memoryMb,
-      regions: [...c.regions],
-      schedule: c.schedule ?? null,
-      keepAlive: c.keepAlive ?? false,
-      idleTimeoutMinutes: c.idleTimeoutMinutes ?? agent.spec.idleTimeoutMinutes,
-    };
+    const config = configOfVersion(from, agent);
     // The limits the stored archive was checked against when it was uploaded.
     const limits = from.spec.archiveLimits ?? auth.plan.archive;
     return this.accepted(
@@ -357,7 +325,7 @@ export class DeployService {
   ): Promise<AgentDeployment> {
     const agentId = agent.metadata.name ?? '';
     const id = randomUUID();
-    const version = await this.nextVersion(agentId, id);
+    const version = await allocateVersion(this.deps.versions, agentId, id);
     const resource = this.resource(agent, id, version, config, archiveId, archiveLimits);
     resource.spec.rollbackOfVersion = rollbackOfVersion;
     const created = await this.deployments.create(resource);
@@ -367,64 +335,10 @@ export class DeployService {
       });
       await this.logWarnings(auth, created, warnings);
     }
-    await this.storeDeploymentKey(auth, created);
+    await mintDeploymentKey(this.core, this.deps.accounts, auth, created);
     await this.deps.agents.adoptVersion(auth, agentId, config, version);
-    await this.enforceArchiveRetention(auth, agentId);
+    await retainArchives(this.deployments, this.deps.archives, auth, agentId);
     return (await this.deployments.get(auth.tenant.namespace, id)) ?? created;
-  }
-
-  /** Mints the deployment's own API key and keeps it only in a Secret the workload mounts. */
-  private async storeDeploymentKey(auth: AuthContext, deployment: AgentDeployment): Promise<void> {
-    const id = deployment.metadata.name ?? '';
-    const key = await this.deps.accounts.createKey({
-      accountId: auth.account._id,
-      environment: auth.tenant.environment,
-      label: `deployment ${deployment.spec.version} of ${deployment.spec.agentId}`,
-      agentId: deployment.spec.agentId,
-      deploymentId: id,
-    });
-    try {
-      await this.core.createNamespacedSecret({
-        namespace: auth.tenant.namespace,
-        body: {
-          metadata: {
-            name: OBJECT_NAMES.deploymentKeySecret(id),
-            labels: { [LABELS.agentId]: deployment.spec.agentId },
-            ownerReferences: [controllerRef(deployment)],
-          },
-          type: 'Opaque',
-          stringData: { SVC_API_KEY: key.text },
-        },
-      });
-    } catch (err) {
-      await this.deps.accounts.revokeKey(key.keyId).catch(() => undefined);
-      asUnavailable(err);
-    }
-  }
-
-  /**
-   * Keeps the code archives of the agent's ARCHIVES_KEPT most recent successful
-   * deployments and of those still in progress; deletes the others'.
-   */
-  async enforceArchiveRetention(auth: AuthContext, agentId: string): Promise<void> {
-    const all = (
-      await this.deployments.list(auth.tenant.namespace, `${LABELS.agentId}=${agentId}`)
-    ).filter((d) => !d.spec.ephemeral && d.spec.archiveId);
-    const finished = (d: AgentDeployment) =>
-      Boolean(d.status?.finishedAt) || d.status?.state === 'failed';
-    const successful = all
-      .filter((d) => d.status?.builtAt)
-      .sort((a, b) => b.spec.version - a.spec.version);
-    // A rollback shares its source's archive, so keep by archive id, not by deployment.
-    const kept = new Set(
-      [
-        ...successful.slice(0, ARCHIVES_KEPT),
-        ...all.filter((d) => !d.status?.builtAt && !finished(d)),
-      ].map((d) => d.spec.archiveId),
-    );
-    for (const d of successful.slice(ARCHIVES_KEPT)) {
-      if (!kept.has(d.spec.archiveId)) await this.deps.archives.delete(d.spec.archiveId ?? '');
-    }
   }
 }
 
