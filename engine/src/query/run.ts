@@ -150,9 +150,7 @@ function bestByExamples(
   stage: Stage,
   offset: number,
 ): Scored[] {
-  const { points, config } = collection;
-  const passes = (score: number, threshold: number) =>
-    passesThreshold(config.distance, score, threshold);
+  const { points } = collection;
   const examples = examplesOf(scoring);
   // One pass per example: the arena has room for one query vector at a time.
   const sims = examples.map((example) => {
@@ -167,9 +165,9 @@ function bestByExamples(
     if (stage.excludeIds?.has(points.ids[slots[i]!]!)) continue;
     for (let e = 0; e < examples.length; e++) row[e] = sims[e]![i]!;
     const score = scoreBy(scoring, row);
-    // Qdrant compares in the distance's own direction even here: at most the threshold
-    // under Euclid and Manhattan, at least it under Cosine and Dot.
-    if (stage.scoreThreshold !== undefined && !passes(score, stage.scoreThreshold)) continue;
+    // Above the threshold, strictly, as Qdrant keeps these scores (Cosine and Dot only:
+    // request/query.ts refuses a threshold here under Euclid and Manhattan).
+    if (stage.scoreThreshold !== undefined && !(score > stage.scoreThreshold)) continue;
     top.push(score, slots[i]!);
   }
   return top

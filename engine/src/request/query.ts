@@ -156,6 +156,21 @@ function readStage(
     return readStage(inner, context, filter, 'prefetch');
   });
   const threshold = readNumber(body, 'score_threshold');
+  const distance = context.collection.config.distance;
+  if (
+    threshold !== undefined &&
+    (scoring?.kind === 'recommend' ||
+      scoring?.kind === 'discover' ||
+      scoring?.kind === 'context') &&
+    (distance === 'Euclid' || distance === 'Manhattan')
+  ) {
+    // Qdrant applies such a threshold to these scores in a way that follows neither the
+    // scores' nor the distance's order; refused rather than answered differently.
+    throw notSupported(
+      `${where === 'query' ? '' : `${where}.`}score_threshold`,
+      `with ${scoring.kind} on a ${distance} collection`,
+    );
+  }
   if (scoring === undefined && prefetch.length > 0) {
     throw badRequest('cannot have prefetches without a query');
   }

@@ -1,7 +1,9 @@
 /**
  * The engine against Qdrant's own core: seeded random scenarios (collections, points,
  * filters, searches, scrolls, counts, payload and vector writes) run through the engine's
- * HTTP API and through qdrant-edge, every answer compared. SVC_DIFF_CASES sets how many
+ * HTTP API and through qdrant-edge, every answer compared (the query API's variants,
+ * groups, facets, conditional writes; a request the engine refuses must be a 400 saying
+ * why, see query-steps.ts). SVC_DIFF_CASES sets how many
  * comparisons to make (default 3000), SVC_DIFF_SEED the first scenario's seed, and
  * SVC_DIFF_SCENARIO replays a single scenario. Needs the venv: node hack/python/ensure-venv.mjs.
  */
@@ -9,7 +11,7 @@ import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { startEngine } from '../support/engine-process.js';
 import type { EngineProcess } from '../support/engine-process.js';
 import { EdgeDriver } from './edge-driver.js';
-import { runScenario } from './scenario.js';
+import { CASES_BY_KIND, runScenario } from './scenario.js';
 
 const CASES = Number(process.env.SVC_DIFF_CASES ?? 3000);
 const FIRST_SEED = Number(process.env.SVC_DIFF_SEED ?? 20251121);
@@ -43,6 +45,10 @@ test(`answers like qdrant-edge in ${ONLY ? `scenario ${ONLY}` : `${CASES} random
     }
     scenarios++;
   }
-  console.log(`differential: ${checks} cases in ${scenarios} scenarios matched qdrant-edge`);
+  const kinds = [...CASES_BY_KIND].sort(([a], [b]) => a.localeCompare(b));
+  console.log(
+    `differential: ${checks} cases in ${scenarios} scenarios matched qdrant-edge\n` +
+      kinds.map(([kind, n]) => `  ${kind}: ${n}`).join('\n'),
+  );
   expect(checks).toBeGreaterThanOrEqual(ONLY ? 1 : CASES);
 }, 600_000);

@@ -29,6 +29,10 @@ export interface QueryContext {
   zeroVectorIds: () => Id[];
   /** A second collection (same size and distance) a query may take vectors from. */
   lookupCollection: string;
+  /** Ids of the points the collection holds now (as of the last state check). */
+  liveIds: () => Id[];
+  /** Keys with a payload index now. */
+  indexedKeys: () => string[];
 }
 
 /** How a query's answer is compared: by score, by order value, or only by count (sample). */
@@ -52,9 +56,23 @@ function queryVector(ctx: QueryContext): number[] {
   }
 }
 
-function vectorInput(ctx: QueryContext): unknown {
+/**
+ * The id of a point to take a query vector from: mostly one that exists (sometimes one
+ * that may not: a 404 on both sides), never one that may hold a zero vector (a query by
+ * it ties every point, see {@link queryVector}).
+ */
+function queryId(ctx: QueryContext): Id {
   const { rng } = ctx;
-  return rng.chance(0.35) ? rng.pick(ctx.idPool) : queryVector(ctx);
+  const zeros = new Set(ctx.zeroVectorIds());
+  const live = ctx.liveIds().filter((id) => !zeros.has(id));
+  if (live.length > 0 && rng.chance(0.9)) return rng.pick(live);
+  const pool = ctx.idPool.filter((id) => !zeros.has(id));
+  return rng.pick(pool);
+}
+
+/** A query vector, or the id of a stored point. */
+function vectorInput(ctx: QueryContext): unknown {
+  return ctx.rng.chance(0.35) ? queryId(ctx) : queryVector(ctx);
 }
 
 function pair(ctx: QueryContext): Json {
@@ -75,7 +93,7 @@ function scoring(ctx: QueryContext, inPrefetch: boolean): { query: unknown; rank
     case 'vector':
       return { query: queryVector(ctx), ranking: 'score' };
     case 'id':
-      return { query: rng.pick(ctx.idPool), ranking: 'score' };
+      return { query: queryId(ctx), ranking: 'score' };
     case 'nearest':
       return { query: { nearest: vectorInput(ctx) }, ranking: 'score' };
     case 'recommend': {
@@ -195,7 +213,11 @@ export function randomGroups(ctx: QueryContext): { body: Json; search: boolean }
 /** A random facet body over the keys the scenario may have indexed. */
 export function randomFacet(ctx: QueryContext): Json {
   const { rng } = ctx;
-  const body: Json = { key: rng.pick(['kw', 'int', 'u', 'rank', 'flt']), limit: rng.int(1, 8) };
+  const indexed = ctx.indexedKeys();
+  const keys = ['kw', 'int', 'u', 'rank', 'flt'];
+  const usable = keys.filter((k) => indexed.includes(k));
+  const key = usable.length > 0 && rng.chance(0.8) ? rng.pick(usable) : rng.pick(keys);
+  const body: Json = { key, limit: rng.int(1, 8) };
   if (rng.chance(0.5)) body.filter = ctx.filter();
   return body;
 }
@@ -373,4 +395,23 @@ export function randomRefusal(ctx: QueryContext): Refusal {
     },
   ];
   return rng.pick(cases);
+}
+
+/** A short name of a query body's shape, for the suite's tally ("prefetch + rrf", "recommend best_score"). */
+export function describeQuery(body: Json): string {
+  const query = body.query;
+  let kind: string;
+  if (query === undefined) kind = 'no query';
+  else if (Array.isArray(query)) kind = 'nearest vector';
+  else if (typeof query !== 'object' || query === null) kind = 'nearest id';
+  else {
+    const q = query as Json;
+    const name = Object.keys(q)[0]!;
+    if (name === 'recommend')
+      kind = `recommend ${String((q.recommend as Json).strategy ?? 'average_vector')}`;
+    else if (name === 'fusion') kind = `fusion ${String(q.fusion)}`;
+    else if (name === 'rrf') kind = (q.rrf as Json).weights ? 'rrf weighted' : 'rrf k';
+    else kind = name;
+  }
+  return body.prefetch ? `prefetch + ${kind}` : kind;
 }

@@ -11,7 +11,13 @@ import type { EdgeDriver } from './edge-driver.js';
 import { KEYWORDS, randomPayload, randomUuid, randomVector } from './generate-data.js';
 import { randomFilter } from './generate-filter.js';
 import { Prng } from './prng.js';
-import { randomFacet, randomGroups, randomQuery, randomRefusal } from './query-steps.js';
+import {
+  describeQuery,
+  randomFacet,
+  randomGroups,
+  randomQuery,
+  randomRefusal,
+} from './query-steps.js';
 import type { QueryContext } from './query-steps.js';
 
 type Json = Record<string, unknown>;
@@ -48,6 +54,11 @@ const TEXT_SCHEMAS = [
  * it once per value or once in all, depending on how its planner reads the index.
  */
 const ORDER_KEYS = new Set(['rank', 'price']);
+
+/** Comparisons made so far in this process, by kind of request (for the suite's report). */
+export const CASES_BY_KIND = new Map<string, number>();
+
+const tally = (kind: string) => CASES_BY_KIND.set(kind, (CASES_BY_KIND.get(kind) ?? 0) + 1);
 
 /**
  * Runs one scenario of `steps` steps; resolves with the number of comparisons made.
@@ -89,6 +100,13 @@ export async function runScenario(
     const q = await driver.send({ ...edgeRequest, name });
     const engineOk = e.status === 200;
     const edgeOk = 'ok' in q;
+    // The engine may refuse what it does not implement, with a 400 saying so.
+    const notSupported = e.status === 400 && /not supported/.test(JSON.stringify(e.body.status));
+    if (!engineOk && edgeOk && notSupported) {
+      checks++;
+      tally(`${what} (400 not supported)`);
+      return undefined;
+    }
     if (engineOk !== edgeOk) {
       throw new Error(
         `${where(what)}: engine ${engineOk ? 'succeeded' : `failed (${e.status} ${JSON.stringify(e.body.status)})`}, ` +
@@ -96,6 +114,7 @@ export async function runScenario(
       );
     }
     checks++;
+    tally(engineOk ? what : `${what} (both refused)`);
     return engineOk ? { engine: e.body.result, edge: (q as { ok: unknown }).ok } : undefined;
   };
 
@@ -153,6 +172,8 @@ export async function runScenario(
   const rangeKeys = () => [...indexes.keys()].filter((k) => ORDER_KEYS.has(k));
   // Qdrant reads `with_vectors` as `with_vector`'s alias.
   const vectorFlag = () => (rng.chance(0.3) ? 'with_vectors' : 'with_vector');
+  // The ids the last state check found.
+  let liveIds: Id[] = [];
   // Ids ever given an all-zero vector (see QueryContext.zeroVectorIds).
   const zeroIds = new Set<Id>();
   const noteVectors = (points: Json[]) => {
@@ -169,6 +190,8 @@ export async function runScenario(
     rangeKeys,
     zeroVectorIds: () => [...zeroIds],
     lookupCollection: `${name}_lookup`,
+    liveIds: () => liveIds,
+    indexedKeys: () => [...indexes.keys()],
   };
 
   const fullState = async () => {
@@ -178,6 +201,7 @@ export async function runScenario(
       const e = r!.engine as { points: PointOut[] };
       const q = r!.edge as { points: PointOut[] };
       compareExact(e.points, q.points, 'full state');
+      liveIds = e.points.map((p) => p.id);
     });
   };
 
@@ -238,7 +262,7 @@ export async function runScenario(
       const path = isQuery ? '/points/query/batch' : '/points/search/batch';
       const body = { searches };
       const cmd = isQuery ? 'query_batch' : 'search_batch';
-      const res = await both('batch', 'POST', path, body, { cmd, ...body });
+      const res = await both(path.slice(8), 'POST', path, body, { cmd, ...body });
       if (res) {
         await guarded('batch', body, async () => {
           const e = res.engine as unknown[];
@@ -262,7 +286,10 @@ export async function runScenario(
       }
     } else if (r < 0.4) {
       const { body, ranking } = randomQuery(queryContext);
-      const res = await both('query', 'POST', '/points/query', body, { cmd: 'query', ...body });
+      const res = await both(`query: ${describeQuery(body)}`, 'POST', '/points/query', body, {
+        cmd: 'query',
+        ...body,
+      });
       if (res) {
         await guarded('query', body, async () => {
           const e = (res.engine as { points: PointOut[] }).points;
@@ -279,7 +306,7 @@ export async function runScenario(
     } else if (r < 0.45) {
       const { body, search } = randomGroups(queryContext);
       const path = search ? '/points/search/groups' : '/points/query/groups';
-      const res = await both('groups', 'POST', path, body, { cmd: 'query_groups', ...body });
+      const res = await both(path.slice(8), 'POST', path, body, { cmd: 'query_groups', ...body });
       if (res) {
         await guarded('groups', body, async () =>
           compareGroups(
@@ -292,8 +319,13 @@ export async function runScenario(
     } else if (r < 0.48) {
       const body = randomFacet(queryContext);
       const res = await both('facet', 'POST', '/facet', body, { cmd: 'facet', ...body });
-      if (res)
-        await guarded('facet', body, async () => compareValue(res.engine, res.edge, 'facet'));
+      if (res) {
+        // qdrant-edge also lists values its index still holds for points since deleted or
+        // overwritten, with count 0, until its optimizer drops them; the engine lists only
+        // values some point holds.
+        const held = (res.edge as { hits: { count: number }[] }).hits.filter((h) => h.count > 0);
+        await guarded('facet', body, async () => compareValue(res.engine, { hits: held }, 'facet'));
+      }
     } else if (r < 0.51) {
       const refusal = randomRefusal(queryContext);
       history.push(`refusal ${refusal.method} ${refusal.path} ${JSON.stringify(refusal.body)}`);
@@ -305,6 +337,7 @@ export async function runScenario(
         );
       }
       checks++;
+      tally('refusal (400 checked)');
     } else if (r < 0.6) {
       const body: Json = {
         limit: rng.int(1, 20),
