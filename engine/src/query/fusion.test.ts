@@ -19,13 +19,22 @@ describe('fusion', () => {
     expect(fused.map((p) => p.score)).toEqual([0.75, 0.6, 0.5].map(Math.fround));
   });
 
+  test('dbsf rounds as Qdrant does for scores close together', () => {
+    // qdrant-edge 0.9.0 fused these three Dot scores (one prefetch) to these values.
+    const fused = dbsf([
+      list([1, 0.9998349547386169], [2, 0.9995377063751221], [3, 0.9995301961898804]),
+    ]);
+    expect(fused.map((p) => p.score)).toEqual([
+      0.6923032999038696, 0.4073481559753418, 0.40014857053756714,
+    ]);
+  });
+
   test('dbsf maps mean ± 3 sample deviations onto 0..1; a lone score is 0.5', () => {
     const fused = dbsf([list([1, 1], [2, 3]), list([3, 5])]);
     const std = Math.sqrt(2);
-    expect(fused).toEqual([
-      { slot: 2, score: Math.fround((3 - (2 - 3 * std)) / (6 * std)) },
-      { slot: 3, score: 0.5 },
-      { slot: 1, score: Math.fround((1 - (2 - 3 * std)) / (6 * std)) },
-    ]);
+    expect(fused.map((p) => p.slot)).toEqual([2, 3, 1]);
+    expect(fused[0]!.score).toBeCloseTo((3 - (2 - 3 * std)) / (6 * std), 6);
+    expect(fused[1]!.score).toBe(0.5);
+    expect(fused[2]!.score).toBeCloseTo((1 - (2 - 3 * std)) / (6 * std), 6);
   });
 });

@@ -19,20 +19,30 @@ export function rrf(lists: Scored[][], k: number, weights?: number[]): Scored[] 
   return sorted(scores);
 }
 
-/** Distribution-based score fusion; best first. */
+/**
+ * Distribution-based score fusion; best first. Computed as Qdrant computes it, in float32
+ * with Welford's running mean and variance: scores close together have a tiny deviation
+ * that magnifies every rounding, so only the same steps give the same fused scores.
+ */
 export function dbsf(lists: Scored[][]): Scored[] {
+  const f = Math.fround;
   const scores = new Map<number, number>();
   for (const list of lists) {
     if (list.length === 0) continue;
-    const mean = list.reduce((s, p) => s + p.score, 0) / list.length;
-    const variance =
-      list.length < 2 ? 0 : list.reduce((s, p) => s + (p.score - mean) ** 2, 0) / (list.length - 1);
-    const std = Math.sqrt(variance);
-    const low = mean - 3 * std;
-    const high = mean + 3 * std;
+    let mean = 0;
+    let squares = 0;
+    list.forEach(({ score }, i) => {
+      const delta = f(score - mean);
+      mean = f(mean + f(delta / (i + 1)));
+      squares = f(squares + f(delta * f(score - mean)));
+    });
+    const std = list.length < 2 ? 0 : f(Math.sqrt(f(squares / (list.length - 1))));
+    const low = f(mean - f(3 * std));
+    const high = f(mean + f(3 * std));
+    const range = f(high - low);
     for (const { slot, score } of list) {
-      const normalised = high === low ? 0.5 : (score - low) / (high - low);
-      scores.set(slot, (scores.get(slot) ?? 0) + normalised);
+      const normalised = range === 0 ? 0.5 : f(f(score - low) / range);
+      scores.set(slot, f((scores.get(slot) ?? 0) + normalised));
     }
   }
   return sorted(scores);
