@@ -60,3 +60,29 @@ test('returns only accepted nodes, best first, and survives a round trip through
   expect(hits.every((h) => h.slot % 2 === 1)).toBe(true);
   expect(hits.map((h) => h.score)).toEqual([...hits.map((h) => h.score)].sort((a, b) => b - a));
 });
+
+test('a two-hop walk under a selective filter finds the filtered top 10 and nothing rejected', () => {
+  const dim = 12;
+  const arena = randomArena(4000, dim, 'Cosine', 11);
+  const graph = new Hnsw(arena.space, { m: 16, efConstruct: 100, seed: 3 });
+  for (let slot = 0; slot < arena.length; slot++) graph.insert(slot);
+  const accept = (slot: number) => slot % 10 === 3;
+  const queries = randomArena(30, dim, 'Cosine', 12);
+  const sim = similarityFn('Cosine');
+  let hits = 0;
+  for (let q = 0; q < 30; q++) {
+    const query = queries.get(q);
+    const truth = new Set(
+      Array.from({ length: arena.length }, (_, slot) => slot)
+        .filter(accept)
+        .map((slot) => ({ slot, score: sim(arena.data, slot * dim, query, 0, dim) }))
+        .sort((a, b) => b.score - a.score)
+        .slice(0, 10)
+        .map((s) => s.slot),
+    );
+    const found = graph.search(arena.placeQuery(query), 10, 64, accept, true);
+    expect(found.every((h) => accept(h.slot))).toBe(true);
+    hits += found.filter((h) => truth.has(h.slot)).length;
+  }
+  expect(hits / 300).toBeGreaterThanOrEqual(0.9);
+});

@@ -222,6 +222,7 @@ export class Hnsw {
     ef: number,
     level: number,
     accept?: (slot: number) => boolean,
+    twoHop = false,
   ): ScoredHeap {
     const { similarity, origin, width, dim, visited, m0, links0, count0 } = this;
     const { gather, gatherIds, gatherScores } = this;
@@ -254,11 +255,24 @@ export class Hnsw {
       }
       // Unvisited neighbours are scored in one kernel call.
       let fresh = 0;
-      for (let i = 0; i < count; i++) {
+      for (let i = 0; i < count && fresh < GATHER_MAX; i++) {
         const next = links[base + i]!;
         if (visited[next] === mark) continue;
         visited[next] = mark;
-        gatherIds[fresh++] = next;
+        if (!twoHop || accept!(next)) {
+          gatherIds[fresh++] = next;
+          continue;
+        }
+        // ACORN-1: a neighbour the filter rejects is not scored; its neighbours that pass
+        // are, so a selective filter's points stay connected without scoring the rest.
+        const farBase = next * m0;
+        const farCount = count0[next]!;
+        for (let j = 0; j < farCount && fresh < GATHER_MAX; j++) {
+          const far = links0[farBase + j]!;
+          if (visited[far] === mark || !accept!(far)) continue;
+          visited[far] = mark;
+          gatherIds[fresh++] = far;
+        }
       }
       if (fresh === 0) continue;
       gather(q, fresh);
@@ -267,7 +281,7 @@ export class Hnsw {
         const nextScore = gatherScores[i]!;
         if (results.size < ef || nextScore > results.topScore()) {
           candidates.push(-nextScore, next);
-          if (!accept || accept(next)) {
+          if (!accept || twoHop || accept(next)) {
             // A full heap swaps its worst entry out in one sift, not a push and a pop.
             if (results.size < ef) results.push(nextScore, next);
             else results.replaceTop(nextScore, next);
@@ -363,18 +377,22 @@ export class Hnsw {
 
   /**
    * The `k` accepted nodes most similar to the vector at byte offset `q`, best first,
-   * exploring `ef` candidates.
+   * exploring `ef` candidates. With `twoHop` (for a filter that rejects most points) the
+   * walk scores only accepted nodes and steps over rejected ones to their neighbours;
+   * otherwise rejected nodes are scored and walked through.
    */
   search(
     q: number,
     k: number,
     ef: number,
     accept?: (slot: number) => boolean,
+    twoHop = false,
   ): { score: number; slot: number }[] {
     if (this.entry < 0 || k <= 0) return [];
     let current = this.entry;
     for (let l = this.maxLevel; l > 0; l--) current = this.greedy(q, current, l);
-    const found = this.heapToList(this.searchLevel(q, current, Math.max(ef, k), 0, accept));
+    const level0 = this.searchLevel(q, current, Math.max(ef, k), 0, accept, twoHop && !!accept);
+    const found = this.heapToList(level0);
     found.reverse();
     return found.slice(0, k);
   }

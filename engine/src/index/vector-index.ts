@@ -200,17 +200,19 @@ export class VectorIndex {
   /**
    * The `k` most similar accepted slots to the query at byte offset `q`: approximate
    * through the graph, exact over the tail. Returns internal similarities, best first.
+   * `twoHop` is for a filter that rejects most points ({@link Hnsw.search}).
    */
   search(
     q: number,
     k: number,
     ef: number,
     accept: (slot: number) => boolean,
+    twoHop = false,
   ): { score: number; slot: number }[] {
     const graph = this.graph;
     if (!graph) return [];
     const top = new TopK(k);
-    for (const hit of graph.search(q, k, ef, accept)) top.push(hit.score, hit.slot);
+    for (const hit of graph.search(q, k, ef, accept, twoHop)) top.push(hit.score, hit.slot);
     const arena = this.store.vectors;
     const end = this.store.slotCount;
     for (let slot = this.indexedUpTo; slot < end; slot++) {

@@ -12,6 +12,9 @@ import type { Collection } from '../store/collection.js';
 import { GATHER_MAX, SCAN_CHUNK } from '../store/vector-arena.js';
 import { TopK } from './top-k.js';
 
+/** Share of points a filter passes below which the graph walk steps over rejected nodes. */
+const TWO_HOP_BELOW = 0.3;
+
 /** A parsed search. */
 export interface SearchQuery {
   /** The query vector, preprocessed like stored ones. */
@@ -61,7 +64,9 @@ export function search(collection: Collection, query: SearchQuery): Hit[] {
     found = exactSearch(collection, q, k, accept, plan?.candidates);
   } else {
     const ef = Math.max(query.hnswEf ?? config.hnsw.efConstruct, k);
-    found = index.search(q, k, ef, accept);
+    // Below this share of points passing, the walk steps over rejected ones (ACORN-1).
+    const twoHop = plan !== undefined && plan.matches < TWO_HOP_BELOW * points.liveCount;
+    found = index.search(q, k, ef, accept, twoHop);
   }
 
   const hits: Hit[] = [];
