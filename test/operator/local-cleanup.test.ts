@@ -10,9 +10,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { CustomObjectsApi } from '@kubernetes/client-node';
@@ -25,11 +24,7 @@ import {
   type Agent as AgentResource,
   type AgentDeployment,
 } from '../../crds/src/index.js';
-import { createLogger } from '../../common/logger.js';
 import { ArchiveStore } from '../../apiserver/src/deploy/archive-store.js';
-import { loadOperatorConfig, type OperatorConfig } from '../../operator/src/config.js';
-import { LocalDriver } from '../../operator/src/drivers/local/local-driver.js';
-import { OperatorManager } from '../../operator/src/manager.js';
 import { makeArchive, PYTHON_SERVICE } from '../factories/archives.js';
 import {
   call,
@@ -39,46 +34,25 @@ import {
   type TestServer,
 } from '../apiserver/control-plane-server.js';
 import { deployFiles, type Deployment } from '../apiserver/deploy/deploy-helpers.js';
+import { startLocalOperator, type LocalOperator } from './local-operator.js';
 import { eventually } from './operator-harness.js';
 
 const MiB = 1024 * 1024;
 let server: TestServer;
 let owner: Caller;
-let driver: LocalDriver;
-let manager: OperatorManager;
-const dir = mkdtempSync(join(tmpdir(), 'svc-cleanup-'));
-const log = createLogger('operator', 'silent');
-let cfg: OperatorConfig;
-
-function startManager(): Promise<void> {
-  manager = new OperatorManager({
-    kc: server.kc,
-    cfg,
-    driver,
-    log,
-    namespaces: (ns) => ns === owner.namespace,
-  });
-  return manager.start();
-}
+let operator: LocalOperator;
 
 beforeAll(async () => {
   server = await startControlPlaneServer();
   owner = await createCaller(server, { tier: 'starter' });
-  cfg = {
-    ...loadOperatorConfig({ SVC_INTERNAL_SECRET: server.internalSecret }),
-    internalApiUrl: server.base,
-    publicApiUrl: server.base,
-    agentDomain: 'agents.localtest',
-  };
-  driver = await new LocalDriver(server.kc, cfg, dir, log).init();
-  await startManager();
+  operator = await startLocalOperator(server, (ns) => ns === owner.namespace, {
+    overrides: { agentDomain: 'agents.localtest' },
+  });
 }, 120_000);
 
 afterAll(async () => {
-  await manager.stop();
-  await driver.close();
+  await operator.stop();
   await server.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 type AgentRecord = {
@@ -89,7 +63,7 @@ type AgentRecord = {
   url: string | null;
 };
 
-const state = (...path: string[]) => join(dir, ...path);
+const state = (...path: string[]) => join(operator.dir, ...path);
 const builds = () => (existsSync(state('builds')) ? readdirSync(state('builds')).sort() : []);
 const getDeployment = (id: string) =>
   call<Deployment>(server, 'GET', `/api/v1/deployments/${id}`, { key: owner.key }).then(
@@ -288,9 +262,6 @@ describe('local driver: build and run directories', () => {
   });
 
   it('removes, when an operator starts, what belongs to agents and deployments that no longer exist', async () => {
-    await manager.stop();
-    const live = builds();
-    expect(live.length).toBeGreaterThan(0);
     const gone = { agent: randomUUID(), deployment: randomUUID(), run: randomUUID() };
     const orphans = [
       state('builds', gone.deployment, 'app', 'main.py'),
@@ -300,12 +271,16 @@ describe('local driver: build and run directories', () => {
       state('services', `${gone.agent}.json`),
       state('logs', `agent-${gone.agent}.log`),
     ];
-    for (const path of orphans) {
-      await mkdir(dirname(path), { recursive: true });
-      await writeFile(path, '{}');
-    }
-
-    await startManager();
+    let live: string[] = [];
+    // While no operator runs: what it kept for objects deleted meanwhile stays behind.
+    await operator.restartManager(async () => {
+      live = builds();
+      for (const path of orphans) {
+        await mkdir(dirname(path), { recursive: true });
+        await writeFile(path, '{}');
+      }
+    });
+    expect(live.length).toBeGreaterThan(0);
 
     for (const path of orphans) expect([path, existsSync(path)]).toEqual([path, false]);
     expect(existsSync(state('builds', gone.deployment))).toBe(false);

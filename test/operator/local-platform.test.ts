@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, symlinkSync, unlinkSync } from 'node:fs';
 import { request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -17,10 +17,8 @@ import { fileURLToPath } from 'node:url';
 import { createLogger } from '../../common/logger.js';
 import { AgentIndex } from '../../apiserver/src/edge/agent-index.js';
 import { createEdgeServer } from '../../apiserver/src/edge/edge-server.js';
-import { loadOperatorConfig } from '../../operator/src/config.js';
-import { LocalDriver, type ScheduleClock } from '../../operator/src/drivers/local/local-driver.js';
+import type { ScheduleClock } from '../../operator/src/drivers/local/local-driver.js';
 import { RUNNERS } from '../../operator/src/drivers/local/runner-command.js';
-import { OperatorManager } from '../../operator/src/manager.js';
 import {
   call,
   createCaller,
@@ -29,6 +27,7 @@ import {
   type TestServer,
 } from '../apiserver/control-plane-server.js';
 import { deployFiles, type Deployment } from '../apiserver/deploy/deploy-helpers.js';
+import { startLocalOperator, type LocalOperator } from './local-operator.js';
 import { eventually } from './operator-harness.js';
 
 // A deploy may wait 120 s for its build on a cold machine, then for its run.
@@ -38,8 +37,7 @@ const DOMAIN = 'agents.localtest';
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 let server: TestServer;
 let owner: Caller;
-let manager: OperatorManager;
-let driver: LocalDriver;
+let operator: LocalOperator;
 let index: AgentIndex;
 let edge: Server;
 let edgePort: number;
@@ -74,26 +72,16 @@ beforeAll(async () => {
   // This suite polls the API while builds run; a slow machine must not spend
   // a per-minute budget meant for people (rate limits have their own tests).
   owner = await createCaller(server, { tier: 'enterprise' });
-  const log = createLogger('operator', 'silent');
   symlinkSync(RUNNERS.bun, bunLink);
-  const cfg = {
-    ...loadOperatorConfig({ SVC_BUN_PATH: bunLink, SVC_INTERNAL_SECRET: server.internalSecret }),
-    internalApiUrl: server.base,
-    publicApiUrl: server.base,
-    agentDomain: DOMAIN,
-  };
-  driver = await new LocalDriver(server.kc, cfg, dir, log, scheduleClock).init();
-  manager = new OperatorManager({
-    kc: server.kc,
-    cfg,
-    driver,
-    log,
-    namespaces: (ns) => ns === owner.namespace,
+  operator = await startLocalOperator(server, (ns) => ns === owner.namespace, {
+    env: { SVC_BUN_PATH: bunLink },
+    dir,
+    overrides: { agentDomain: DOMAIN },
+    clock: scheduleClock,
   });
-  await manager.start();
-  index = new AgentIndex(server.kc, log);
+  index = new AgentIndex(server.kc, createLogger('apiserver', 'silent'));
   await index.start();
-  edge = createEdgeServer({ domain: DOMAIN, index, log });
+  edge = createEdgeServer({ domain: DOMAIN, index, log: createLogger('edge', 'silent') });
   await new Promise<void>((resolve) => edge.listen(0, '127.0.0.1', resolve));
   edgePort = (edge.address() as AddressInfo).port;
 }, 120_000);
@@ -101,10 +89,8 @@ beforeAll(async () => {
 afterAll(async () => {
   edge.close();
   await index.stop();
-  await manager.stop();
-  await driver.close();
+  await operator.stop();
   await server.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 type Agent = { id: string; name: string; url: string | null; status: string };

@@ -10,17 +10,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CustomObjectsApi } from '@kubernetes/client-node';
-import { createLogger } from '../../common/logger.js';
 import type { Agent } from '../../crds/src/index.js';
-import { loadOperatorConfig } from '../../operator/src/config.js';
-import { LocalDriver } from '../../operator/src/drivers/local/local-driver.js';
-import { OperatorManager } from '../../operator/src/manager.js';
+import type { LocalDriver } from '../../operator/src/drivers/local/local-driver.js';
 import {
   call,
   createCaller,
@@ -31,12 +28,13 @@ import {
 import { deployFiles, type Deployment } from '../apiserver/deploy/deploy-helpers.js';
 import { startEngine, type EngineProcess } from '../engine/support/engine-process.js';
 import { harness } from '../harness/env.js';
+import { startLocalOperator, type LocalOperator } from './local-operator.js';
 import { eventually } from './operator-harness.js';
 
 let server: TestServer;
 let tenantA: Caller;
 let tenantB: Caller;
-let manager: OperatorManager;
+let operator: LocalOperator;
 let driver: LocalDriver;
 let engine: EngineProcess;
 let outside: Server | null = null;
@@ -57,22 +55,12 @@ beforeAll(async () => {
   tenantA = await createCaller(server, { tier: 'starter' });
   tenantB = await createCaller(server, { tier: 'starter' });
   engine = await startEngine();
-  const log = createLogger('operator', 'silent');
-  const cfg = {
-    ...loadOperatorConfig({ SVC_INTERNAL_SECRET: server.internalSecret }),
-    internalApiUrl: server.base,
-    publicApiUrl: server.base,
-    vectorsUrl: 'http://127.0.0.1:1',
-  };
-  driver = await new LocalDriver(server.kc, cfg, dir, log).init();
-  manager = new OperatorManager({
-    kc: server.kc,
-    cfg,
-    driver,
-    log,
-    namespaces: (ns) => ns === tenantA.namespace || ns === tenantB.namespace,
-  });
-  await manager.start();
+  operator = await startLocalOperator(
+    server,
+    (ns) => ns === tenantA.namespace || ns === tenantB.namespace,
+    { overrides: { vectorsUrl: 'http://127.0.0.1:1' }, dir },
+  );
+  driver = operator.driver;
   const ip = outsideIp();
   if (ip) {
     outside = createServer((socket) => socket.end('outside-ok'));
@@ -84,11 +72,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   outside?.close();
-  await manager.stop();
-  await driver.close();
+  await operator.stop();
   await engine.dispose();
   await server.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 async function deployAndWait(
