@@ -145,6 +145,20 @@ function prefetch(ctx: QueryContext, depth: number): Json {
   return stage;
 }
 
+/**
+ * Leaves points that may hold a zero vector out of a query. Every similarity to a zero
+ * vector is a signed zero whose sign depends on the order of the kernel's additions, and
+ * Qdrant orders -0 below +0 (discover's pairs, a prefetch's ties), so no two
+ * implementations need agree on them; search, scroll and the state checks still meet them.
+ */
+function excludeZeroVectors(ctx: QueryContext, body: Json): void {
+  const zeros = ctx.zeroVectorIds();
+  if (zeros.length === 0) return;
+  const exclusion: Json = { must_not: [{ has_id: zeros }] };
+  if (body.filter) exclusion.must = [body.filter];
+  body.filter = exclusion;
+}
+
 /** A random `points/query` body. */
 export function randomQuery(ctx: QueryContext): GeneratedQuery {
   const { rng } = ctx;
@@ -182,12 +196,7 @@ export function randomQuery(ctx: QueryContext): GeneratedQuery {
   if (ranking === 'score' && rng.chance(0.1)) body.score_threshold = rng.fraction(-1, 1);
   // Ids then name points of the other collection, which are not left out of the results.
   if (rng.chance(0.1)) body.lookup_from = { collection: ctx.lookupCollection };
-  const zeros = ctx.zeroVectorIds();
-  if (body.prefetch && zeros.length > 0) {
-    const exclusion: Json = { must_not: [{ has_id: zeros }] };
-    if (body.filter) exclusion.must = [body.filter];
-    body.filter = exclusion;
-  }
+  excludeZeroVectors(ctx, body);
   return { body, ranking };
 }
 
@@ -207,6 +216,7 @@ export function randomGroups(ctx: QueryContext): { body: Json; search: boolean }
     // Prefetch-safe scorings: no ties at a cut-off, no randomness.
     body.query = scoring(ctx, true).query;
   }
+  excludeZeroVectors(ctx, body);
   return { body, search };
 }
 
