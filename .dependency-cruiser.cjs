@@ -39,6 +39,13 @@ module.exports = {
       from: { path: '^(common|crds)/' },
       to: { path: '^(apiserver|operator|engine|hack|bench|test|cli)/' },
     },
+    {
+      name: 'crds-is-the-ground',
+      severity: 'error',
+      comment: 'crds/ is the contract every component reads; it imports no code of ours.',
+      from: { path: '^crds/' },
+      to: { path: '^common/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -1,7 +1,8 @@
 /** Owner references and keys: pure functions, no cluster. */
 import { describe, expect, it } from '@jest/globals';
 import type { V1OwnerReference } from '@kubernetes/client-node';
-import { controllerRef, objectKey, ownerKeyOf, parseObjectKey } from './owner.js';
+import { controllerRef } from '../../crds/src/owner-reference.js';
+import { objectKey, ownerKeyOf, parseObjectKey } from './owner.js';
 
 const agent = {
   apiVersion: 'svc.dev/v1alpha1',
@@ -12,25 +13,6 @@ const agent = {
 function deploymentOwnedBy(...refs: V1OwnerReference[]) {
   return { metadata: { name: 'child', namespace: 'acct', ownerReferences: refs } };
 }
-
-describe('controllerRef', () => {
-  it('marks the owner as controller and blocks its deletion until the child is gone', () => {
-    expect(controllerRef(agent)).toEqual({
-      apiVersion: 'svc.dev/v1alpha1',
-      kind: 'Agent',
-      name: 'a1',
-      uid: 'uid-1',
-      controller: true,
-      blockOwnerDeletion: true,
-    });
-  });
-});
-
-describe('controllerRef of an owner not read from the server', () => {
-  it('throws rather than write a reference without a uid', () => {
-    expect(() => controllerRef({ ...agent, metadata: { name: 'a1' } })).toThrow('metadata.uid');
-  });
-});
 
 describe('ownerKeyOf', () => {
   it('returns namespace/name of the controlling owner of the kind', () => {

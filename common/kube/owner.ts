@@ -1,10 +1,8 @@
 /**
- * Owner references and the queue keys derived from objects: how a child (Deployment,
- * Service, Job, CronJob) points at the resource that made it, so that the garbage
- * collector deletes it with its owner and a watch on children can wake the owner's
- * reconcile.
+ * Reading owner references, and the queue keys derived from objects: a watch on children
+ * (Deployment, Service, Job, CronJob) wakes the reconcile of the resource that made them.
+ * Owner references are written by `controllerRef` (crds/src/owner-reference.ts).
  */
-import type { V1OwnerReference } from '@kubernetes/client-node';
 
 /**
  * The little of an object this module reads. Structural, so that both client-node's
@@ -22,30 +20,6 @@ export interface ObjectWithMeta {
       name: string;
       controller?: boolean;
     }>;
-  };
-}
-
-/** An object that can own others: one read from the API server, so it has a name and uid. */
-export interface OwnerLike extends ObjectWithMeta {
-  apiVersion: string;
-  kind: string;
-}
-
-/**
- * An owner reference marking `owner` as the controller of a child. `blockOwnerDeletion`
- * makes a foreground deletion of the owner wait for the child to go first. Throws when
- * the owner has no uid, i.e. was not read back from the server.
- */
-export function controllerRef(owner: OwnerLike): V1OwnerReference {
-  const { name, uid } = owner.metadata ?? {};
-  if (!name || !uid) throw new Error(`${owner.kind} has no metadata.name or metadata.uid`);
-  return {
-    apiVersion: owner.apiVersion,
-    kind: owner.kind,
-    name,
-    uid,
-    controller: true,
-    blockOwnerDeletion: true,
   };
 }
 

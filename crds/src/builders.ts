@@ -4,7 +4,7 @@
  * by the agent (so deleting the agent deletes them). Contract facts, kept beside the
  * kinds they build.
  */
-import { controllerRef } from '../../common/kube/owner.js';
+import { controllerRef } from './owner-reference.js';
 import type { Agent } from './agent.js';
 import type { AgentDeployment, ArchiveLimits, DeploymentConfig } from './agent-deployment.js';
 import type { TriggerSource } from './enums.js';

@@ -7,3 +7,4 @@ export * from './agent-deployment.js';
 export * from './workspace.js';
 export * from './definitions.js';
 export * from './builders.js';
+export * from './owner-reference.js';

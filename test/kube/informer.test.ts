@@ -22,7 +22,8 @@ import {
   PLURALS,
   type Agent,
 } from '../../crds/src/index.js';
-import { controllerRef, ownerKeyOf, type ObjectWithMeta } from '../../common/kube/owner.js';
+import { ownerKeyOf, type ObjectWithMeta } from '../../common/kube/owner.js';
+import { controllerRef } from '../../crds/src/owner-reference.js';
 import {
   configMapSource,
   cronJobSource,

@@ -4,7 +4,7 @@
  * the deployment deletes the Secret; the key reaper revokes the key).
  */
 import type { CoreV1Api } from '@kubernetes/client-node';
-import { controllerRef } from '../../../common/kube/owner.js';
+import { controllerRef } from '../../../crds/src/owner-reference.js';
 import { LABELS, OBJECT_NAMES, type AgentDeployment } from '../../../crds/src/index.js';
 import type { AccountService } from '../accounts/account-service.js';
 import type { AuthContext } from '../auth/authenticate.js';

@@ -11,7 +11,7 @@ import {
   workspaceResource,
 } from '../../../test/factories/custom-resources.js';
 import { createLogger } from '../../../common/logger.js';
-import { controllerRef } from '../../../common/kube/owner.js';
+import { controllerRef } from '../../../crds/src/owner-reference.js';
 import { loadOperatorConfig } from '../config.js';
 import type { Controller, ObjectRef, SourceName } from '../control-loop/controller.js';
 import { operatorControllers } from './index.js';

@@ -16,7 +16,7 @@ import {
   type AgentDeployment,
 } from '../../../../crds/src/index.js';
 import { internalToken } from '../../../../common/internal-token.js';
-import { controllerRef } from '../../../../common/kube/owner.js';
+import { controllerRef } from '../../../../crds/src/owner-reference.js';
 import type { OperatorConfig } from '../../config.js';
 import { AGENT_PORT } from '../agent-environment.js';
 import { agentPodLabels, agentPodSpec, builtImageName } from './pod-template.js';
