@@ -11,27 +11,12 @@ import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { seededRandom } from '../../common/seeded-random.js';
 import { call, callRaw, startEngine } from './support/engine-process.js';
 import type { EngineProcess } from './support/engine-process.js';
+import { Literal, writeJson } from './support/json-literal.js';
 
 const CASES = Number(process.env.SVC_FUZZ_ROUTES_CASES ?? 3000);
 const SEED = Number(process.env.SVC_FUZZ_ROUTES_SEED ?? 18);
 
 type Json = Record<string, unknown>;
-
-/** A JSON literal written as is (numbers JSON.stringify cannot spell). */
-class Literal {
-  constructor(readonly text: string) {}
-}
-
-function write(value: unknown): string {
-  if (value instanceof Literal) return value.text;
-  if (Array.isArray(value)) return `[${value.map(write).join(',')}]`;
-  if (typeof value === 'object' && value !== null) {
-    return `{${Object.entries(value)
-      .map(([k, v]) => `${JSON.stringify(k)}:${write(v)}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
 
 let engine: EngineProcess;
 
@@ -248,7 +233,7 @@ test(`${CASES} mutated bodies on every route: no 5xx, an envelope on each, and t
     const [method, path, template] = pick(routes);
     // A fifth go as generated, so the routes' success paths run under the same load.
     const body = chance(0.2) ? template() : mutate(template());
-    const text = write(body);
+    const text = writeJson(body);
     const res = await callRaw(engine.url, method, `/collections/f${path}`, text);
     statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
     const enveloped =

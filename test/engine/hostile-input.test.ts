@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { seededRandom } from '../../common/seeded-random.js';
 import { call, callRaw, startEngine } from './support/engine-process.js';
 import type { EngineProcess } from './support/engine-process.js';
+import { Literal, writeJson } from './support/json-literal.js';
 
 let engine: EngineProcess;
 const api = (method: string, path: string, body?: unknown) => call(engine.url, method, path, body);
@@ -234,22 +235,6 @@ describe('numbers that are not finite', () => {
   });
 });
 
-/** A JSON literal the fuzzer writes as is (numbers JSON.stringify cannot spell). */
-class Literal {
-  constructor(readonly text: string) {}
-}
-
-function write(value: unknown): string {
-  if (value instanceof Literal) return value.text;
-  if (Array.isArray(value)) return `[${value.map(write).join(',')}]`;
-  if (typeof value === 'object' && value !== null) {
-    return `{${Object.entries(value)
-      .map(([k, v]) => `${JSON.stringify(k)}:${write(v)}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
 describe('fuzz', () => {
   test('random bodies on the write and read routes never answer 5xx, and a SIGKILL leaves nothing to set aside', async () => {
     const fuzzed = await startEngine();
@@ -410,7 +395,7 @@ describe('fuzz', () => {
       const serverErrors: string[] = [];
       for (let i = 0; i < cases; i++) {
         const [method, path, body] = pick(routes);
-        const text = write(body());
+        const text = writeJson(body());
         const res = await callRaw(fuzzed.url, method, `/collections/f${path}`, text);
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
         if (res.status >= 500)
