@@ -61,6 +61,18 @@ export const FALLBACK_ARCHIVE_LIMITS: Readonly<ArchiveLimits> = {
  */
 export const ARCHIVES_KEPT = 3;
 
+/**
+ * The versions among an agent's `deployments` whose code is kept: the
+ * {@link ARCHIVES_KEPT} most recent successful (built) ones, newest first. The
+ * API server keeps their archives and the drivers their builds by this one rule.
+ */
+export function versionsKept(deployments: readonly AgentDeployment[]): AgentDeployment[] {
+  return deployments
+    .filter((d) => !d.spec.ephemeral && d.status?.builtAt)
+    .sort((a, b) => b.spec.version - a.spec.version)
+    .slice(0, ARCHIVES_KEPT);
+}
+
 /** What the API server asks for. */
 export const AgentDeploymentSpec = Type.Object({
   agentId: Type.String({ format: 'uuid' }),

@@ -3,7 +3,7 @@
  * successful (built) deployments, which a rollback may redeploy, and those of
  * deployments still in progress; the others' are deleted.
  */
-import { ARCHIVES_KEPT, LABELS, type AgentDeployment } from '../../../crds/src/index.js';
+import { LABELS, versionsKept, type AgentDeployment } from '../../../crds/src/index.js';
 import type { AuthContext } from '../auth/authenticate.js';
 import type { CustomResourceRepository } from '../store/custom-resources.js';
 import type { ArchiveStore } from './archive-store.js';
@@ -13,18 +13,15 @@ export function archivesToDelete(deployments: readonly AgentDeployment[]): strin
   const all = deployments.filter((d) => !d.spec.ephemeral && d.spec.archiveId);
   const finished = (d: AgentDeployment) =>
     Boolean(d.status?.finishedAt) || d.status?.state === 'failed';
-  const successful = all
-    .filter((d) => d.status?.builtAt)
-    .sort((a, b) => b.spec.version - a.spec.version);
+  const newest = versionsKept(all);
   // A rollback shares its source's archive, so keep by archive id, not by deployment.
   const kept = new Set(
-    [
-      ...successful.slice(0, ARCHIVES_KEPT),
-      ...all.filter((d) => !d.status?.builtAt && !finished(d)),
-    ].map((d) => d.spec.archiveId),
+    [...newest, ...all.filter((d) => !d.status?.builtAt && !finished(d))].map(
+      (d) => d.spec.archiveId,
+    ),
   );
-  const doomed = successful
-    .slice(ARCHIVES_KEPT)
+  const doomed = all
+    .filter((d) => d.status?.builtAt && !newest.includes(d))
     .map((d) => d.spec.archiveId ?? '')
     .filter((id) => !kept.has(id));
   return [...new Set(doomed)];

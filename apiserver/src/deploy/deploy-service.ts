@@ -16,7 +16,6 @@ import type { Readable } from 'node:stream';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { Collection } from 'mongodb';
 import {
-  ARCHIVES_KEPT,
   type Agent,
   type AgentDeployment,
   type ArchiveLimits,
@@ -53,9 +52,6 @@ import { configOfVersion } from './rollback.js';
 import { validateSchedule } from './schedule.js';
 import { allocateVersion } from './version-numbers.js';
 import { storeAndScan } from './upload.js';
-
-/** How many successful deployments of an agent keep their code archive. */
-export { ARCHIVES_KEPT };
 
 /** What the service is built from. */
 export interface DeployServiceDeps {

@@ -6,7 +6,7 @@
  * released. While a run of the agent is unfinished, no built version is
  * released: a run executes the build that was active when it started.
  */
-import { ARCHIVES_KEPT, type AgentDeployment } from '../../../crds/src/index.js';
+import { versionsKept, type AgentDeployment } from '../../../crds/src/index.js';
 import { stateOf } from './views.js';
 
 /** States after which a version never serves again (unless rolled back to, which builds anew). */
@@ -17,12 +17,7 @@ const DONE_RUN: ReadonlySet<string> = new Set(['completed', 'failed']);
 /** The deployments among an agent's `deployments` (runs included) whose builds may be released. */
 export function releasableBuilds(deployments: readonly AgentDeployment[]): AgentDeployment[] {
   const versions = deployments.filter((d) => !d.spec.ephemeral);
-  const kept = new Set(
-    versions
-      .filter((d) => d.status?.builtAt)
-      .sort((a, b) => b.spec.version - a.spec.version)
-      .slice(0, ARCHIVES_KEPT),
-  );
+  const kept = new Set(versionsKept(versions));
   const runInFlight = deployments.some((d) => d.spec.ephemeral && !DONE_RUN.has(stateOf(d)));
   return versions.filter(
     (d) => DONE.has(stateOf(d)) && !kept.has(d) && !(runInFlight && d.status?.builtAt),
