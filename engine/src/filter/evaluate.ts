@@ -4,8 +4,8 @@
  * emptiness; an array value matches when one element does (one level deep); `match`
  * compares only like types (an integer never matches a string or a float).
  */
-import { getValues } from '../json-path.js';
-import type { JsonObject } from '../json-path.js';
+import { getValues } from '../../../common/json-path.js';
+import type { JsonObject } from '../../../common/json-path.js';
 import type { PointId } from '../point-id.js';
 import { parseDatetime } from './datetime.js';
 import { haversineMeters, inBoundingBox, inPolygon } from './geo.js';

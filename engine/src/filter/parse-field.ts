@@ -5,7 +5,7 @@
  * declare and every value of the wrong type with a 400.
  */
 import { formatError, validationError } from '../errors.js';
-import { formatJsonPath } from '../json-path.js';
+import { formatJsonPath } from '../../../common/json-path.js';
 import { parseDatetime } from './datetime.js';
 import {
   finite,

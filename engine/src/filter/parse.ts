@@ -12,8 +12,8 @@
  * reads `{}` as a filter without conditions, which every point passes).
  */
 import { badRequest, formatError } from '../errors.js';
-import { formatJsonPath, WILDCARD } from '../json-path.js';
-import type { JsonPath } from '../json-path.js';
+import { formatJsonPath, WILDCARD } from '../../../common/json-path.js';
+import type { JsonPath } from '../../../common/json-path.js';
 import { parseFieldCondition } from './parse-field.js';
 import {
   invalidType,

@@ -7,8 +7,8 @@
  * Qdrant's `Option` fields.
  */
 import { EngineError, formatError } from '../errors.js';
-import { tryParseJsonPath } from '../json-path.js';
-import type { JsonPath } from '../json-path.js';
+import { tryParseJsonPath } from '../../../common/json-path.js';
+import type { JsonPath } from '../../../common/json-path.js';
 import { parsePointId } from '../point-id.js';
 import type { PointId } from '../point-id.js';
 

@@ -2,7 +2,7 @@
  * The parsed form of Qdrant's filter language, checked once when the request is read so
  * evaluation over many points does no validation.
  */
-import type { JsonPath } from '../json-path.js';
+import type { JsonPath } from '../../../common/json-path.js';
 import type { PointId } from '../point-id.js';
 
 /** A point on the globe, in degrees. */

@@ -3,8 +3,8 @@
  * points `{id, version, score, payload, vector}`, with `null` for what was not asked for
  * and `order_value` only when ordering by a payload field.
  */
-import { projectPayload } from '../json-path.js';
-import type { JsonObject } from '../json-path.js';
+import { projectPayload } from '../../../common/json-path.js';
+import type { JsonObject } from '../../../common/json-path.js';
 import type { PayloadSelection } from '../request/fields.js';
 import type { Presentation } from '../request/queries.js';
 import type { Collection } from '../store/collection.js';

@@ -11,8 +11,8 @@
 import { parseDatetime } from '../filter/datetime.js';
 import type { TokenizerConfig } from '../filter/text.js';
 import type { FieldCondition } from '../filter/types.js';
-import { getValues } from '../json-path.js';
-import type { JsonObject, JsonPath } from '../json-path.js';
+import { getValues } from '../../../common/json-path.js';
+import type { JsonObject, JsonPath } from '../../../common/json-path.js';
 import { normaliseUuid } from '../point-id.js';
 
 /** Qdrant's payload schema types. */

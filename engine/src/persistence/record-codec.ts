@@ -4,7 +4,7 @@
  * vectors come back bit for bit. Framing (length and checksum) is the log's job.
  */
 import { depthExceededAt } from '../../../common/json-depth.js';
-import type { JsonObject } from '../json-path.js';
+import type { JsonObject } from '../../../common/json-path.js';
 import type { PointId } from '../point-id.js';
 import type { Operation } from '../store/operations.js';
 

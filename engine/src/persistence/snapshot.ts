@@ -17,7 +17,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import type { IndexSchema } from '../index/payload-index.js';
-import type { JsonObject } from '../json-path.js';
+import type { JsonObject } from '../../../common/json-path.js';
 import type { PointId } from '../point-id.js';
 import type { Collection } from '../store/collection.js';
 import { ABSENT_PAYLOAD } from '../store/point-store.js';

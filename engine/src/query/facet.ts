@@ -6,7 +6,8 @@
  */
 import { badRequest } from '../errors.js';
 import type { Filter } from '../filter/types.js';
-import { formatJsonPath, parseJsonPath } from '../json-path.js';
+import { formatJsonPath } from '../../../common/json-path.js';
+import { parseJsonPath } from '../json-path.js';
 import { normaliseUuid } from '../point-id.js';
 import type { Collection } from '../store/collection.js';
 import { distinctValues } from './values.js';

@@ -3,8 +3,8 @@
  * path are looked into (one level, as Qdrant's indexes do), and each distinct value
  * counts once per point.
  */
-import { getValues } from '../json-path.js';
-import type { JsonObject, JsonPath } from '../json-path.js';
+import { getValues } from '../../../common/json-path.js';
+import type { JsonObject, JsonPath } from '../../../common/json-path.js';
 
 /** The distinct values of a point at a path, arrays flattened. */
 export function distinctValues(payload: JsonObject, path: JsonPath): unknown[] {

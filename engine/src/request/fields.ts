@@ -9,7 +9,7 @@ import { preprocess } from '../distance.js';
 import { badRequest, formatError, validationError, wrongInput } from '../errors.js';
 import type { EngineError } from '../errors.js';
 import { parseJsonPath } from '../json-path.js';
-import type { JsonObject, JsonPath } from '../json-path.js';
+import type { JsonObject, JsonPath } from '../../../common/json-path.js';
 
 /** A JSON object from a request. */
 export type Body = Record<string, unknown>;

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, expect, test } from '@jest/globals';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { JsonObject } from '../json-path.js';
+import type { JsonObject } from '../../../common/json-path.js';
 import type { Operation } from './operations.js';
 import { newCollectionConfig } from './collection-config.js';
 import { Engine } from './engine.js';

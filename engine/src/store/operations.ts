@@ -4,7 +4,7 @@
  * so replaying an operation stores exactly what was stored the first time.
  */
 import type { IndexSchema } from '../index/payload-index.js';
-import type { JsonObject } from '../json-path.js';
+import type { JsonObject } from '../../../common/json-path.js';
 import type { PointId } from '../point-id.js';
 
 /** Which points an operation touches: listed ids, or those a filter (raw JSON) selects. */

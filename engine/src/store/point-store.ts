@@ -6,7 +6,7 @@
  * down over the retired ones.
  */
 import type { Distance } from '../distance.js';
-import type { JsonObject } from '../json-path.js';
+import type { JsonObject } from '../../../common/json-path.js';
 import { comparePointIds } from '../point-id.js';
 import type { PointId } from '../point-id.js';
 import { VectorArena } from './vector-arena.js';

@@ -1,6 +1,6 @@
 import { afterEach, expect, test } from '@jest/globals';
 import { parseFilter } from '../filter/parse.js';
-import type { JsonObject } from '../json-path.js';
+import type { JsonObject } from '../../../common/json-path.js';
 import type { PointId } from '../point-id.js';
 import { seededRandom } from '../../../common/seeded-random.js';
 import { count, scroll } from '../search/scroll.js';
