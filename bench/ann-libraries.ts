@@ -2,13 +2,17 @@
  * Our HNSW (engine/src/index/hnsw.ts, JavaScript over the WebAssembly SIMD kernels)
  * against the native HNSW libraries on npm, in one process on the same data: build time
  * and the recall@10/QPS curve over `ef`, both in CPU seconds (steadier than wall time on a
- * shared machine). This is how the engine's index was chosen; the
- * native libraries are not dependencies, so install them first to run it:
+ * shared machine). This is how the engine's index was chosen. The native libraries are
+ * not dependencies of the platform: the first run installs the pinned versions into
+ * .tools/ann-libraries (hnswlib-node builds with node-gyp).
  *
- *   npm install --no-save usearch hnswlib-node
  *   ANN_KIND=clustered ANN_DIM=128 ANN_POINTS=100000 node --import tsx bench/ann-libraries.ts
  */
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Hnsw } from '../engine/src/index/hnsw.js';
 import { VectorArena } from '../engine/src/store/vector-arena.js';
 import { groundTruth, makeVectors, normalized } from './support/vectors.js';
@@ -47,7 +51,27 @@ function ours(): Library {
   };
 }
 
-const require = createRequire(import.meta.url);
+/** Where the compared libraries are installed, apart from the platform's own packages. */
+const LIBRARIES_DIR = fileURLToPath(new URL('../.tools/ann-libraries/', import.meta.url));
+const LIBRARIES = ['usearch@2.26.2', 'hnswlib-node@3.0.0'];
+if (!existsSync(join(LIBRARIES_DIR, 'node_modules', 'hnswlib-node'))) {
+  console.log(`installing ${LIBRARIES.join(', ')} into ${LIBRARIES_DIR}`);
+  execFileSync(
+    'npm',
+    [
+      'install',
+      '--no-save',
+      '--no-package-lock',
+      '--no-audit',
+      '--no-fund',
+      '--prefix',
+      LIBRARIES_DIR,
+      ...LIBRARIES,
+    ],
+    { stdio: 'inherit' },
+  );
+}
+const require = createRequire(join(LIBRARIES_DIR, 'package.json'));
 
 function usearch(): Library | undefined {
   let lib: { Index: new (config: object) => UsearchIndex };
