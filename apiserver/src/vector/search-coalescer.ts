@@ -20,7 +20,7 @@
  */
 import { ResponseTooLarge } from '../errors/catalogue.js';
 import type { EngineResponse, EngineSend, SearchSender } from './engine-client.js';
-import { arrayElements, pointMembers } from './points/point-members.js';
+import { arrayElements, pointMembers } from './json-members.js';
 
 /** Bounds of one batch. */
 export interface CoalescerLimits {

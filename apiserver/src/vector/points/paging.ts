@@ -11,7 +11,7 @@
  * parsed, and then the members are checked where the engine reads them.
  */
 import { VectorValidationError } from '../../errors/catalogue.js';
-import { BACKSLASH, isSpace } from './point-members.js';
+import { BACKSLASH, isSpace } from '../json-members.js';
 
 /** The most points one search, query or scroll page returns (one prefetch fetches). */
 export const MAX_LIMIT = 10_000;

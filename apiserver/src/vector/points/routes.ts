@@ -27,7 +27,7 @@ import {
   mayLackAttestedKeys,
   stripInternalKeys,
 } from './payload-keys.js';
-import { BACKSLASH } from './point-members.js';
+import { BACKSLASH } from '../json-members.js';
 import { checkPaging, pagingMayExceed, type PagingShape } from './paging.js';
 import type { StorageMeter } from '../storage/storage-meter.js';
 import type { WriteCheck } from '../schema/enforcement.js';

@@ -9,7 +9,7 @@ import type { WriteCheck } from '../schema/enforcement.js';
 import type { PointId } from '../schema/scan.js';
 import type { BatchWriter } from './batch-writer.js';
 import { checkPointId, cleanPayload, isPointId, MAX_PAYLOAD_BYTES } from './payload-keys.js';
-import { isSpace, pointMembers, type PointMember } from './point-members.js';
+import { isSpace, pointMembers, type PointMember } from '../json-members.js';
 import { parse } from './upsert-scanner.js';
 
 const COMMA = Buffer.from(',');

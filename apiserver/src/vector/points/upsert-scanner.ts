@@ -12,7 +12,7 @@
  */
 import { MalformedJson, PointPayloadTooLarge } from '../../errors/catalogue.js';
 import { MAX_JSON_DEPTH, nestingTooDeep } from '../json-limits.js';
-import { BACKSLASH, isSpace, plainRunEnd, QUOTE } from './point-members.js';
+import { BACKSLASH, isSpace, plainRunEnd, QUOTE } from '../json-members.js';
 
 /** Callbacks of the scanner. */
 export interface ScannerSink {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { arrayElements, plainArrayEnd, pointMembers } from './point-members.js';
+import { arrayElements, plainArrayEnd, pointMembers } from './json-members.js';
 
 function members(text: string): Record<string, string>[] {
   const raw = Buffer.from(text);

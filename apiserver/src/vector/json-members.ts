@@ -14,7 +14,7 @@
  * are the engine's to read, and its refusal of malformed ones is mapped to
  * MALFORMED_JSON like the gateway's own.
  */
-import { MalformedJson } from '../../errors/catalogue.js';
+import { MalformedJson } from '../errors/catalogue.js';
 
 /** Where a value's bytes are in the text holding it. */
 export interface ElementRange {
