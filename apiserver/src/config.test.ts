@@ -26,4 +26,29 @@ describe('loadConfig', () => {
       engineApiKey: secrets.SVC_ENGINE_API_KEY,
     });
   });
+
+  it('offers one region, local, on its own KUBECONFIG and SVC_ENGINE_URL by default', () => {
+    const config = loadConfig({ ...secrets, KUBECONFIG: '/k/home', SVC_ENGINE_URL: 'http://e:1' });
+    expect(config).toMatchObject({
+      regions: ['local'],
+      kubeconfig: '/k/home',
+      engineUrl: 'http://e:1',
+    });
+    expect(config.registry.home.name).toBe('local');
+  });
+
+  it("takes the home region's API and engine from the region registry", () => {
+    const config = loadConfig({
+      ...secrets,
+      SVC_REGIONS_JSON: JSON.stringify([
+        { name: 'a', kubeconfig: '/k/a', engineUrl: 'http://a:1' },
+        { name: 'b', kubeconfig: '/k/b', engineUrl: 'http://b:1' },
+      ]),
+    });
+    expect(config).toMatchObject({
+      regions: ['a', 'b'],
+      kubeconfig: '/k/a',
+      engineUrl: 'http://a:1',
+    });
+  });
 });

@@ -6,6 +6,8 @@
  */
 import { envBool, envInt, envOptional, envString } from '../../common/env.js';
 import { requireSecret } from '../../common/secrets.js';
+import { loadRegionRegistry } from './regions/load-regions.js';
+import type { RegionRegistry } from './regions/registry.js';
 
 /** Configuration of the API server process. */
 export interface ApiServerConfig {
@@ -17,7 +19,7 @@ export interface ApiServerConfig {
   edgePort: number;
   /** Port of the vector data plane (`SVC_VECTORS_PORT`). */
   vectorsPort: number;
-  /** Base URL of the vector engine or Qdrant (`SVC_ENGINE_URL`). */
+  /** Base URL of the home region's vector engine or Qdrant (`SVC_ENGINE_URL`, or the registry's first region). */
   engineUrl: string;
   /** The engine's (or Qdrant's) API key, sent on every request to it (`SVC_ENGINE_API_KEY[_FILE]`). */
   engineApiKey: string;
@@ -25,12 +27,14 @@ export interface ApiServerConfig {
   coalesceSearches: boolean;
   /** MongoDB connection string (FerretDB on one machine). */
   mongoUri: string;
-  /** Kubeconfig path; unset means in-cluster or `~/.kube/config`. */
+  /** The home region's kubeconfig path; unset means in-cluster or `~/.kube/config`. */
   kubeconfig: string | undefined;
   /** Domain under which agent addresses live (`<name>-<6>.<domain>`). */
   agentDomain: string;
-  /** Regions this installation offers; the first is the default home region. */
+  /** Names of the regions this installation offers; the first is the default home region. */
   regions: string[];
+  /** Every region with its Kubernetes API, engine and public URL (regions/load-regions.ts). */
+  registry: RegionRegistry;
   /** `SVC_PLANS_JSON`: overrides of the per-plan numbers (see accounts/plans.ts). */
   plansJson: string | undefined;
   /** Largest code archive a deploy accepts (`SVC_MAX_ARCHIVE_MB`). */
@@ -50,21 +54,21 @@ export interface ApiServerConfig {
 
 /** Reads the configuration from `env`. */
 export function loadConfig(env = process.env): ApiServerConfig {
+  const registry = loadRegionRegistry(env);
+  const home = registry.home;
   return {
     host: envString('SVC_API_HOST', '127.0.0.1', env),
     controlPlanePort: envInt('SVC_API_PORT', 8000, { min: 0, max: 65535 }, env),
     edgePort: envInt('SVC_EDGE_PORT', 8002, { min: 0, max: 65535 }, env),
     vectorsPort: envInt('SVC_VECTORS_PORT', 8001, { min: 0, max: 65535 }, env),
-    engineUrl: envString('SVC_ENGINE_URL', 'http://127.0.0.1:6333', env),
+    engineUrl: home.engineUrl,
     engineApiKey: requireSecret('SVC_ENGINE_API_KEY', env),
     coalesceSearches: envBool('SVC_VECTOR_COALESCE', true, env),
     mongoUri: envString('MONGODB_URI', 'mongodb://127.0.0.1:27017/svc', env),
-    kubeconfig: envOptional('KUBECONFIG', env),
+    kubeconfig: home.kubernetes.kind === 'kubeconfig' ? home.kubernetes.path : undefined,
     agentDomain: envString('SVC_AGENT_DOMAIN', 'agents.localhost', env),
-    regions: envString('SVC_REGIONS', 'local', env)
-      .split(',')
-      .map((r) => r.trim())
-      .filter(Boolean),
+    regions: registry.names,
+    registry,
     plansJson: envOptional('SVC_PLANS_JSON', env),
     maxArchiveBytes: envInt('SVC_MAX_ARCHIVE_MB', 200, { min: 1, max: 10_000 }, env) * 1024 * 1024,
     internalSecret: requireSecret('SVC_INTERNAL_SECRET', env),
