@@ -1,30 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Agent, AgentDeployment } from '../../../crds/src/index.js';
+import {
+  agentDeploymentResource,
+  agentResource,
+} from '../../../test/factories/custom-resources.js';
 import { agentStatusFor, agentUrl, cronFields, cronLastRun, versionsOf } from './agent-status.js';
 
 function agent(spec: Partial<Agent['spec']> = {}): Agent {
-  return {
-    apiVersion: 'svc.dev/v1alpha1',
-    kind: 'Agent',
-    metadata: { name: 'a1', namespace: 'ns' },
-    spec: {
-      name: 'hello',
-      userId: 'u',
-      agentType: 'service',
-      tier: 'free',
-      runtime: 'python3.11',
-      memoryMb: 256,
-      idleTimeoutMinutes: 5,
-      keepAlive: false,
-      spawnEnabled: false,
-      allowedWorkers: [],
-      regions: ['local'],
-      desiredState: 'running',
-      updatedAt: '2026-01-01T00:00:00Z',
-      addressLabel: 'hello-abc123',
-      ...spec,
-    },
-  };
+  return agentResource('ns', { addressLabel: 'hello-abc123', ...spec }, { name: 'a1' });
 }
 
 function deployment(
@@ -32,18 +15,11 @@ function deployment(
   state: string | undefined,
   ephemeral = false,
 ): AgentDeployment {
-  return {
-    apiVersion: 'svc.dev/v1alpha1',
-    kind: 'AgentDeployment',
+  return agentDeploymentResource('ns', 'a1', {
     metadata: { name: `d${version}` },
-    spec: {
-      agentId: 'a1',
-      version,
-      ephemeral,
-      config: { runtime: 'python3.11', agentType: 'service', memoryMb: 256, regions: ['local'] },
-    },
+    spec: { version, ephemeral },
     ...(state ? { status: { state: state as never } } : {}),
-  };
+  });
 }
 
 describe('versionsOf', () => {

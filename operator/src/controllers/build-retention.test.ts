@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { AgentDeployment } from '../../../crds/src/index.js';
+import { agentDeploymentResource } from '../../../test/factories/custom-resources.js';
 import { releasableBuilds } from './build-retention.js';
 
 function deployment(
@@ -7,21 +8,14 @@ function deployment(
   state: string,
   opts: { built?: boolean; run?: boolean } = {},
 ): AgentDeployment {
-  return {
-    apiVersion: 'svc.dev/v1alpha1',
-    kind: 'AgentDeployment',
+  return agentDeploymentResource('ns', 'a1', {
     metadata: { name: `${opts.run ? 'r' : 'd'}${version}` },
-    spec: {
-      agentId: 'a1',
-      version,
-      ephemeral: opts.run ?? false,
-      config: { runtime: 'python3.11', agentType: 'service', memoryMb: 256, regions: ['local'] },
-    },
+    spec: { version, ephemeral: opts.run ?? false },
     status: {
       state: state as never,
       ...((opts.built ?? !opts.run) ? { builtAt: '2026-01-01T00:00:00Z' } : {}),
     },
-  };
+  });
 }
 
 const names = (ds: AgentDeployment[]) => ds.map((d) => d.metadata.name).sort();

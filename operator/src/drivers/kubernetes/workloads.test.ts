@@ -6,6 +6,10 @@ import {
   type AgentDeployment,
   type Runtime,
 } from '../../../../crds/src/index.js';
+import {
+  agentDeploymentResource,
+  agentResource,
+} from '../../../../test/factories/custom-resources.js';
 import { loadOperatorConfig } from '../../config.js';
 import { IMAGE_BUILD_CAPABILITIES, PLATFORM_UID } from './security.js';
 import { buildJob, runJob, scheduleCronJob, serviceDeployment } from './workloads.js';
@@ -13,54 +17,24 @@ import { buildJob, runJob, scheduleCronJob, serviceDeployment } from './workload
 const cfg = loadOperatorConfig({ SVC_INTERNAL_SECRET: 'k3Jx9vQ2mZp7Lw4tR8nB1cY6hF0sD5gA' });
 
 function agent(runtime: Runtime, agentType: 'service' | 'job' = 'service'): Agent {
-  return {
-    apiVersion: 'svc.dev/v1alpha1',
-    kind: 'Agent',
-    metadata: { name: '6f1c1b7e-4a43-4a38-9a57-1f1b8f3f9a11', namespace: 'svc-live-a', uid: 'u1' },
-    spec: {
-      name: 'hello',
-      userId: 'acct',
-      agentType,
-      tier: 'starter',
-      runtime,
-      memoryMb: 256,
-      idleTimeoutMinutes: 5,
-      keepAlive: false,
-      spawnEnabled: false,
-      allowedWorkers: [],
-      regions: ['local'],
-      schedule: '*/10 * * * *',
-      desiredState: 'running',
-      updatedAt: '2026-01-01T00:00:00Z',
-    },
-  };
+  return agentResource(
+    'svc-live-a',
+    { userId: 'acct', agentType, tier: 'starter', runtime, schedule: '*/10 * * * *' },
+    { name: '6f1c1b7e-4a43-4a38-9a57-1f1b8f3f9a11', uid: 'u1' },
+  );
 }
 
 function deployment(of: Agent, ephemeral = false): AgentDeployment {
-  return {
-    apiVersion: 'svc.dev/v1alpha1',
-    kind: 'AgentDeployment',
+  return agentDeploymentResource('svc-live-a', of.metadata.name ?? '', {
     metadata: {
       name: ephemeral
         ? 'b2a3c4d5-0000-4000-8000-000000000002'
         : 'a1b2c3d4-0000-4000-8000-000000000001',
-      namespace: 'svc-live-a',
       uid: 'u2',
     },
-    spec: {
-      agentId: of.metadata.name ?? '',
-      version: 1,
-      ephemeral,
-      archiveId: 'archive',
-      config: {
-        runtime: of.spec.runtime,
-        agentType: of.spec.agentType,
-        entrypoint: 'main.py',
-        memoryMb: 256,
-        regions: ['local'],
-      },
-    },
-  };
+    spec: { ephemeral, archiveId: 'archive' },
+    config: { runtime: of.spec.runtime, agentType: of.spec.agentType, entrypoint: 'main.py' },
+  });
 }
 
 /** Every pod the driver can start for `runtime`, by name. */
