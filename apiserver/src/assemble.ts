@@ -23,6 +23,9 @@ import { DeploymentLocator } from './deploy/deployment-locator.js';
 import { DeploymentKeyReaper } from './deploy/deployment-keys.js';
 import { CustomResourceRepository } from './store/custom-resources.js';
 import { collections, ensureIndexes } from './store/database.js';
+import { WorkspaceCollections } from './workspaces/workspace-collections.js';
+import { WorkspaceRepository } from './workspaces/workspace-repository.js';
+import { WorkspaceService } from './workspaces/workspace-service.js';
 
 /** The connections the server runs on. */
 export interface Connections {
@@ -94,6 +97,12 @@ export function controlPlaneDeps(
       agents,
       deployments: deploy.deployments,
       payloads: c.runPayloads,
+    }),
+    workspaces: new WorkspaceService({
+      repository: new WorkspaceRepository(conn.kc, agentRepository),
+      agents: agentRepository,
+      collections: new WorkspaceCollections(c.vectorCollections),
+      regions: config.regions,
     }),
     keys,
     now,

@@ -35,3 +35,11 @@ export interface Workspace {
   spec: WorkspaceSpec;
   status?: WorkspaceStatus;
 }
+
+/**
+ * The Kubernetes Secret holding a workspace's secrets (one key each), in the
+ * workspace's namespace. Deleting the workspace deletes it.
+ */
+export function workspaceSecretsName(workspaceId: string): string {
+  return `svc-ws-secrets-${workspaceId}`;
+}

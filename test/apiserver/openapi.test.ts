@@ -69,6 +69,7 @@ describe('GET /openapi.json', () => {
       internal: {} as never,
       runs: {} as never,
       logs: {} as never,
+      workspaces: {} as never,
     })
       .map((r) => `${r.method.toUpperCase()} ${r.path.replace(/:([a-z_]+)/g, '{$1}')}`)
       .sort();

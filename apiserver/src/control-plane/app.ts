@@ -16,6 +16,8 @@ import { deploymentRoutes } from './routes/deployments/index.js';
 import { internalRoutes, type InternalDeps } from './routes/internal/index.js';
 import { logRoutes } from './routes/logs/index.js';
 import { runRoutes } from './routes/runs/index.js';
+import { workspaceRoutes } from './routes/workspaces/index.js';
+import type { WorkspaceService } from '../workspaces/workspace-service.js';
 import type { RunService } from '../runs/run-service.js';
 import type { DeployService } from '../deploy/deploy-service.js';
 import type { DeploymentService } from '../deploy/deployment-service.js';
@@ -48,6 +50,7 @@ export interface ControlPlaneDeps {
   internal: InternalDeps;
   logs: LogStore;
   runs: RunService;
+  workspaces: WorkspaceService;
   /** Revokes deployment keys nothing runs with any more; started by the process, not the app. */
   keys: DeploymentKeyReaper;
   /** Clock of the rate limiter (tests move it). */
@@ -58,7 +61,15 @@ export interface ControlPlaneDeps {
 export function controlPlaneRoutes(
   deps: Pick<
     ControlPlaneDeps,
-    'probes' | 'components' | 'agents' | 'deploy' | 'deployments' | 'internal' | 'logs' | 'runs'
+    | 'probes'
+    | 'components'
+    | 'agents'
+    | 'deploy'
+    | 'deployments'
+    | 'internal'
+    | 'logs'
+    | 'runs'
+    | 'workspaces'
   >,
 ): AnyRoute[] {
   const routes: AnyRoute[] = [
@@ -66,6 +77,7 @@ export function controlPlaneRoutes(
     ...agentRoutes(deps.agents),
     ...deploymentRoutes(deps.deploy, deps.deployments),
     ...runRoutes(deps.agents, deps.runs),
+    ...workspaceRoutes(deps.workspaces),
     ...internalRoutes(deps.internal),
     ...logRoutes({
       agents: deps.agents,

@@ -21,6 +21,15 @@ import {
   SpawnResponse,
 } from './routes/runs/schema.js';
 import { LogEntryRecord, LogIngest, LogPage } from './routes/logs/schema.js';
+import {
+  WorkspaceAgentList,
+  WorkspaceAgentRecord,
+  WorkspaceCreate,
+  WorkspaceDeleteResult,
+  WorkspaceList,
+  WorkspaceRecord,
+  WorkspaceUpdate,
+} from './routes/workspaces/schema.js';
 
 /** Builds the document of `routes`. */
 export function controlPlaneOpenApi(routes: readonly AnyRoute[]) {
@@ -53,6 +62,13 @@ export function controlPlaneOpenApi(routes: readonly AnyRoute[]) {
       LogEntry: LogEntryRecord,
       LogPage,
       LogIngest,
+      Workspace: WorkspaceRecord,
+      WorkspaceCreate,
+      WorkspaceUpdate,
+      WorkspaceList,
+      WorkspaceDeleteResult,
+      WorkspaceAgent: WorkspaceAgentRecord,
+      WorkspaceAgentList,
     },
   );
 }

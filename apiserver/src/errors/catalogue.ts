@@ -174,6 +174,38 @@ export class AgentKeyForbidden extends entry(
   "An agent's own key (SVC_API_KEY) acts on its agent only; this route needs an account key.",
 ) {}
 
+// Workspaces, region changes and their operations.
+/** 404: unknown workspace name or id, or another account's workspace. */
+export class WorkspaceNotFound extends entry(
+  'WORKSPACE_NOT_FOUND',
+  404,
+  "Unknown workspace name or id, or another account's workspace; carries workspace.",
+) {}
+/** 409: the account already has a workspace of this name. */
+export class WorkspaceNameTaken extends entry(
+  'WORKSPACE_NAME_TAKEN',
+  409,
+  'The account already has a workspace of this name; carries workspace.',
+) {}
+/** 400: a workspace update named a different name; names are immutable. */
+export class WorkspaceNameImmutable extends entry(
+  'WORKSPACE_NAME_IMMUTABLE',
+  400,
+  'A workspace keeps its name; create a new workspace instead. Carries workspace.',
+) {}
+/** 409: the workspace still holds agents or collections; carries dependents. */
+export class WorkspaceNotEmpty extends entry(
+  'WORKSPACE_NOT_EMPTY',
+  409,
+  'The workspace still holds agents or collections; carries dependents {agents: [{id, name}], collections: [name]}. Move or delete them first.',
+) {}
+/** 404: unknown operation id, or another account's operation. */
+export class OperationNotFound extends entry(
+  'OPERATION_NOT_FOUND',
+  404,
+  "Unknown operation id, or another account's operation; carries operation_id.",
+) {}
+
 // Deployments.
 /** 400: the upload is not a gzip-compressed tar archive. */
 export class InvalidArchive extends entry(

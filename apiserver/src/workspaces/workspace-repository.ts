@@ -1,0 +1,58 @@
+/**
+ * `Workspace` custom resources in a tenant's namespace (the state the operator
+ * acts on), and the Kubernetes Secret holding each workspace's secrets.
+ */
+import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { workspaceSecretsName, type Workspace } from '../../../crds/src/index.js';
+import { isKubeNotFound } from '../../../common/kube/errors.js';
+import { CustomResourceRepository } from '../store/custom-resources.js';
+import { asUnavailable } from '../store/kube-errors.js';
+
+/** Creates a tenant namespace on first use (the agent repository does). */
+export interface NamespaceMaker {
+  ensureNamespace(namespace: string): Promise<void>;
+}
+
+/** CRUD of Workspace resources. */
+export class WorkspaceRepository extends CustomResourceRepository<'Workspace'> {
+  private readonly core: CoreV1Api;
+
+  constructor(
+    kc: KubeConfig,
+    private readonly namespaces: NamespaceMaker,
+  ) {
+    super(kc, 'Workspace', 'workspace');
+    this.core = kc.makeApiClient(CoreV1Api);
+  }
+
+  /** Creates a Workspace, and its namespace when needed. */
+  override async create(workspace: Workspace): Promise<Workspace> {
+    await this.namespaces.ensureNamespace(workspace.metadata.namespace ?? '');
+    return super.create(workspace);
+  }
+
+  /** Applies `change` and stamps `updatedAt`; see CustomResourceRepository.update. */
+  override async update(
+    namespace: string,
+    id: string,
+    change: (workspace: Workspace) => void | Promise<void>,
+  ): Promise<Workspace | null> {
+    return super.update(namespace, id, async (workspace) => {
+      await change(workspace);
+      workspace.spec.updatedAt = new Date().toISOString();
+    });
+  }
+
+  /** Deletes the workspace's secrets; how many keys it held (0 when it had none). */
+  async deleteSecrets(namespace: string, workspaceId: string): Promise<number> {
+    const name = workspaceSecretsName(workspaceId);
+    try {
+      const secret = await this.core.readNamespacedSecret({ namespace, name });
+      await this.core.deleteNamespacedSecret({ namespace, name });
+      return Object.keys(secret.data ?? {}).length;
+    } catch (err) {
+      if (isKubeNotFound(err)) return 0;
+      return asUnavailable(err);
+    }
+  }
+}
