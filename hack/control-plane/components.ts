@@ -8,7 +8,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { freePort } from '../../common/ports.js';
-import { httpOk, tcpOpen } from '../lib/probe.js';
+import { httpOk } from '../lib/probe.js';
+import { launch, readyLine } from '../../common/component-starter.js';
 import type { ProcessGroup } from '../../common/processes.js';
 import { startComponent, type Supervisor } from '../lib/supervisor.js';
 import { toolPath } from '../lib/tools.js';
@@ -24,8 +25,9 @@ export async function startEtcd(
   const [clientPort, peerPort] = [await freePort(), await freePort()];
   const clientUrl = `http://127.0.0.1:${clientPort}`;
   const peerUrl = `http://127.0.0.1:${peerPort}`;
-  const launch = () =>
-    group.start({
+  const ready = () => httpOk(`${clientUrl}/health`);
+  const etcd = () =>
+    launch(group, {
       name: 'etcd',
       command: toolPath('etcd'),
       args: [
@@ -41,12 +43,9 @@ export async function startEtcd(
         // Tests throw their data away; skipping fsync makes them much faster.
         ...(opts.fsync ? [] : ['--unsafe-no-fsync']),
       ],
+      readyWhen: { probe: ready },
     });
-  const ready = () => httpOk(`${clientUrl}/health`);
-  await startComponent(
-    { name: 'etcd', group, launch: () => ({ proc: launch(), ready }) },
-    supervisor,
-  );
+  await startComponent({ name: 'etcd', group, launch: etcd }, supervisor);
   return clientUrl;
 }
 
@@ -60,8 +59,10 @@ export async function startKubeApiserver(
 ): Promise<string> {
   const port = await freePort();
   const url = `https://127.0.0.1:${port}`;
-  const launch = () =>
-    group.start({
+  const ca = await readFile(pki.caCert);
+  const ready = () => httpOk(`${url}/readyz`, { ca, token: pki.adminToken });
+  const apiserver = () =>
+    launch(group, {
       name: 'kube-apiserver',
       command: toolPath('kube-apiserver'),
       args: [
@@ -85,14 +86,9 @@ export async function startKubeApiserver(
         '--profiling=false',
         '--v=0',
       ],
+      readyWhen: { probe: ready },
     });
-  const ca = await readFile(pki.caCert);
-  const ready = () => httpOk(`${url}/readyz`, { ca, token: pki.adminToken });
-  await startComponent(
-    { name: 'kube-apiserver', group, launch: () => ({ proc: launch(), ready }) },
-    supervisor,
-    90_000,
-  );
+  await startComponent({ name: 'kube-apiserver', group, launch: apiserver }, supervisor, 90_000);
   return url;
 }
 
@@ -104,8 +100,11 @@ export async function startControllerManager(
   supervisor?: Supervisor,
 ): Promise<void> {
   const port = await freePort();
-  const launch = () =>
-    group.start({
+  // It serves a certificate it generated itself; the probe only needs the answer.
+  const ready = () =>
+    httpOk(`https://127.0.0.1:${port}/healthz`, { token: pki.adminToken, insecure: true });
+  const controllerManager = () =>
+    launch(group, {
       name: 'kube-controller-manager',
       command: toolPath('kube-controller-manager'),
       args: [
@@ -123,12 +122,10 @@ export async function startControllerManager(
         `--flex-volume-plugin-dir=${join(pki.dir, '..', 'flexvolume')}`,
         '--v=0',
       ],
+      readyWhen: { probe: ready },
     });
-  // It serves a certificate it generated itself; the probe only needs the answer.
-  const ready = () =>
-    httpOk(`https://127.0.0.1:${port}/healthz`, { token: pki.adminToken, insecure: true });
   await startComponent(
-    { name: 'kube-controller-manager', group, launch: () => ({ proc: launch(), ready }) },
+    { name: 'kube-controller-manager', group, launch: controllerManager },
     supervisor,
   );
 }
@@ -149,9 +146,9 @@ export async function startFerretDb(
   // A fixed port, so a restarted FerretDB is where its clients look for it.
   const listenPort = port || (await freePort());
   let uri = '';
-  const launch = () => {
-    let announced = '';
-    const proc = group.start({
+  const announcedUri = readyLine('ferretdb', 'uri');
+  const ferretdb = () =>
+    launch(group, {
       name: 'ferretdb',
       command: toolPath('ferretdb'),
       args: [
@@ -159,19 +156,16 @@ export async function startFerretDb(
         `--state-dir=${stateDir}`,
         '--log-level=warn',
       ],
-      onStdoutLine: (line) => {
-        if (!line.startsWith('{')) return;
-        const parsed = JSON.parse(line) as { ready?: string; uri?: string };
-        if (parsed.ready === 'ferretdb' && parsed.uri) announced = uri = parsed.uri;
+      // It announces its URI, then accepts connections on the port.
+      readyWhen: {
+        line: (line) => {
+          const announced = announcedUri(line);
+          if (announced) uri = announced;
+          return announced;
+        },
+        port: listenPort,
       },
     });
-    const ready = async () => {
-      if (!announced) return false;
-      const { hostname, port: p } = new URL(announced);
-      return tcpOpen(hostname, Number(p));
-    };
-    return { proc, ready };
-  };
-  await startComponent({ name: 'ferretdb', group, launch }, supervisor);
+  await startComponent({ name: 'ferretdb', group, launch: ferretdb }, supervisor);
   return uri;
 }

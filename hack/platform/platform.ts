@@ -22,6 +22,7 @@ import { startControlPlane, type ControlPlane } from '../control-plane/index.js'
 import { repoRoot } from '../lib/paths.js';
 import { httpOk } from '../lib/probe.js';
 import { Supervisor, type Component, type RestartPolicy } from '../lib/supervisor.js';
+import { launch } from '../../common/component-starter.js';
 import { ProcessGroup } from '../../common/processes.js';
 import { platformSecrets } from './secrets.js';
 
@@ -95,21 +96,19 @@ function nodeComponent(
   return {
     name,
     group,
-    launch: () => {
-      let printed = false;
-      const proc = group.start({
+    launch: () =>
+      launch(group, {
         name,
         command: process.execPath,
         // One process (no tsx CLI wrapper), so the parent-death signal reaches the server itself.
         args: ['--import', 'tsx', join(repoRoot, entry)],
         cwd: repoRoot,
         env,
-        onStdoutLine: (line) => {
-          if (typeof readiness === 'string' && line.startsWith(readiness)) printed = true;
-        },
-      });
-      return { proc, ready: typeof readiness === 'string' ? async () => printed : readiness };
-    },
+        readyWhen:
+          typeof readiness === 'string'
+            ? { line: (line) => (line.startsWith(readiness) ? line : undefined) }
+            : { probe: readiness },
+      }),
   };
 }
 

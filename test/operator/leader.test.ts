@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoordinationV1Api } from '@kubernetes/client-node';
 import { LABELS } from '../../crds/src/index.js';
+import { readyLine, startReady } from '../../common/component-starter.js';
 import { ProcessGroup, type ManagedProcess } from '../../common/processes.js';
 import { repoRoot } from '../../hack/lib/paths.js';
 import { PYTHON_SERVICE } from '../factories/archives.js';
@@ -35,8 +36,7 @@ beforeAll(async () => {
   await call(server, 'POST', '/api/v1/agents', { key: owner.key, body: { name: 'leader-one' } });
   leaseNamespace = await createNamespace(server.kc, 'lease');
   for (let i = 0; i < 2; i++) {
-    let identity = '';
-    const proc = group.start({
+    const { proc, announced: identity } = await startReady(group, {
       name: `operator-${i}`,
       command: process.execPath,
       args: ['--import', 'tsx', join(repoRoot, 'operator', 'src', 'main.ts')],
@@ -50,12 +50,9 @@ beforeAll(async () => {
         SVC_OPERATOR_NAMESPACES: owner.namespace,
         SVC_LOG_LEVEL: 'info',
       },
-      onStdoutLine: (line) => {
-        if (line.startsWith('{"ready":"operator"'))
-          identity = (JSON.parse(line) as { identity: string }).identity;
-      },
+      readyWhen: { line: readyLine('operator', 'identity') },
+      timeoutMs: 30_000,
     });
-    await group.waitReady(proc, async () => identity !== '', 30_000);
     operators.push({ proc, identity });
   }
 });

@@ -4,13 +4,13 @@
  * the engine prints its ready line. The engine requires an API key: engines started here
  * get {@link TEST_ENGINE_API_KEY} unless given another, and {@link call} sends it.
  */
-import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { readyLine, startReady } from '../../../common/component-starter.js';
+import { ProcessGroup } from '../../../common/processes.js';
 import { generateSecret } from '../../../common/secrets.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -29,64 +29,55 @@ export interface EngineProcess {
   stop(): Promise<void>;
   /** SIGKILL and wait (a crash). */
   kill(): Promise<void>;
-  /** Stops it if running and deletes its data directory. */
+  /** Stops it if running and deletes its data directory and its log. */
   dispose(): Promise<void>;
 }
 
-/** Starts an engine; `dataDir` reuses a directory (a restart), otherwise a fresh one is made. */
+/**
+ * Starts an engine; `dataDir` reuses a directory (a restart), otherwise a fresh one is made.
+ * Rejects, with the tail of its output, if it exits before its ready line.
+ */
 export async function startEngine(
   options: { dataDir?: string; apiKey?: string; env?: Record<string, string> } = {},
 ): Promise<EngineProcess> {
   const apiKey = options.apiKey ?? TEST_ENGINE_API_KEY;
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'svc-engine-')));
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', join(root, 'engine', 'src', 'main.ts')],
-    {
-      cwd: root,
-      env: {
-        ...process.env,
-        SVC_ENGINE_PORT: '0',
-        SVC_ENGINE_HOST: '127.0.0.1',
-        SVC_ENGINE_DATA_DIR: dataDir,
-        SVC_LOG_LEVEL: 'warn',
-        SVC_ENGINE_API_KEY: apiKey,
-        ...options.env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+  const logDir = await mkdtemp(join(tmpdir(), 'svc-engine-log-'));
+  const group = new ProcessGroup(logDir);
+  const { proc, announced: url } = await startReady(group, {
+    name: 'engine',
+    command: process.execPath,
+    args: ['--import', 'tsx', join(root, 'engine', 'src', 'main.ts')],
+    cwd: root,
+    env: {
+      ...process.env,
+      SVC_ENGINE_PORT: '0',
+      SVC_ENGINE_HOST: '127.0.0.1',
+      SVC_ENGINE_DATA_DIR: dataDir,
+      SVC_LOG_LEVEL: 'warn',
+      SVC_ENGINE_API_KEY: apiKey,
+      ...options.env,
     },
-  );
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const url = await new Promise<string>((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout! });
-    lines.on('line', (line) => {
-      try {
-        const parsed = JSON.parse(line) as { ready?: string; url?: string };
-        if (parsed.ready === 'engine' && parsed.url) resolve(parsed.url);
-      } catch {
-        // Not a JSON line; the engine only prints JSON, but a stray line must not hang us.
-      }
-    });
-    child.once('exit', (code) =>
-      reject(new Error(`engine exited with ${code} before ready: ${stderr}`)),
-    );
+    readyWhen: { line: readyLine('engine') },
+  }).catch(async (err: Error) => {
+    await rm(logDir, { recursive: true, force: true });
+    throw err;
   });
   const signal = async (name: NodeJS.Signals) => {
-    if (child.exitCode === null && child.signalCode === null) child.kill(name);
-    await exited;
+    if (proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill(name);
+    await proc.exited.catch(() => undefined);
   };
   return {
     url,
     apiKey,
     dataDir,
-    child,
+    child: proc.child,
     stop: () => signal('SIGTERM'),
     kill: () => signal('SIGKILL'),
     dispose: async () => {
       await signal('SIGKILL');
       await rm(dataDir, { recursive: true, force: true });
+      await rm(logDir, { recursive: true, force: true });
     },
   };
 }
