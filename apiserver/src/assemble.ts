@@ -26,6 +26,8 @@ import { collections, ensureIndexes } from './store/database.js';
 import { WorkspaceCollections } from './workspaces/workspace-collections.js';
 import { WorkspaceRepository } from './workspaces/workspace-repository.js';
 import { WorkspaceService } from './workspaces/workspace-service.js';
+import { RegionChangeService } from './workspaces/region-change.js';
+import { OperationStore } from './operations/operation-store.js';
 
 /** The connections the server runs on. */
 export interface Connections {
@@ -71,6 +73,12 @@ export function controlPlaneDeps(
     maxArchiveBytes: config.maxArchiveBytes ?? 200 * 1024 * 1024,
     logs,
   });
+  const workspaces = new WorkspaceService({
+    repository: new WorkspaceRepository(conn.kc, agentRepository),
+    agents: agentRepository,
+    collections: new WorkspaceCollections(c.vectorCollections),
+    regions: config.regions,
+  });
   const deployments = new DeploymentService({ agents, deploy, archives, payloads: c.runPayloads });
   const internal = {
     secret: config.internalSecret,
@@ -98,12 +106,9 @@ export function controlPlaneDeps(
       deployments: deploy.deployments,
       payloads: c.runPayloads,
     }),
-    workspaces: new WorkspaceService({
-      repository: new WorkspaceRepository(conn.kc, agentRepository),
-      agents: agentRepository,
-      collections: new WorkspaceCollections(c.vectorCollections),
-      regions: config.regions,
-    }),
+    workspaces,
+    regionChanges: new RegionChangeService({ workspaces, regions: config.regions }),
+    operations: OperationStore.open(conn.db),
     keys,
     now,
   };
@@ -122,5 +127,6 @@ export async function buildControlPlane(
 ) {
   await ensureIndexes(collections(conn.db));
   const deps = controlPlaneDeps(conn, config, log, now);
+  await deps.operations.ensureIndexes();
   return { deps, app: createControlPlaneApp(deps) };
 }

@@ -70,6 +70,8 @@ describe('GET /openapi.json', () => {
       runs: {} as never,
       logs: {} as never,
       workspaces: {} as never,
+      regionChanges: {} as never,
+      operations: {} as never,
     })
       .map((r) => `${r.method.toUpperCase()} ${r.path.replace(/:([a-z_]+)/g, '{$1}')}`)
       .sort();

@@ -17,7 +17,11 @@ import { internalRoutes, type InternalDeps } from './routes/internal/index.js';
 import { logRoutes } from './routes/logs/index.js';
 import { runRoutes } from './routes/runs/index.js';
 import { workspaceRoutes } from './routes/workspaces/index.js';
+import { regionRoutes } from './routes/regions/index.js';
+import { operationRoutes } from './routes/operations/index.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
+import type { RegionChangeService } from '../workspaces/region-change.js';
+import type { OperationStore } from '../operations/operation-store.js';
 import type { RunService } from '../runs/run-service.js';
 import type { DeployService } from '../deploy/deploy-service.js';
 import type { DeploymentService } from '../deploy/deployment-service.js';
@@ -51,6 +55,8 @@ export interface ControlPlaneDeps {
   logs: LogStore;
   runs: RunService;
   workspaces: WorkspaceService;
+  regionChanges: RegionChangeService;
+  operations: OperationStore;
   /** Revokes deployment keys nothing runs with any more; started by the process, not the app. */
   keys: DeploymentKeyReaper;
   /** Clock of the rate limiter (tests move it). */
@@ -70,6 +76,8 @@ export function controlPlaneRoutes(
     | 'logs'
     | 'runs'
     | 'workspaces'
+    | 'regionChanges'
+    | 'operations'
   >,
 ): AnyRoute[] {
   const routes: AnyRoute[] = [
@@ -78,6 +86,8 @@ export function controlPlaneRoutes(
     ...deploymentRoutes(deps.deploy, deps.deployments),
     ...runRoutes(deps.agents, deps.runs),
     ...workspaceRoutes(deps.workspaces),
+    ...regionRoutes(deps.regionChanges),
+    ...operationRoutes(deps.operations),
     ...internalRoutes(deps.internal),
     ...logRoutes({
       agents: deps.agents,

@@ -30,6 +30,8 @@ import {
   WorkspaceRecord,
   WorkspaceUpdate,
 } from './routes/workspaces/schema.js';
+import { RegionChangeNoOp, RegionsUpdateRequest } from './routes/regions/schema.js';
+import { OperationRecord } from './routes/operations/schema.js';
 
 /** Builds the document of `routes`. */
 export function controlPlaneOpenApi(routes: readonly AnyRoute[]) {
@@ -69,6 +71,9 @@ export function controlPlaneOpenApi(routes: readonly AnyRoute[]) {
       WorkspaceDeleteResult,
       WorkspaceAgent: WorkspaceAgentRecord,
       WorkspaceAgentList,
+      RegionsUpdateRequest,
+      RegionChangeNoOp,
+      Operation: OperationRecord,
     },
   );
 }
