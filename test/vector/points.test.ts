@@ -305,6 +305,121 @@ describe('PUT /points (upsert)', () => {
   });
 });
 
+describe('a streamed upsert of several batches', () => {
+  /**
+   * Upserts `{"points": [...], ...tail}` in two pieces with a pause between,
+   * so the gateway has a full batch (the first 1,100 points) before it sees
+   * the end of `points` and the members after it.
+   */
+  function upsertInTwoPieces(
+    collection: string,
+    all: Point[],
+    tail: Record<string, unknown> = {},
+  ): Promise<{ status: number; body: ErrorBody }> {
+    const json = (list: Point[]) => list.map((p) => JSON.stringify(p)).join(',');
+    const members = Object.entries(tail).map(
+      ([k, v]) => `,${JSON.stringify(k)}:${JSON.stringify(v)}`,
+    );
+    const pieces = [
+      `{"points":[${json(all.slice(0, 1_100))},`,
+      `${json(all.slice(1_100))}]${members.join('')}}`,
+    ];
+    return rawRequest(
+      server.base,
+      'PUT',
+      `${path(collection, '/points')}?wait=true`,
+      { authorization: `Bearer ${owner.key}`, 'content-type': 'application/json' },
+      (req) =>
+        void (async () => {
+          for (const piece of pieces) {
+            if (req.destroyed) return;
+            req.write(piece);
+            await new Promise((resolve) => setTimeout(resolve, 150));
+          }
+          req.end();
+        })(),
+    );
+  }
+
+  /** The exact number of points in `collection`. */
+  async function countIn(collection: string): Promise<number> {
+    const res = await vcall<Result<{ count: number }>>(
+      server,
+      'POST',
+      path(collection, '/points/count'),
+      { key: owner.key, body: { exact: true } },
+    );
+    expect(res.status).toBe(200);
+    return res.body.result.count;
+  }
+
+  /** The `v` of each point's payload, by id. */
+  async function versions(collection: string, ids: number[]): Promise<Record<number, unknown>> {
+    const res = await vcall<Result<Point[]>>(server, 'POST', path(collection, '/points/retrieve'), {
+      key: owner.key,
+      body: { ids },
+    });
+    expect(res.status).toBe(200);
+    return Object.fromEntries(res.body.result.map((p) => [p.id, p.payload?.v]));
+  }
+
+  test('writes no point when update_mode after 1,200 points is invalid', async () => {
+    await createCollection(server, owner.key, 'late-bad-mode');
+    const res = await upsertInTwoPieces('late-bad-mode', points(1_200), {
+      update_mode: 'sometimes',
+    });
+    expect(res.status).toBe(400);
+    expect(await countIn('late-bad-mode')).toBe(0);
+  });
+
+  test('writes no point when point 1,101 of 1,200 has a malformed id', async () => {
+    await createCollection(server, owner.key, 'late-bad-id');
+    const body = points(1_200);
+    body[1_100]!.id = -1;
+    const res = await upsertInTwoPieces('late-bad-id', body);
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('INVALID_POINT_ID');
+    expect(await countIn('late-bad-id')).toBe(0);
+  });
+
+  test('applies update_mode and update_filter sent after 1,200 points to every batch', async () => {
+    await createCollection(server, owner.key, 'late-guard');
+    const seeded = await upsert(owner.key, 'late-guard', {
+      points: points(10, 0, () => ({ v: 'old' })),
+    });
+    expect(seeded.status).toBe(200);
+
+    // insert_only: the ten points that exist (all in the first batch) keep their payload.
+    const inserted = await upsertInTwoPieces(
+      'late-guard',
+      points(1_200, 0, () => ({ v: 'new' })),
+      { update_mode: 'insert_only' },
+    );
+    expect(inserted.status).toBe(200);
+    expect(await countIn('late-guard')).toBe(1_200);
+    expect(await versions('late-guard', [0, 9, 10, 1_150])).toEqual({
+      0: 'old',
+      9: 'old',
+      10: 'new',
+      1_150: 'new',
+    });
+
+    // update_filter: only points whose v is "new" are overwritten, in both batches.
+    const filtered = await upsertInTwoPieces(
+      'late-guard',
+      points(1_200, 0, () => ({ v: 'newer' })),
+      { update_filter: { must: [{ key: 'v', match: { value: 'new' } }] } },
+    );
+    expect(filtered.status).toBe(200);
+    expect(await versions('late-guard', [0, 9, 10, 1_150])).toEqual({
+      0: 'old',
+      9: 'old',
+      10: 'newer',
+      1_150: 'newer',
+    });
+  });
+});
+
 describe('attested authorship', () => {
   beforeAll(async () => {
     await createCollection(server, owner.key, 'authored');

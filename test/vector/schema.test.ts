@@ -814,7 +814,7 @@ describe('with a spent time budget and small upsert batches', () => {
     expect(res.body.result.points_conforming).toBe(50);
   });
 
-  test('a strict refusal part-way through a streamed upsert keeps the earlier batches and says how many', async () => {
+  test('a strict refusal part-way through a streamed upsert writes none of its points, earlier batches included', async () => {
     await createCollection(tuned, caller.key, 'batched');
     await putSchema(
       caller.key,
@@ -836,10 +836,10 @@ describe('with a spent time budget and small upsert batches', () => {
     expect(res.body.error.details).toEqual(
       expect.objectContaining({
         violations: [expect.objectContaining({ point_id: 4, field: 'title' })],
-        points_written: 2,
+        points_written: 0,
       }),
     );
-    // The first batch (1, 2) was forwarded; the refused batch (3, 4) wrote nothing.
-    expect(await countOf(caller.key, 'batched', tuned)).toBe(2);
+    // The first batch (1, 2) was complete and valid, and still waited for the whole body.
+    expect(await countOf(caller.key, 'batched', tuned)).toBe(0);
   });
 });

@@ -35,4 +35,15 @@ describe('BatchWriter', () => {
     expect(next.bytes().toString()).toBe('z');
     next.release();
   });
+
+  test('claim hands out a view of the size asked for, growing when it must', () => {
+    const out = BatchWriter.acquire(16);
+    out.write(Buffer.from('old'));
+    const view = out.claim(2 * 1024 * 1024);
+    expect(view.length).toBe(2 * 1024 * 1024);
+    expect(out.length).toBe(view.length);
+    view.fill(0x63);
+    expect(out.bytes().equals(view)).toBe(true);
+    out.release();
+  });
 });

@@ -46,6 +46,17 @@ export class BatchWriter {
     return this.buffer.subarray(0, this.used);
   }
 
+  /**
+   * Starts the next batch in the same buffer as `size` bytes the caller fills
+   * (a batch read back from a spool); returns the view to fill.
+   */
+  claim(size: number): Buffer {
+    this.used = 0;
+    if (size > this.buffer.length) this.grow(size);
+    this.used = size;
+    return this.buffer.subarray(0, size);
+  }
+
   /** Starts the next batch in the same buffer. */
   reset(): void {
     this.used = 0;

@@ -1,19 +1,22 @@
 /**
  * The streaming upsert: the body is scanned as it arrives, each point checked
- * and stamped, and points forwarded to the engine in batches, so memory stays
- * bounded by one batch whatever the body size. Reading pauses while a batch
- * is at the engine (the loop awaits it), which is the backpressure.
+ * and stamped, and points gathered into batches for the engine, so memory
+ * stays bounded by one batch whatever the body size.
  *
- * A refusal found part-way (point 10,001, a bad id, a reserved key) answers
- * the error, and batches already forwarded stay written: holding every point
- * until the end would mean holding the body. Upsert is idempotent, so
- * resending the corrected request converges.
+ * Nothing is written before the whole body has been read and checked: a
+ * refusal found part-way (point 10,001, a bad id, a reserved key, a strict
+ * schema violation, a malformed end) writes no point, and members after
+ * `points` (`update_filter`, `update_mode`) guard every batch, the first ones
+ * included. A body of one batch is held in memory; the batches of a larger
+ * one wait on disk (batch-spool.ts) until the body ends, then go to the
+ * engine in order. Only the engine's own refusal of a later batch (say a
+ * vector of the wrong size) can leave earlier batches written; upsert is
+ * idempotent, so resending the corrected request converges.
  *
  * A payload schema is enforced point by point as the body streams: under
- * `strict`, violations are collected while a batch fills and the batch is
- * refused (400 SCHEMA_VALIDATION_FAILED) instead of being forwarded, so a
- * refused batch writes none of its points; earlier batches stay written, and
- * the error's `details.points_written` says how many points that was.
+ * `strict`, violations are collected while a batch fills and the request is
+ * refused (400 SCHEMA_VALIDATION_FAILED, `details.points_written` 0) when
+ * the batch is complete, without reading the rest of the body.
  */
 import type { Context } from 'koa';
 import type { AuthContext } from '../../auth/authenticate.js';
@@ -31,6 +34,7 @@ import { WriteCheck } from '../schema/enforcement.js';
 import { checkJsonContentType } from '../json-body.js';
 import { checkFiniteValue } from '../json-limits.js';
 import { attestation } from './payload-keys.js';
+import { BatchSpool } from './batch-spool.js';
 import { BatchWriter } from './batch-writer.js';
 import { stampOf, writeStampedPoint } from './stamped-point.js';
 import { UpsertScanner } from './upsert-scanner.js';
@@ -81,13 +85,14 @@ export async function streamUpsert(
   const batch = BatchWriter.acquire(
     Math.min(declared || limits.batchBytes, limits.batchBytes) * 1.1 + 64 * 1024,
   );
+  const spool = new BatchSpool();
+  // Points per batch, in order: the spooled ones, then the one in `batch`.
+  const batchSizes: number[] = [];
   batch.write(POINTS_HEAD);
   let batchPoints = 0;
   let count = 0;
-  let last: EngineResponse | null = null;
-  // For the storage estimate: payload JSON bytes and points forwarded so far.
+  // For the storage estimate: payload JSON bytes of every point.
   let payloadBytes = 0;
-  let written = 0;
 
   const scanner = new UpsertScanner({
     onField: (key, value) => {
@@ -95,14 +100,6 @@ export async function streamUpsert(
         throw new VectorValidationError('Send points as {points:[{id, vector, payload?}]}.', {
           fields: { field: 'batch' },
         });
-      }
-      // A condition must guard every batch: one read after a batch was forwarded
-      // (a body of more than one batch with it after `points`) is refused.
-      if (CONDITIONS.has(key) && last !== null) {
-        throw new VectorValidationError(
-          `${key} must come before points in an upsert of more than ${limits.batchPoints} points; the points before it were written unconditionally.`,
-          { fields: { field: key } },
-        );
       }
       checkFiniteValue(value, key);
       extra[key] = value;
@@ -120,45 +117,68 @@ export async function streamUpsert(
     },
   });
 
-  const flush = async () => {
-    // Strict: a batch with a violation is refused here, before any of it is forwarded.
-    check.settle();
-    const points = batchPoints;
-    const batchEstimate =
-      points * 4 * collection.size + (payloadBytes * points) / Math.max(count, 1);
-    await storage.assertRoom(caller.account._id, caller.plan, written);
+  /** Closes the batch being filled; with `toSpool`, moves it to disk and starts the next. */
+  const closeBatch = async (toSpool: boolean) => {
+    // Strict: a batch with a violation refuses the request here; nothing has been written.
+    check.settle(0);
     batch.write(CLOSE_POINTS);
-    const body = withMembers(batch.bytes(), extra);
+    batchSizes.push(batchPoints);
     batchPoints = 0;
-    const res = await engine.send(
-      'PUT',
-      `/collections/${collection.engineName}/points`,
-      body,
-      ctx.querystring,
-    );
-    if (res.status >= 400) throw engineFailure(res);
-    // The engine has read the whole body: the next batch may reuse the buffer.
+    if (!toSpool) return;
+    await spool.append(batch.bytes());
     batch.reset();
     batch.write(POINTS_HEAD);
-    written += batchEstimate;
-    storage.noteWritten(caller.account._id, batchEstimate);
-    last = res;
   };
 
-  let received = 0;
-  for await (const chunk of idleBounded(ctx.req, limits.idleTimeoutMs)) {
-    received += chunk.length;
-    if (received > limits.maxBodyBytes) throw bodyTooLarge(limits);
-    scanner.push(chunk);
-    if (batchPoints >= limits.batchPoints || batch.length >= limits.batchBytes) await flush();
+  let last: EngineResponse;
+  try {
+    let received = 0;
+    for await (const chunk of idleBounded(ctx.req, limits.idleTimeoutMs)) {
+      received += chunk.length;
+      if (received > limits.maxBodyBytes) throw bodyTooLarge(limits);
+      scanner.push(chunk);
+      if (batchPoints >= limits.batchPoints || batch.length >= limits.batchBytes) {
+        await closeBatch(true);
+      }
+    }
+    scanner.end();
+    if (!scanner.hasPoints) {
+      throw new VectorValidationError('Send points as {points:[{id, vector, payload?}]}.', {
+        fields: { field: 'points' },
+      });
+    }
+    // An empty `points` (or none left over) still sends one request when nothing else does.
+    const pending = batchPoints > 0 || spool.length === 0;
+    if (pending) await closeBatch(spool.length > 0);
+
+    // The whole body is known and valid: apply it, batch by batch.
+    const averagePayload = payloadBytes / Math.max(count, 1);
+    let written = 0;
+    const send = async (bytes: Buffer, points: number) => {
+      await storage.assertRoom(caller.account._id, caller.plan, written);
+      const res = await engine.send(
+        'PUT',
+        `/collections/${collection.engineName}/points`,
+        withMembers(bytes, extra),
+        ctx.querystring,
+      );
+      if (res.status >= 400) throw engineFailure(res);
+      const estimate = points * 4 * collection.size + points * averagePayload;
+      written += estimate;
+      storage.noteWritten(caller.account._id, estimate);
+      return res;
+    };
+    let index = 0;
+    let answer: EngineResponse | null = null;
+    // The engine has read a whole body once it answers 2xx, so the buffer serves the next batch.
+    for await (const bytes of spool.batches((size) => batch.claim(size))) {
+      answer = await send(bytes, batchSizes[index++]!);
+    }
+    if (pending && spool.length === 0) answer = await send(batch.bytes(), batchSizes[index]!);
+    last = answer!;
+  } finally {
+    await spool.close();
   }
-  scanner.end();
-  if (!scanner.hasPoints) {
-    throw new VectorValidationError('Send points as {points:[{id, vector, payload?}]}.', {
-      fields: { field: 'points' },
-    });
-  }
-  if (batchPoints > 0 || last === null) await flush();
   // Only after success: a failed send may still be reading the buffer.
   batch.release();
   if (count > 0) {
@@ -166,11 +186,8 @@ export async function streamUpsert(
       .recordPayloadAverage(collection, payloadBytes / count)
       .catch((err: unknown) => ctx.state.log.warn('payload size not recorded', { err }));
   }
-  return last!;
+  return last;
 }
-
-/** Members that make the upsert conditional (Qdrant's `update_filter`, `update_mode`). */
-const CONDITIONS = new Set(['update_filter', 'update_mode']);
 
 const COMMA = Buffer.from(',');
 const POINTS_HEAD = Buffer.from('{"points":[');

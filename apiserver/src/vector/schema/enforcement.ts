@@ -74,9 +74,10 @@ export class WriteCheck {
    * Call before forwarding what was checked: in `strict` mode, throws 400
    * SCHEMA_VALIDATION_FAILED when any of it broke the schema. `details`
    * carries the violations (the first 100), how many points broke it, and how
-   * many points of this request earlier settles already let through.
+   * many points of this request were written: by default those earlier
+   * settles let through; `pointsWritten` when the caller writes them later.
    */
-  settle(): void {
+  settle(pointsWritten = this.accepted): void {
     if (this.pendingCount > 0) {
       throw new SchemaValidationFailed(
         `${this.pendingCount} point(s) break the collection's payload schema ` +
@@ -87,7 +88,7 @@ export class WriteCheck {
               schema_version: this.schemaVersion,
               violations: this.pending,
               points_violating: this.pendingCount,
-              points_written: this.accepted,
+              points_written: pointsWritten,
             },
           },
         },
