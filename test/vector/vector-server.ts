@@ -75,7 +75,7 @@ export async function startVectorServer(opts: VectorServerOptions = {}): Promise
       upsert: opts.upsert,
       schema: opts.schema,
       storageTtlMs: opts.storageTtlMs,
-      readLane: opts.readLane,
+      fastPath: opts.fastPath,
     },
   );
   const server: Server = createServer(plane.handler).listen(0, '127.0.0.1');

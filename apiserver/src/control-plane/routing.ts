@@ -9,6 +9,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import * as yup from 'yup';
 import type { AuthContext } from '../auth/authenticate.js';
+import type { DeclaredRoute } from '../http/declared-route.js';
 import {
   AccountSuspended,
   AuthenticationError,
@@ -47,17 +48,14 @@ export interface RouteInput<P, Q, B> {
   auth: AuthContext;
 }
 
-/** A route declaration. */
-export interface RouteSpec<P = Record<string, string>, Q = Record<string, unknown>, B = undefined> {
-  method: 'get' | 'post' | 'patch' | 'put' | 'delete';
-  /** Koa path, e.g. `/api/v1/agents/:agent`. */
-  path: string;
+/** A control-plane route declaration: the shared part, its yup schemas and its handler. */
+export interface RouteSpec<
+  P = Record<string, string>,
+  Q = Record<string, unknown>,
+  B = undefined,
+> extends DeclaredRoute {
   operationId: string;
-  summary: string;
-  description?: string;
   tag: string;
-  /** False for unauthenticated routes (health probes, the document itself). */
-  authenticated?: boolean;
   params?: yup.ObjectSchema<P & yup.AnyObject>;
   query?: yup.ObjectSchema<Q & yup.AnyObject>;
   body?: yup.Schema<B>;
@@ -66,8 +64,6 @@ export interface RouteSpec<P = Record<string, string>, Q = Record<string, unknow
   /** A non-JSON body the handler streams itself (documented, never buffered by the mounter). */
   rawBody?: { contentType: string; description: string };
   responses: Record<number, ResponseSpec>;
-  /** Catalogue errors beyond those every authenticated route has. */
-  errors: ErrorClass[];
   handler(ctx: Context & { state: ControlPlaneState }, input: RouteInput<P, Q, B>): Promise<void>;
 }
 

@@ -8,6 +8,7 @@
 import type * as yup from 'yup';
 import type { ErrorClass } from '../errors/catalogue.js';
 import { routeErrors, type AnyRoute, type ResponseSpec } from '../control-plane/routing.js';
+import { openApiPath } from '../http/declared-route.js';
 import { toJsonSchema, type JsonSchema } from '../validation/json-schema.js';
 
 /** Document metadata. */
@@ -114,7 +115,7 @@ export function buildOpenApiDocument(
 ): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const route of routes) {
-    const path = route.path.replace(/:([A-Za-z_]+)/g, '{$1}');
+    const path = openApiPath(route.path);
     const authenticated = route.authenticated !== false;
     const errors = routeErrors(route);
     const responses: Record<string, JsonSchema> = {};

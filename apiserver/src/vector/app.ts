@@ -4,16 +4,16 @@ import Koa from 'koa';
 import type { Logger } from '../../../common/logger.js';
 import { VectorMethodNotAllowed } from '../errors/catalogue.js';
 import { requestContext } from '../middleware/request-context.js';
-import { mountCollectionRoutes, NATIVE_CREATE } from './collections/routes.js';
+import { NATIVE_CREATE } from './collections/routes.js';
 import type { CollectionService } from './collections/service.js';
 import type { VectorState } from './context.js';
 import type { EngineClient } from './engine-client.js';
 import { vectorErrors } from './error-envelope.js';
 import type { VectorGuard } from './guards.js';
 import type { StorageMeter } from './storage/storage-meter.js';
-import { vectorOpenApi } from './openapi.js';
-import { mountPointRoutes, type UpsertLimits } from './points/routes.js';
-import { mountSchemaRoutes } from './schema/routes.js';
+import type { UpsertLimits } from './points/routes.js';
+import { vectorRoutes } from './routes.js';
+import { mountVectorRoutes, type VectorRoute } from './routing.js';
 import type { SchemaService } from './schema/service.js';
 import { unsupportedEndpoints } from './unsupported.js';
 
@@ -36,10 +36,15 @@ export function createVectorApp(deps: VectorAppDeps): Koa<VectorState> {
   return app;
 }
 
-/** The app and its router (tests compare the router's routes with the OpenAPI document). */
+/**
+ * The app, its router and the route declarations it was mounted from (the
+ * fast path serves some of the same declarations; tests compare the router
+ * with the OpenAPI document).
+ */
 export function createVectorAppWithRouter(deps: VectorAppDeps): {
   app: Koa<VectorState>;
   router: Router<VectorState>;
+  routes: readonly VectorRoute[];
 } {
   const app = new Koa<VectorState>();
   app.proxy = true;
@@ -49,16 +54,11 @@ export function createVectorAppWithRouter(deps: VectorAppDeps): {
   app.use(vectorErrors());
   app.use(unsupportedEndpoints());
   const router = new Router<VectorState>();
-  mountCollectionRoutes(router, deps);
-  mountPointRoutes(router, deps);
-  mountSchemaRoutes(router, deps);
-  const document = vectorOpenApi();
-  router.get('/api/v1/openapi.json', (ctx) => {
-    ctx.body = document;
-  });
+  const routes = vectorRoutes(deps);
+  mountVectorRoutes(router, routes, deps.guard);
   app.use(router.routes());
   app.use(allowedMethods());
-  return { app, router };
+  return { app, router, routes };
 }
 
 /**

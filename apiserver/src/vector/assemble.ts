@@ -11,13 +11,13 @@ import { AccountService } from '../accounts/account-service.js';
 import { loadPlans } from '../accounts/plans.js';
 import { MongoWindowStore } from '../rate-limit/mongo-window-store.js';
 import { collections, ensureIndexes } from '../store/database.js';
-import { createVectorApp } from './app.js';
+import { createVectorAppWithRouter } from './app.js';
 import { CollectionService } from './collections/service.js';
 import { KubernetesWorkspaceDirectory } from './collections/workspace-directory.js';
 import { EngineClient } from './engine-client.js';
 import { SearchCoalescer } from './search-coalescer.js';
 import { cachedKeyResolver, vectorGuard } from './guards.js';
-import { pointReadLane } from './points/read-lane.js';
+import { fastPath } from './fast-path.js';
 import type { UpsertLimits } from './points/routes.js';
 import { SchemaService, type SchemaLimits } from './schema/service.js';
 import { StorageMeter } from './storage/storage-meter.js';
@@ -47,14 +47,14 @@ export interface VectorPlaneOptions {
   schema?: Partial<SchemaLimits>;
   /** How long an account's measured storage is reused (tests use 0: measure every time). */
   storageTtlMs?: number;
-  /** Whether the read lane answers the routes it can before Koa (default true; tests compare). */
-  readLane?: boolean;
+  /** Whether the fast path answers the routes it can before Koa (default true; tests compare). */
+  fastPath?: boolean;
 }
 
 /** A built vector plane. */
 export interface VectorPlane {
   app: Koa;
-  /** What the server runs: the read lane, then the Koa app for everything it leaves. */
+  /** What the server runs: the fast path, then the Koa app for everything it leaves. */
   handler: RequestListener;
   /** Stops the background purge of old rate-limit buckets. */
   close(): Promise<void>;
@@ -110,9 +110,10 @@ export function vectorPlaneApp(
     regions: config.regions,
     upsert: options.upsert,
   };
-  const app = createVectorApp(deps);
+  const { app, routes } = createVectorAppWithRouter(deps);
   const koa = app.callback();
-  const lane = options.readLane === false ? () => false : pointReadLane(deps);
+  // The fast path answers some of the routes Koa mounts, from the same declarations.
+  const lane = options.fastPath === false ? () => false : fastPath(routes, deps);
   const handler: RequestListener = (req, res) => {
     if (!lane(req, res)) void koa(req, res);
   };

@@ -1,4 +1,4 @@
-/** What the vector routes share: state, the route wrapper, and the collection a request names. */
+/** What the vector routes share: state, the router type, and the collection a request names. */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { AuthContext } from '../auth/authenticate.js';
@@ -7,24 +7,12 @@ import type { RequestState } from '../middleware/request-context.js';
 import { WORKSPACE_NAME, type VectorCollectionDoc } from './collections/model.js';
 import { validateName } from './collections/rules.js';
 import { refuseForeignEngineName, scopeOf, type CollectionService } from './collections/service.js';
-import type { VectorGuard } from './guards.js';
 
 /** Koa state on the vector plane. */
 export type VectorState = RequestState;
 
 /** The router type of the vector plane. */
 export type VectorRouter = Router<VectorState>;
-
-/** A handler that runs after authentication and the rate limit. */
-export type AuthedHandler = (ctx: Context, caller: AuthContext) => Promise<void>;
-
-/** Wraps a handler so it runs only for an authenticated caller within budget. */
-export function authed(guard: VectorGuard, handler: AuthedHandler) {
-  return async (ctx: Context) => {
-    const caller = await guard(ctx.get('authorization'), ctx.get('api-key'));
-    await handler(ctx, caller);
-  };
-}
 
 /** The workspace of a workspace-scoped route, or null. */
 export function workspaceParam(ctx: Context): string | null {

@@ -3,10 +3,24 @@ import { createLogger } from '../../../common/logger.js';
 import type { AuthContext } from '../auth/authenticate.js';
 import { createVectorAppWithRouter } from './app.js';
 import type { CollectionService } from './collections/service.js';
+import { declaredVectorRoutes } from './declared-routes.fixture.js';
 import { EngineClient } from './engine-client.js';
-import { vectorOpenApi } from './openapi.js';
+import { fastPathMatcher } from './fast-path.js';
+import { vectorOpenApi as documentOf } from './openapi.js';
+import { servedPaths } from './routing.js';
 import type { SchemaService } from './schema/service.js';
 import type { StorageMeter } from './storage/storage-meter.js';
+
+/** The document as the app serves it. */
+const vectorOpenApi = () => documentOf(declaredVectorRoutes());
+
+/** `method {path}` of every operation of the document. */
+function documentedOperations(): string[] {
+  const paths = vectorOpenApi().paths as Record<string, Record<string, unknown>>;
+  return Object.entries(paths)
+    .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`))
+    .sort();
+}
 
 describe('vectorOpenApi', () => {
   test('documents every mounted route with its method, and nothing else', () => {
@@ -27,11 +41,33 @@ describe('vectorOpenApi', () => {
           .map((m) => `${m.toLowerCase()} ${String(layer.path).replace(/:(\w+)/g, '{$1}')}`),
       )
       .sort();
-    const paths = vectorOpenApi().paths as Record<string, Record<string, unknown>>;
-    const documented = Object.entries(paths)
-      .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`))
-      .sort();
-    expect(documented).toEqual(mounted);
+    expect(documentedOperations()).toEqual(mounted);
+    // The two mounted forms of every declaration with a workspace twin, and the document's own route.
+    expect(mounted).toContain('put /api/v1/workspaces/{workspace}/collections/{name}/points');
+    expect(mounted).toContain('get /api/v1/openapi.json');
+  });
+
+  test('documents every path the fast path answers, with the same method', () => {
+    const routes = declaredVectorRoutes();
+    const match = fastPathMatcher(routes);
+    const fast = routes.filter((route) => route.raw);
+    expect(fast.length).toBeGreaterThan(10);
+    const documented = documentedOperations();
+    for (const route of fast) {
+      for (const path of servedPaths(route)) {
+        const url = path.replace(/:(\w+)/g, (_, name: string) => `some-${name}`);
+        expect(match(route.method.toUpperCase(), url)?.route).toBe(route);
+        expect(documented).toContain(`${route.method} ${path.replace(/:(\w+)/g, '{$1}')}`);
+      }
+    }
+  });
+
+  test('gives every operation its own operationId', () => {
+    const paths = vectorOpenApi().paths as Record<string, Record<string, { operationId: string }>>;
+    const ids = Object.values(paths).flatMap((ops) => Object.values(ops).map((o) => o.operationId));
+    expect(ids).toHaveLength(documentedOperations().length);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toContain('put_api_v1_collections_name_points');
   });
 
   test('records a first create as 201 and lists the authored codes of the upsert', () => {

@@ -6,14 +6,24 @@
  */
 import type { Context } from 'koa';
 import {
+  CleanupInProgress,
+  CollectionExistsInOtherRegion,
+  CollectionInUse,
+  CollectionLimitExceeded,
+  CollectionNameTaken,
   CollectionNotFound,
+  CollectionOwnershipMismatch,
+  CollectionRegionsEmpty,
+  CollectionRegionsNotInScope,
+  StarterRegionConsistency,
   VectorMethodNotAllowed,
   VectorValidationError,
 } from '../../errors/catalogue.js';
 import type { EngineClient } from '../engine-client.js';
-import { authed, resolveCollection, workspaceParam, type VectorRouter } from '../context.js';
-import type { VectorGuard } from '../guards.js';
+import { resolveCollection, workspaceParam } from '../context.js';
 import { readJsonObject } from '../json-body.js';
+import { COLLECTION, ENGINE, JSON_BODY } from '../route-errors.js';
+import { vectorRoute, type VectorRoute } from '../routing.js';
 import type { SchemaService } from '../schema/service.js';
 import { presentCollection } from './presenter.js';
 import { parseCreate, validateName } from './rules.js';
@@ -21,26 +31,42 @@ import { refuseForeignEngineName, scopeOf, type CollectionService } from './serv
 
 /** What the collection routes need. */
 export interface CollectionRouteDeps {
-  guard: VectorGuard;
   collections: CollectionService;
   engine: EngineClient;
   regions: readonly string[];
   schemas: Pick<SchemaService, 'current'>;
 }
 
-const PREFIXES = ['/api/v1', '/api/v1/workspaces/:workspace'];
-
 /** The name of the route refusing the engine-native create: a method no `Allow` lists. */
 export const NATIVE_CREATE = 'engine-native-create';
 
-/** Mounts the collection routes (and their workspace twins) on `router`. */
-export function mountCollectionRoutes(router: VectorRouter, deps: CollectionRouteDeps): void {
-  const { guard, collections, engine } = deps;
-
-  for (const prefix of PREFIXES) {
-    router.post(
-      `${prefix}/collections`,
-      authed(guard, async (ctx, caller) => {
+/** The collection routes, in the order they are mounted. */
+export function collectionRoutes(deps: CollectionRouteDeps): VectorRoute[] {
+  const { collections, engine } = deps;
+  return [
+    vectorRoute({
+      method: 'post',
+      path: '/api/v1/collections',
+      workspaceTwin: true,
+      summary: 'Create a collection {name, vectors:{size, distance}, description?, regions?}',
+      success: {
+        status: 201,
+        description:
+          '{result: collection, status}; 201 when created, 200 when it already existed with the same configuration.',
+      },
+      errors: [
+        ...JSON_BODY,
+        CollectionOwnershipMismatch,
+        CollectionLimitExceeded,
+        CollectionNameTaken,
+        CollectionExistsInOtherRegion,
+        CleanupInProgress,
+        CollectionRegionsEmpty,
+        CollectionRegionsNotInScope,
+        StarterRegionConsistency,
+        ...ENGINE,
+      ],
+      handler: async (ctx, caller) => {
         const input = parseCreate(await readJsonObject(ctx));
         refuseForeignEngineName(caller, input.name);
         const outcome = await collections.create(
@@ -50,12 +76,20 @@ export function mountCollectionRoutes(router: VectorRouter, deps: CollectionRout
         );
         ctx.status = outcome.created ? 201 : 200;
         ctx.body = { result: presentCollection(outcome.collection), status: 'ok' };
-      }),
-    );
-
-    router.get(
-      `${prefix}/collections/:name`,
-      authed(guard, async (ctx, caller) => {
+      },
+    }),
+    vectorRoute({
+      method: 'get',
+      path: '/api/v1/collections/:name',
+      workspaceTwin: true,
+      summary: 'Read a collection',
+      success: {
+        status: 200,
+        description:
+          "{result, schema_version}. result holds the contract's fields (name, vectors: {size, distance}, description, regions, created_at, updated_at, workspace in a workspace) and what the official Qdrant clients parse, from the engine: status (Qdrant's: green, yellow; grey while the collection is being created; red when the engine could not describe it), optimizer_status, segments_count, config (params.vectors = {size, distance}, hnsw_config, optimizer_config, wal_config, quantization_config), payload_schema, points_count and indexed_vectors_count. The lifecycle label the dashboard shows (active, creating) is lifecycle_status, also in the header X-Collection-Status. schema_version is the version of the payload schema in force (the number in its ETag), null when none; headers ETag, X-Collection-Source, X-Collection-Status.",
+      },
+      errors: COLLECTION,
+      handler: async (ctx, caller) => {
         const doc = await resolveCollection(ctx, caller, collections);
         const [info, schema] = await Promise.all([
           engine.send('GET', `/collections/${doc.engineName}`).catch(() => null),
@@ -74,24 +108,32 @@ export function mountCollectionRoutes(router: VectorRouter, deps: CollectionRout
           // The version of the payload schema in force (the number in its ETag); null when none.
           schema_version: schema?.version ?? null,
         };
-      }),
-    );
-
+      },
+    }),
     // Qdrant's existence check (`collection_exists`, `collectionExists`): no usage is recorded.
-    router.get(
-      `${prefix}/collections/:name/exists`,
-      authed(guard, async (ctx, caller) => {
+    vectorRoute({
+      method: 'get',
+      path: '/api/v1/collections/:name/exists',
+      workspaceTwin: true,
+      summary: "Whether the collection exists (Qdrant's collection_exists); records no use",
+      success: { status: 200, description: '{result: {exists: boolean}, status}.' },
+      errors: [CollectionOwnershipMismatch, VectorValidationError],
+      handler: async (ctx, caller) => {
         const name = nameParam(ctx, caller);
         const exists = await collections
           .get(scopeOf(caller, workspaceParam(ctx)), name)
           .then(() => true, absentAsFalse);
         ctx.body = { result: { exists }, status: 'ok' };
-      }),
-    );
-
-    router.patch(
-      `${prefix}/collections/:name`,
-      authed(guard, async (ctx, caller) => {
+      },
+    }),
+    vectorRoute({
+      method: 'patch',
+      path: '/api/v1/collections/:name',
+      workspaceTwin: true,
+      summary: 'Change the description (the only mutable field)',
+      success: { status: 200, description: '{result: collection, status}; header ETag.' },
+      errors: [...COLLECTION, ...JSON_BODY],
+      handler: async (ctx, caller) => {
         const body = await readJsonObject(ctx);
         const other = Object.keys(body).find((key) => key !== 'description');
         if (other !== undefined) {
@@ -113,50 +155,79 @@ export function mountCollectionRoutes(router: VectorRouter, deps: CollectionRout
         );
         ctx.set('ETag', `"${doc.version}"`);
         ctx.body = { result: presentCollection(doc), status: 'ok' };
-      }),
-    );
-
-    router.delete(
-      `${prefix}/collections/:name`,
-      authed(guard, async (ctx, caller) => {
+      },
+    }),
+    vectorRoute({
+      method: 'delete',
+      path: '/api/v1/collections/:name',
+      workspaceTwin: true,
+      summary: 'Delete a collection and its points',
+      success: {
+        status: 200,
+        description:
+          "{result: true, status} when deleted; {result: false, status} when there was no such collection, as Qdrant answers (the official clients' recreate deletes first).",
+      },
+      errors: [
+        CollectionOwnershipMismatch,
+        VectorValidationError,
+        CollectionInUse,
+        CleanupInProgress,
+        ...ENGINE,
+      ],
+      handler: async (ctx, caller) => {
         const name = nameParam(ctx, caller);
         // As Qdrant answers: false when there was nothing to delete (clients' recreate relies on it).
         const deleted = await collections
           .delete(scopeOf(caller, workspaceParam(ctx)), name)
           .then(() => true, absentAsFalse);
         ctx.body = { result: deleted, status: 'ok' };
-      }),
-    );
-
+      },
+    }),
     // The engine-native create; refused before authentication, as it is for everyone.
-    router.put(NATIVE_CREATE, `${prefix}/collections/:name`, () => {
-      throw new VectorMethodNotAllowed(
-        'PUT /collections/{name} is not supported; create with POST /api/v1/collections.',
-        { headers: { Allow: 'HEAD, GET, PATCH, DELETE' } },
-      );
-    });
-  }
-
-  router.get(
-    '/api/v1/collections',
-    authed(guard, async (ctx, caller) => {
-      const docs = await collections.list(scopeOf(caller, null));
-      ctx.body = { result: { collections: docs.map((d) => presentCollection(d)) }, status: 'ok' };
+    vectorRoute({
+      method: 'put',
+      path: '/api/v1/collections/:name',
+      workspaceTwin: true,
+      layerName: NATIVE_CREATE,
+      authenticated: false,
+      summary: 'Engine-native create: not supported; use POST /api/v1/collections',
+      success: { status: 405, description: 'Always 405 METHOD_NOT_ALLOWED.' },
+      errors: [VectorMethodNotAllowed],
+      handler: () => {
+        throw new VectorMethodNotAllowed(
+          'PUT /collections/{name} is not supported; create with POST /api/v1/collections.',
+          { headers: { Allow: 'HEAD, GET, PATCH, DELETE' } },
+        );
+      },
     }),
-  );
-
-  router.get(
-    '/api/v1/regions',
-    authed(guard, async (ctx) => {
-      // One installation serves every region it offers from this origin.
-      ctx.body = {
-        result: Object.fromEntries(
-          deps.regions.map((region) => [region, `${ctx.protocol}://${ctx.host}`]),
-        ),
-        status: 'ok',
-      };
+    vectorRoute({
+      method: 'get',
+      path: '/api/v1/collections',
+      summary: "List the account's collections (workspace ones carry `workspace`)",
+      success: { status: 200, description: '{result: {collections: [collection]}, status}.' },
+      errors: [],
+      handler: async (ctx, caller) => {
+        const docs = await collections.list(scopeOf(caller, null));
+        ctx.body = { result: { collections: docs.map((d) => presentCollection(d)) }, status: 'ok' };
+      },
     }),
-  );
+    vectorRoute({
+      method: 'get',
+      path: '/api/v1/regions',
+      summary: 'Map of region to regional URL',
+      success: { status: 200, description: '{result: {region: url}, status}.' },
+      errors: [],
+      handler: (ctx) => {
+        // One installation serves every region it offers from this origin.
+        ctx.body = {
+          result: Object.fromEntries(
+            deps.regions.map((region) => [region, `${ctx.protocol}://${ctx.host}`]),
+          ),
+          status: 'ok',
+        };
+      },
+    }),
+  ];
 }
 
 /** False for a collection that does not exist; any other failure is rethrown. */

@@ -10,7 +10,8 @@ import type { AuthContext } from '../../auth/authenticate.js';
 import type { VectorCollectionDoc } from '../collections/model.js';
 import type { EngineClient, EngineResponse } from '../engine-client.js';
 import type { SchemaService } from '../schema/service.js';
-import { forwardRequest, ROUTES } from './routes.js';
+import { forwardRequest } from './forward.js';
+import { ROUTES } from './forwarding-routes.js';
 
 const ACCOUNT = '0123456789abcdef0123456789abcdef';
 const doc = {

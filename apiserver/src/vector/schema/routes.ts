@@ -5,16 +5,24 @@
  */
 import type { Context } from 'koa';
 import type { CollectionService } from '../collections/service.js';
-import { authed, resolveCollection, type VectorRouter } from '../context.js';
-import type { VectorGuard } from '../guards.js';
+import {
+  InvalidEnforcementMode,
+  InvalidMaxExamples,
+  InvalidSampleSize,
+  InvalidScanMode,
+  SchemaNotDefined,
+  SchemaVersionMismatch,
+} from '../../errors/catalogue.js';
+import { resolveCollection } from '../context.js';
 import { readJsonObject } from '../json-body.js';
+import { COLLECTION, ENGINE, SCHEMA } from '../route-errors.js';
+import { vectorRoute, type VectorRoute } from '../routing.js';
 import type { StoredSchema } from './model.js';
 import { parseAnalyze, parseConformance, parseIfMatch, parsePut } from './rules.js';
 import type { SchemaService } from './service.js';
 
 /** What the schema routes need. */
 export interface SchemaRouteDeps {
-  guard: VectorGuard;
   collections: CollectionService;
   schemas: SchemaService;
 }
@@ -42,67 +50,108 @@ function answerSchema(ctx: Context, collection: string, stored: StoredSchema): v
   ctx.body = { result: presentSchema(collection, stored), status: 'ok' };
 }
 
-/** Mounts the schema routes on `router`. */
-export function mountSchemaRoutes(router: VectorRouter, deps: SchemaRouteDeps): void {
-  const { guard, collections, schemas } = deps;
+const SCHEMA_RECORD =
+  '{collection, schema, enforcement_mode, description, version, etag, created_at, updated_at}';
+
+/** The schema routes, in the order they are mounted. */
+export function schemaRoutes(deps: SchemaRouteDeps): VectorRoute[] {
+  const { collections, schemas } = deps;
   const collectionOf = (ctx: Context, caller: Parameters<typeof resolveCollection>[1]) =>
     resolveCollection(ctx, caller, collections, 'collection');
 
-  router.get(
-    SCHEMA_PATH,
-    authed(guard, async (ctx, caller) => {
-      const collection = await collectionOf(ctx, caller);
-      answerSchema(ctx, collection.name, await schemas.get(collection));
+  return [
+    vectorRoute({
+      method: 'get',
+      path: SCHEMA_PATH,
+      summary: 'Read the payload schema',
+      success: { status: 200, description: `{result: ${SCHEMA_RECORD}, status}; header ETag.` },
+      errors: [...COLLECTION, SchemaNotDefined],
+      handler: async (ctx, caller) => {
+        const collection = await collectionOf(ctx, caller);
+        answerSchema(ctx, collection.name, await schemas.get(collection));
+      },
     }),
-  );
-
-  router.put(
-    SCHEMA_PATH,
-    authed(guard, async (ctx, caller) => {
-      const collection = await collectionOf(ctx, caller);
-      const input = parsePut(await readJsonObject(ctx));
-      const stored = await schemas.put(collection, input, parseIfMatch(ctx.get('if-match')));
-      answerSchema(ctx, collection.name, stored);
+    vectorRoute({
+      method: 'put',
+      path: SCHEMA_PATH,
+      summary:
+        'Write the payload schema {schema (JSON Schema 2020-12, or draft-07 by $schema; at most 64 KB), enforcement_mode: off|warn|strict, description?}; header If-Match for compare-and-set',
+      success: {
+        status: 200,
+        description: `{result: ${SCHEMA_RECORD}, status}; header ETag. Enforcement applies to new writes (upsert, payload set and overwrite): warn accepts them with header X-Schema-Warnings (points that broke the schema) and a body warnings array [{point_id, field, message}] (the first 100); strict refuses them with 400 SCHEMA_VALIDATION_FAILED (details.violations, details.points_written). The attested __svc_ keys are not checked.`,
+      },
+      errors: [...SCHEMA, InvalidEnforcementMode, SchemaVersionMismatch],
+      handler: async (ctx, caller) => {
+        const collection = await collectionOf(ctx, caller);
+        const input = parsePut(await readJsonObject(ctx));
+        const stored = await schemas.put(collection, input, parseIfMatch(ctx.get('if-match')));
+        answerSchema(ctx, collection.name, stored);
+      },
     }),
-  );
-
-  router.delete(
-    SCHEMA_PATH,
-    authed(guard, async (ctx, caller) => {
-      const collection = await collectionOf(ctx, caller);
-      await schemas.remove(collection, parseIfMatch(ctx.get('if-match')));
-      ctx.body = { result: true, status: 'ok' };
+    vectorRoute({
+      method: 'delete',
+      path: SCHEMA_PATH,
+      summary: 'Remove the payload schema; honours If-Match',
+      success: { status: 200, description: '{result: true, status}.' },
+      errors: [...COLLECTION, SchemaNotDefined, SchemaVersionMismatch],
+      handler: async (ctx, caller) => {
+        const collection = await collectionOf(ctx, caller);
+        await schemas.remove(collection, parseIfMatch(ctx.get('if-match')));
+        ctx.body = { result: true, status: 'ok' };
+      },
     }),
-  );
-
-  router.post(
-    `${SCHEMA_PATH}/analyze`,
-    authed(guard, async (ctx, caller) => {
-      const collection = await collectionOf(ctx, caller);
-      const input = parseAnalyze(await readJsonObject(ctx));
-      const result = await schemas.analyze(collection, input);
-      ctx.body = {
-        result: { collection: collection.name, sample_size: input.sampleSize, ...result },
-        status: 'ok',
-      };
+    vectorRoute({
+      method: 'post',
+      path: `${SCHEMA_PATH}/analyze`,
+      summary: 'Infer a schema from stored points {sample_size?: 100..10000, default 1000}',
+      success: {
+        status: 200,
+        description:
+          '{result: {collection, sample_size, schema, fields: [{field, types, present_in}], scan: {exact, stopped_because, points_scanned, elapsed_ms}}, status}.',
+      },
+      errors: [...SCHEMA, InvalidSampleSize, ...ENGINE],
+      handler: async (ctx, caller) => {
+        const collection = await collectionOf(ctx, caller);
+        const input = parseAnalyze(await readJsonObject(ctx));
+        const result = await schemas.analyze(collection, input);
+        ctx.body = {
+          result: { collection: collection.name, sample_size: input.sampleSize, ...result },
+          status: 'ok',
+        };
+      },
     }),
-  );
-
-  router.post(
-    `${SCHEMA_PATH}/conformance`,
-    authed(guard, async (ctx, caller) => {
-      const collection = await collectionOf(ctx, caller);
-      const input = parseConformance(await readJsonObject(ctx));
-      const { schema, report } = await schemas.conformance(collection, input);
-      ctx.body = {
-        result: {
-          collection: collection.name,
-          schema_version: schema.version,
-          mode: input.mode,
-          ...report,
-        },
-        status: 'ok',
-      };
+    vectorRoute({
+      method: 'post',
+      path: `${SCHEMA_PATH}/conformance`,
+      summary:
+        'Read-only conformance report {mode?: sample|full, sample_size?: 100..10000 (sample mode; default 1000), max_examples?: 0..100 (default 10)}',
+      success: {
+        status: 200,
+        description:
+          '{result: {collection, schema_version, mode, scan: {exact, stopped_because: end_of_collection|sample_size|time_budget, points_scanned, elapsed_ms}, points_conforming, points_violating, conformance_ratio, fields: [{field, points}], offending_point_ids, examples: [{id, field, message}]}, status}. A scan stops at a time budget (10 s) with exact false.',
+      },
+      errors: [
+        ...SCHEMA,
+        SchemaNotDefined,
+        InvalidScanMode,
+        InvalidSampleSize,
+        InvalidMaxExamples,
+        ...ENGINE,
+      ],
+      handler: async (ctx, caller) => {
+        const collection = await collectionOf(ctx, caller);
+        const input = parseConformance(await readJsonObject(ctx));
+        const { schema, report } = await schemas.conformance(collection, input);
+        ctx.body = {
+          result: {
+            collection: collection.name,
+            schema_version: schema.version,
+            mode: input.mode,
+            ...report,
+          },
+          status: 'ok',
+        };
+      },
     }),
-  );
+  ];
 }

@@ -1,7 +1,7 @@
 /**
- * The read lane (apiserver/src/vector/points/read-lane.ts) answers the
- * forwarding point routes before Koa. Every request here goes to two planes
- * over the same database and engine, one with the lane and one without, and
+ * The fast path (apiserver/src/vector/fast-path.ts) answers the declared
+ * routes that only forward and relay before Koa. Every request here goes to two planes
+ * over the same database and engine, one with the fast path and one without, and
  * the answers must be the same: status, body and the headers a caller reads
  * (only the request id and the engine's `time` differ from run to run).
  */
@@ -27,7 +27,7 @@ beforeAll(async () => {
     db: lane.db,
     engineUrl: lane.engineUrl,
     engineApiKey: lane.engineApiKey,
-    readLane: false,
+    fastPath: false,
   });
   caller = await createVectorCaller(lane);
   other = await createVectorCaller(lane);
@@ -88,7 +88,7 @@ async function seen(
 
 const search = { vector: [1, 1, 0, 0], limit: 2, with_payload: true };
 
-describe('the read lane answers as the Koa stack does', () => {
+describe('the fast path answers as the Koa stack does', () => {
   const cases: [string, () => [string, string, Parameters<typeof seen>[3]]][] = [
     [
       'a search',

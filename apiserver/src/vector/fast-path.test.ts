@@ -1,11 +1,13 @@
 import { describe, expect, test } from '@jest/globals';
-import { laneMatcher } from './read-lane.js';
+import { fastPathMatcher } from './fast-path.js';
+import { declaredVectorRoutes } from './declared-routes.fixture.js';
 
-const match = laneMatcher();
+const match = fastPathMatcher(declaredVectorRoutes());
 const c = '/api/v1/collections/docs';
 const w = '/api/v1/workspaces/team-a/collections/docs';
+const prefix = '/api/v1/collections/:name';
 
-describe('laneMatcher', () => {
+describe('fastPathMatcher', () => {
   test.each([
     ['POST', `${c}/points/search`, '/points/search'],
     ['POST', `${c}/points/search/batch`, '/points/search/batch'],
@@ -23,7 +25,7 @@ describe('laneMatcher', () => {
     ['POST', `${c}/points/search/`, '/points/search'],
     ['POST', '/API/V1/COLLECTIONS/docs/POINTS/SEARCH', '/points/search'],
   ])('takes %s %s', (method, url, route) => {
-    expect(match(method, url)?.route.path).toBe(route);
+    expect(match(method, url)?.route.path).toBe(`${prefix}${route}`);
   });
 
   test('decodes path parameters as the router does, and splits off the query', () => {
@@ -39,6 +41,11 @@ describe('laneMatcher', () => {
       id: 'x/y',
     });
     expect(match('GET', '/api/v1/collections/a%E0/points/1')?.params.name).toBe('a%E0');
+  });
+
+  test('reads bodies with the limit its routes declare', () => {
+    expect(match('POST', `${c}/points/search`)?.route.maxBodyBytes).toBe(32 * 1024 * 1024);
+    expect(match('GET', `${c}/points/7`)?.route.maxBodyBytes).toBeUndefined();
   });
 
   test.each([
