@@ -40,6 +40,14 @@ module.exports = {
       to: { path: '^(apiserver|operator|engine|hack|bench|test|cli)/' },
     },
     {
+      name: 'vector-engine-client-below-routes',
+      severity: 'error',
+      comment:
+        "The vector plane's engine client and search coalescer sit below its route features; they share JSON helpers from vector/, never import a feature.",
+      from: { path: '^apiserver/src/vector/(engine-client|search-coalescer)\\.ts$' },
+      to: { path: '^apiserver/src/vector/(points|collections|schema|storage)/' },
+    },
+    {
       name: 'crds-is-the-ground',
       severity: 'error',
       comment: 'crds/ is the contract every component reads; it imports no code of ours.',
