@@ -9,6 +9,7 @@
  */
 import {
   isFinalState,
+  type Agent,
   type AgentDeployment,
   type AgentDeploymentStatus,
 } from '../../../crds/src/index.js';
@@ -28,18 +29,22 @@ import {
   type Watch,
 } from '../control-loop/controller.js';
 import type { RunController } from './run.js';
-import { byAge, newest, stateOf, type ClusterView } from './views.js';
-
-const now = () => new Date().toISOString();
-const POLL_MS = 5000;
-
-/**
- * Whether a deployment in this state may have freed a build slot: any state but
- * waiting for one or holding one.
- */
-function holdsNoBuildSlot(d: AgentDeployment): boolean {
-  return !d.spec.ephemeral && !['queued', 'building'].includes(stateOf(d));
-}
+import {
+  activeStatus,
+  buildDecision,
+  cancelledMessage,
+  deployingDecision,
+  finishedStatus,
+  holdsNoBuildSlot,
+  POLL_MS,
+  queueDecision,
+  replacedBy,
+  waitingForSlot,
+  withStatus,
+  workloadDecision,
+  type FinishedState,
+} from './agent-deployment-decisions.js';
+import { stateOf, type ClusterView } from './views.js';
 
 /** The AgentDeployment reconciler: versions here, runs by the run controller. */
 export class AgentDeploymentController implements Controller {
@@ -51,7 +56,11 @@ export class AgentDeploymentController implements Controller {
    */
   readonly watches: readonly Watch[] = [
     watchFor('agentdeployments'),
-    { source: 'agentdeployments', map: (d) => (holdsNoBuildSlot(d) ? this.waitingForSlot() : []) },
+    {
+      source: 'agentdeployments',
+      map: (d) =>
+        holdsNoBuildSlot(d) ? waitingForSlot(this.deps.view.deployments()).map(refOf) : [],
+    },
     ...watchOwned('AgentDeployment', CHILD_SOURCES),
   ];
 
@@ -66,14 +75,6 @@ export class AgentDeploymentController implements Controller {
       log: Logger;
     },
   ) {}
-
-  /** The versions waiting for a build slot. */
-  private waitingForSlot(): ObjectRef[] {
-    return this.deps.view
-      .deployments()
-      .filter((d) => stateOf(d) === 'queued' && !d.spec.ephemeral)
-      .map(refOf);
-  }
 
   /** Reconciles the AgentDeployment `ref`. */
   async reconcile({ namespace, name }: ObjectRef): Promise<ReconcileResult> {
@@ -93,63 +94,28 @@ export class AgentDeploymentController implements Controller {
 
     if (d.spec.cancellationRequested) {
       await driver.cancelBuild(d);
-      await this.finish(
-        d,
-        'failed',
-        `Cancelled: ${d.spec.cancellationReason ?? 'cancelled by the user'}`,
-      );
+      await this.finish(d, 'failed', cancelledMessage(d));
       return;
     }
 
     switch (state) {
       case 'queued':
-        return this.queued(d);
+        return this.queued(agent, d);
       case 'building': {
-        const build = await driver.buildStatus(d);
-        if (build.phase === 'missing') {
-          // Status says building but the Job is gone (deleted, or the operator stopped between the two writes).
-          await driver.startBuild(agent, d);
-          return { requeueAfter: POLL_MS };
-        }
-        if (build.phase === 'failed') {
-          await this.finish(d, 'failed', `Build failed: ${build.message ?? 'unknown error'}`);
-          return;
-        }
-        if (build.phase === 'succeeded') {
-          await this.setStatus(d, {
-            state: 'deploying',
-            builtAt: now(),
-            ...(build.imageSizeMb ? { imageSizeMb: build.imageSizeMb } : {}),
-          });
-          return;
-        }
+        const build = buildDecision(await driver.buildStatus(d), new Date());
+        if (build.next === 'restart') await driver.startBuild(agent, d);
+        else if (build.next === 'fail') return this.finish(d, 'failed', build.message);
+        else if (build.next === 'deploy') return this.setStatus(d, build.status);
         return { requeueAfter: POLL_MS };
       }
       case 'deploying': {
-        const siblings = this.deps.view
-          .deploymentsOf(namespace, d.spec.agentId)
-          .filter((s) => !s.spec.ephemeral);
-        const newer = newest(
-          siblings,
-          (s) => s.spec.version > d.spec.version && ['deploying', 'active'].includes(stateOf(s)),
-        );
-        if (newer) {
-          await this.finish(d, 'superseded', null);
-          return;
-        }
-        if (d.spec.config.agentType === 'job') return this.activate(d, siblings);
-        const serving = await driver.serviceStatus(agent);
-        if (serving.exists && serving.deploymentId === d.metadata.name) {
-          if (serving.failed) {
-            await this.finish(
-              d,
-              'failed',
-              `The new version did not become healthy: ${serving.failed}`,
-            );
-            return;
-          }
-          if (serving.ready) return this.activate(d, siblings);
-        }
+        const siblings = this.deps.view.deploymentsOf(namespace, d.spec.agentId);
+        const first = deployingDecision(d, siblings);
+        if (first === 'supersede') return this.finish(d, 'superseded', null);
+        if (first === 'activate') return this.activate(d, siblings);
+        const next = workloadDecision(d, await driver.serviceStatus(agent));
+        if (next.next === 'fail') return this.finish(d, 'failed', next.message);
+        if (next.next === 'activate') return this.activate(d, siblings);
         // The agent controller rolls the workload out; its progress brings this deployment back.
         enqueue('Agent', { namespace, name: d.spec.agentId });
         return { requeueAfter: POLL_MS };
@@ -159,35 +125,17 @@ export class AgentDeploymentController implements Controller {
   }
 
   /** Starts the build when a slot is free, else records the queue position. */
-  private async queued(d: AgentDeployment): Promise<ReconcileResult> {
-    const all = this.deps.view.deployments().filter((x) => !x.spec.ephemeral);
-    const building = all.filter((x) => stateOf(x) === 'building').length;
-    const waiting = all
-      .filter(
-        (x) =>
-          stateOf(x) === 'queued' && !x.spec.cancellationRequested && !x.metadata.deletionTimestamp,
-      )
-      .sort(byAge);
-    const index = waiting.findIndex((x) => x.metadata.name === d.metadata.name);
-    const position = index < 0 ? waiting.length : index;
-    const slots = this.deps.cfg.buildConcurrency - building;
-    if (position < slots) {
-      const agent = await this.deps.resources.get(
-        'Agent',
-        d.metadata.namespace ?? '',
-        d.spec.agentId,
-      );
-      if (!agent) return;
-      // The status write first: if it conflicts, no Job was started; the Job's name makes a retry idempotent.
-      await this.setStatus(d, { state: 'building', queuePosition: null, startedAt: now() });
-      await this.deps.driver.startBuild(agent, d);
-      return { requeueAfter: POLL_MS };
+  private async queued(agent: Agent, d: AgentDeployment): Promise<ReconcileResult> {
+    const { view, cfg, driver } = this.deps;
+    const decision = queueDecision(d, view.deployments(), cfg.buildConcurrency, new Date());
+    if (!decision.start) {
+      if (decision.status) await this.setStatus(d, decision.status);
+      return { requeueAfter: POLL_MS * 2 };
     }
-    const queuePosition = position - Math.max(slots, 0) + 1;
-    if (d.status?.state !== 'queued' || d.status.queuePosition !== queuePosition) {
-      await this.setStatus(d, { state: 'queued', queuePosition });
-    }
-    return { requeueAfter: POLL_MS * 2 };
+    // The status write first: if it conflicts, no Job was started; the Job's name makes a retry idempotent.
+    await this.setStatus(d, decision.status);
+    await driver.startBuild(agent, d);
+    return { requeueAfter: POLL_MS };
   }
 
   /** Makes `d` the active version; the active one before it is superseded or rolled back. */
@@ -195,38 +143,25 @@ export class AgentDeploymentController implements Controller {
     d: AgentDeployment,
     siblings: AgentDeployment[],
   ): Promise<ReconcileResult> {
-    await this.setStatus(d, {
-      state: 'active',
-      deployedAt: now(),
-      isServing: d.spec.config.agentType === 'service',
-      canRedeploy: true,
-    });
-    const replaced = d.spec.rollbackOfVersion ? 'rolled_back' : 'superseded';
-    for (const previous of siblings) {
-      if (previous.metadata.name !== d.metadata.name && stateOf(previous) === 'active') {
-        const fresh = await this.deps.resources.get(
-          'AgentDeployment',
-          previous.metadata.namespace ?? '',
-          previous.metadata.name ?? '',
-        );
-        if (fresh && stateOf(fresh) === 'active') await this.finish(fresh, replaced, null);
-      }
+    await this.setStatus(d, activeStatus(d, new Date()));
+    const replaced = replacedBy(d, siblings);
+    for (const previous of replaced.versions) {
+      const fresh = await this.deps.resources.get(
+        'AgentDeployment',
+        previous.metadata.namespace ?? '',
+        previous.metadata.name ?? '',
+      );
+      if (fresh && stateOf(fresh) === 'active') await this.finish(fresh, replaced.state, null);
     }
     return;
   }
 
   private async finish(
     d: AgentDeployment,
-    state: 'failed' | 'superseded' | 'rolled_back',
+    state: FinishedState,
     message: string | null,
   ): Promise<void> {
-    await this.setStatus(d, {
-      state,
-      finishedAt: now(),
-      queuePosition: null,
-      isServing: false,
-      ...(message ? { errorMessage: message } : {}),
-    });
+    await this.setStatus(d, finishedStatus(state, message, new Date()));
     this.deps.log.info('deployment finished', {
       deployment: d.metadata.name,
       state,
@@ -235,10 +170,6 @@ export class AgentDeploymentController implements Controller {
   }
 
   private async setStatus(d: AgentDeployment, changes: AgentDeploymentStatus): Promise<void> {
-    await this.deps.resources.writeStatus('AgentDeployment', d, {
-      ...d.status,
-      ...changes,
-      observedGeneration: d.metadata.generation,
-    });
+    await this.deps.resources.writeStatus('AgentDeployment', d, withStatus(d, changes));
   }
 }
