@@ -8,13 +8,12 @@ import {
   type AgentDeployment,
   type AgentDeploymentStatus,
 } from '../../../crds/src/index.js';
-import type { WorkloadDriver } from '../drivers/driver.js';
+import type { TaskStatus, WorkloadDriver } from '../drivers/driver.js';
 import type { CustomResourceClient } from '../../../common/kube/custom-resources.js';
 import type { ReconcileResult } from '../../../common/kube/index.js';
-import { versionsOf } from './agent-status.js';
+import { POLL_MS, withStatus } from './agent-deployment-decisions.js';
+import { runFinishedStatus, runProgress, runStart } from './run-decisions.js';
 import { stateOf, type ClusterView } from './views.js';
-
-const POLL_MS = 5000;
 
 /** The run reconciler. */
 export class RunController {
@@ -36,36 +35,20 @@ export class RunController {
     if (isFinalState(stateOf(run))) return;
     const agent = await resources.get('Agent', namespace, run.spec.agentId);
     if (!agent) return;
-    const serving = versionsOf(this.deps.view.deploymentsOf(namespace, run.spec.agentId)).active;
-    if (!serving) {
-      await this.finish(run, 'failed', 'The agent has no active version to run.');
-      return;
-    }
-    if (stateOf(run) === 'queued') {
-      await this.write(run, {
-        state: 'deploying',
-        startedAt: new Date().toISOString(),
-        queuePosition: null,
-      });
-      await driver.startRun(agent, run, serving);
+    const deployments = this.deps.view.deploymentsOf(namespace, run.spec.agentId);
+    const start = runStart(run, deployments, new Date());
+    if (start.next === 'fail') return this.finish(run, 'failed', start.message);
+    if (start.next === 'start') {
+      await this.write(run, start.status);
+      await driver.startRun(agent, run, start.serving);
       return { requeueAfter: POLL_MS };
     }
     const task = await driver.runStatus(run);
-    if (task.phase === 'missing') {
-      await driver.startRun(agent, run, serving);
-      return { requeueAfter: POLL_MS };
-    }
-    if (task.phase === 'succeeded' || task.phase === 'failed') {
-      await this.finish(
-        run,
-        task.phase === 'succeeded' ? 'completed' : 'failed',
-        task.message ?? null,
-        task,
-      );
-      return;
-    }
-    if (task.startedAt && !run.status?.machineStartedAt)
-      await this.write(run, { machineStartedAt: task.startedAt });
+    const progress = runProgress(run, task);
+    if (progress.next === 'restart') await driver.startRun(agent, run, start.serving);
+    else if (progress.next === 'finish')
+      return this.finish(run, progress.state, progress.message, task);
+    else if (progress.status) await this.write(run, progress.status);
     return { requeueAfter: POLL_MS };
   }
 
@@ -73,29 +56,12 @@ export class RunController {
     run: AgentDeployment,
     state: 'completed' | 'failed',
     message: string | null,
-    task?: { startedAt?: string; finishedAt?: string },
+    task?: TaskStatus,
   ): Promise<void> {
-    const started = run.status?.machineStartedAt ?? task?.startedAt ?? null;
-    const stopped = task?.finishedAt ?? (started ? new Date().toISOString() : null);
-    const duration =
-      started && stopped
-        ? Math.max(0, Math.round((Date.parse(stopped) - Date.parse(started)) / 1000))
-        : null;
-    await this.write(run, {
-      state,
-      finishedAt: new Date().toISOString(),
-      machineStartedAt: started,
-      machineStoppedAt: stopped,
-      durationSeconds: duration,
-      ...(message ? { errorMessage: message } : {}),
-    });
+    await this.write(run, runFinishedStatus(run, state, message, new Date(), task));
   }
 
   private async write(run: AgentDeployment, changes: AgentDeploymentStatus): Promise<void> {
-    await this.deps.resources.writeStatus('AgentDeployment', run, {
-      ...run.status,
-      ...changes,
-      observedGeneration: run.metadata.generation,
-    });
+    await this.deps.resources.writeStatus('AgentDeployment', run, withStatus(run, changes));
   }
 }
