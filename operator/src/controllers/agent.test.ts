@@ -1,0 +1,222 @@
+import { describe, expect, it } from '@jest/globals';
+import {
+  ANNOTATIONS,
+  type Agent,
+  type AgentDeployment,
+  type DeploymentState,
+} from '../../../crds/src/index.js';
+import {
+  agentDeploymentResource,
+  agentResource,
+} from '../../../test/factories/custom-resources.js';
+import type { ServingStatus } from '../drivers/driver.js';
+import {
+  agentStatusBlock,
+  archivedCondition,
+  idleFor,
+  isLost,
+  LOST_MESSAGE,
+  scheduleSuspended,
+  serviceReplicas,
+  statusChanged,
+  workloadCondition,
+  type Observed,
+} from './agent-decisions.js';
+import { versionsOf } from './agent-status.js';
+
+const now = new Date('2026-03-01T12:00:00Z');
+const minutesAgo = (m: number) => new Date(now.getTime() - m * 60_000).toISOString();
+const cfg = { agentDomain: 'agents.localhost', agentScheme: 'http', agentPort: 8080 };
+
+function agent(
+  spec: Partial<Agent['spec']> = {},
+  metadata: Partial<Agent['metadata']> = {},
+): Agent {
+  return agentResource(
+    'ns',
+    { addressLabel: 'hello-abc123', ...spec },
+    { name: 'a1', ...metadata },
+  );
+}
+
+function version(v: number, state: DeploymentState, deployedAt?: string): AgentDeployment {
+  return agentDeploymentResource('ns', 'a1', {
+    metadata: { name: `d${v}` },
+    spec: { version: v },
+    status: { state, ...(deployedAt ? { deployedAt } : {}) },
+  });
+}
+
+const gone: ServingStatus = {
+  exists: false,
+  deploymentId: null,
+  desiredReplicas: 0,
+  ready: false,
+  failed: null,
+};
+
+describe('isLost', () => {
+  const active = versionsOf([version(1, 'active')]);
+
+  it('is a loss when the workload the operator saw for the active version is gone', () => {
+    const seen = agent({}, { name: 'a1' });
+    seen.status = { workloadVersion: 1 };
+    expect(isLost(seen, active, gone)).toBe(true);
+  });
+
+  it('is no loss while it exists, before it was ever seen, or while a newer version rolls out', () => {
+    const seen = agent();
+    seen.status = { workloadVersion: 1 };
+    expect(isLost(seen, active, { ...gone, exists: true, deploymentId: 'd1' })).toBe(false);
+    expect(isLost(agent(), active, gone)).toBe(false);
+    expect(isLost(seen, versionsOf([version(1, 'active'), version(2, 'deploying')]), gone)).toBe(
+      false,
+    );
+    expect(isLost(seen, versionsOf([]), gone)).toBe(false);
+  });
+});
+
+describe('idleFor and serviceReplicas', () => {
+  const active = versionsOf([version(1, 'active', minutesAgo(30))]);
+
+  it('idles a service past its timeout since the last request, and scales it to zero', () => {
+    const quiet = agent(
+      { idleTimeoutMinutes: 5 },
+      { annotations: { [ANNOTATIONS.lastActivity]: minutesAgo(6) } },
+    );
+    const idle = idleFor(quiet, active, now);
+    expect(idle).toEqual({ idle: true, remainingMs: null });
+    expect(serviceReplicas(quiet, idle)).toEqual({ replicas: 0, requeueAfter: undefined });
+  });
+
+  it('keeps a recently used service running and looks again when it would become idle', () => {
+    const busy = agent(
+      { idleTimeoutMinutes: 5 },
+      { annotations: { [ANNOTATIONS.lastActivity]: minutesAgo(2) } },
+    );
+    const idle = idleFor(busy, active, now);
+    expect(idle).toEqual({ idle: false, remainingMs: 3 * 60_000 });
+    expect(serviceReplicas(busy, idle)).toEqual({ replicas: 1, requeueAfter: 3 * 60_000 });
+  });
+
+  it('counts from the active version’s deployment, or from now while a version rolls out', () => {
+    const fresh = versionsOf([version(1, 'active', minutesAgo(1))]);
+    expect(idleFor(agent(), fresh, now).remainingMs).toBe(4 * 60_000);
+    const rolling = versionsOf([version(1, 'active', minutesAgo(30)), version(2, 'deploying')]);
+    expect(idleFor(agent(), rolling, now).remainingMs).toBe(5 * 60_000);
+    expect(idleFor(agent(), active, now).idle).toBe(true);
+  });
+
+  it('never idles with keep_alive or a zero timeout, and runs nothing while paused', () => {
+    expect(idleFor(agent({ keepAlive: true }), active, now)).toEqual({
+      idle: false,
+      remainingMs: null,
+    });
+    expect(idleFor(agent({ idleTimeoutMinutes: 0 }), active, now).idle).toBe(false);
+    const paused = agent({ desiredState: 'paused', keepAlive: true });
+    expect(serviceReplicas(paused, idleFor(paused, active, now)).replicas).toBe(0);
+  });
+});
+
+describe('scheduleSuspended', () => {
+  it('suspends the CronJob when the agent or its schedule is paused', () => {
+    expect(scheduleSuspended(agent({ schedule: '0 * * * *' }))).toBe(false);
+    expect(scheduleSuspended(agent({ schedule: '0 * * * *', schedulePaused: true }))).toBe(true);
+    expect(scheduleSuspended(agent({ schedule: '0 * * * *', desiredState: 'paused' }))).toBe(true);
+  });
+});
+
+describe('conditions', () => {
+  it('reports the workload available, scaled to zero, or rolling out, at the generation', () => {
+    const a = agent({}, { generation: 3 });
+    expect(workloadCondition(a, version(2, 'active'), true, 1)).toEqual({
+      type: 'WorkloadAvailable',
+      status: 'True',
+      reason: 'Available',
+      message: 'Serving version 2.',
+      observedGeneration: 3,
+    });
+    expect(workloadCondition(a, version(2, 'active'), true, 0).reason).toBe('ScaledToZero');
+    expect(workloadCondition(a, version(2, 'deploying'), false, 1)).toMatchObject({
+      status: 'False',
+      reason: 'RollingOut',
+      message: 'Rolling out version 2.',
+    });
+    expect(archivedCondition(a)).toMatchObject({ status: 'False', reason: 'Archived' });
+  });
+});
+
+describe('agentStatusBlock', () => {
+  const observed = (o: Partial<Observed> = {}): Observed => {
+    const deployments = o.deployments ?? [version(1, 'active', minutesAgo(1))];
+    return {
+      versions: versionsOf(deployments),
+      deployments,
+      lost: false,
+      endpoint: '127.0.0.1:40001',
+      workloadVersion: 1,
+      conditions: undefined,
+      requeueAfter: undefined,
+      ...o,
+    };
+  };
+
+  it('reports a running service with its address, active version and Ready condition', () => {
+    const { status, requeueAfter } = agentStatusBlock(agent(), observed(), cfg, now);
+    expect(status).toMatchObject({
+      status: 'running',
+      deployed: true,
+      url: 'http://hello-abc123.agents.localhost:8080',
+      endpoint: '127.0.0.1:40001',
+      activeVersion: 1,
+      activeDeploymentId: 'd1',
+      workloadVersion: 1,
+      failureMessage: null,
+      regionsTotal: 1,
+      regionsReady: 1,
+    });
+    expect(status.conditions).toEqual([
+      expect.objectContaining({ type: 'Ready', status: 'True', reason: 'running' }),
+    ]);
+    expect(status).not.toHaveProperty('failureCode');
+    expect(requeueAfter).toBeUndefined();
+  });
+
+  it('reports a lost workload as failed with app_lost_on_provider, and clears it afterwards', () => {
+    const lost = agentStatusBlock(agent(), observed({ lost: true }), cfg, now).status;
+    expect(lost).toMatchObject({
+      status: 'failed',
+      deployed: false,
+      url: null,
+      failureCode: 'app_lost_on_provider',
+      failureMessage: LOST_MESSAGE,
+      regionsReady: 0,
+    });
+    const restored = agent();
+    restored.status = lost;
+    const after = agentStatusBlock(restored, observed(), cfg, now).status;
+    expect(after).not.toHaveProperty('failureCode');
+    expect(after.status).toBe('running');
+  });
+
+  it('looks again just after the next scheduled run, or sooner for idleness, never under a second', () => {
+    const hourly = agent({ schedule: '0 * * * *' });
+    const { status, requeueAfter } = agentStatusBlock(hourly, observed(), cfg, now);
+    expect(status.cronNextRunAt).toBe('2026-03-01T13:00:00.000Z');
+    expect(requeueAfter).toBe(60 * 60_000 + 1000);
+    expect(
+      agentStatusBlock(hourly, observed({ requeueAfter: 120_000 }), cfg, now).requeueAfter,
+    ).toBe(120_000);
+    expect(agentStatusBlock(agent(), observed({ requeueAfter: 10 }), cfg, now).requeueAfter).toBe(
+      1000,
+    );
+  });
+
+  it('writes only a status that changed', () => {
+    const a = agent();
+    const { status } = agentStatusBlock(a, observed(), cfg, now);
+    expect(statusChanged(a, status)).toBe(true);
+    a.status = status;
+    expect(statusChanged(a, agentStatusBlock(a, observed(), cfg, now).status)).toBe(false);
+  });
+});
