@@ -17,15 +17,15 @@ import { Readable } from 'node:stream';
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import {
   API_GROUP,
-  API_GROUP_VERSION,
   API_VERSION,
   LABELS,
   PLURALS,
   type Agent as AgentResource,
-  type AgentDeployment,
 } from '../../crds/src/index.js';
 import { ArchiveStore } from '../../apiserver/src/deploy/archive-store.js';
+import { controllerRef } from '../../crds/src/owner-reference.js';
 import { makeArchive, PYTHON_SERVICE } from '../factories/archives.js';
+import { agentDeploymentResource } from '../factories/custom-resources.js';
 import {
   call,
   createCaller,
@@ -203,39 +203,18 @@ describe('local driver: build and run directories', () => {
       10 * MiB,
     );
     const id = randomUUID();
-    const resource: AgentDeployment = {
-      apiVersion: API_GROUP_VERSION,
-      kind: 'AgentDeployment',
+    const resource = agentDeploymentResource(owner.namespace, agentId, {
       metadata: {
         name: id,
-        namespace: owner.namespace,
         labels: { [LABELS.agentId]: agentId, [LABELS.deploymentVersion]: '1' },
-        ownerReferences: [
-          {
-            apiVersion: API_GROUP_VERSION,
-            kind: 'Agent',
-            name: agentId,
-            uid: agent.metadata.uid ?? '',
-            controller: true,
-            blockOwnerDeletion: true,
-          },
-        ],
+        ownerReferences: [controllerRef(agent)],
       },
       spec: {
-        agentId,
-        version: 1,
-        ephemeral: false,
         archiveId: stored.id,
         archiveLimits: { maxUnpackedBytes: 1.5 * MiB, maxEntries: 100, maxFileBytes: 2 * MiB },
-        config: {
-          runtime: 'python3.11',
-          agentType: 'job',
-          entrypoint: 'main.py',
-          memoryMb: 256,
-          regions: ['local'],
-        },
       },
-    };
+      config: { runtime: 'python3.11', agentType: 'job', entrypoint: 'main.py' },
+    });
     await custom().createNamespacedCustomObject({
       group: API_GROUP,
       version: API_VERSION,

@@ -33,6 +33,7 @@ import {
   startControlPlaneServer,
   type TestServer,
 } from '../apiserver/control-plane-server.js';
+import { agentDeploymentResource } from '../factories/custom-resources.js';
 import { AgentFlow, type AgentRecord } from './agent-flow.js';
 import {
   clients,
@@ -258,27 +259,18 @@ async function resourcesOf(
   runtime?: 'dockerfile',
 ): Promise<[Agent, AgentDeployment]> {
   const resource = await readAgent(server.kc, flow.owner.namespace, agent.id);
-  const deployment: AgentDeployment = {
-    apiVersion: 'svc.dev/v1alpha1',
-    kind: 'AgentDeployment',
-    // Never created: the pod specs built from it go to admission as dry runs.
+  // Never created: the pod specs built from it go to admission as dry runs.
+  const deployment = agentDeploymentResource(flow.owner.namespace, agent.id, {
     metadata: {
       name: '00000000-0000-4000-8000-000000000001',
-      namespace: flow.owner.namespace,
       uid: '00000000-0000-4000-8000-0000000000aa',
     },
-    spec: {
-      agentId: agent.id,
-      version: 1,
-      ephemeral: false,
-      config: {
-        runtime: runtime ?? resource.spec.runtime,
-        agentType: resource.spec.agentType,
-        memoryMb: 256,
-        regions: ['local'],
-      },
+    config: {
+      runtime: runtime ?? resource.spec.runtime,
+      agentType: resource.spec.agentType,
+      entrypoint: undefined,
     },
-  };
+  });
   return [
     {
       ...resource,

@@ -8,7 +8,6 @@ import { randomUUID } from 'node:crypto';
 import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import {
   API_GROUP,
-  API_GROUP_VERSION,
   API_VERSION,
   LABELS,
   OBJECT_NAMES,
@@ -16,7 +15,8 @@ import {
   type AgentDeployment,
 } from '../../crds/src/index.js';
 import { PYTHON_SERVICE } from '../factories/archives.js';
-import { workspaceResource } from '../factories/custom-resources.js';
+import { controllerRef } from '../../crds/src/owner-reference.js';
+import { agentDeploymentResource, workspaceResource } from '../factories/custom-resources.js';
 import { readAgent } from '../apiserver/agents/operator-view.js';
 import {
   call,
@@ -339,30 +339,19 @@ describe('runs', () => {
         version: API_VERSION,
         namespace: owner.namespace,
         plural: PLURALS.AgentDeployment,
-        body: {
-          apiVersion: API_GROUP_VERSION,
-          kind: 'AgentDeployment',
+        body: agentDeploymentResource(owner.namespace, agent.id, {
           metadata: {
             name: id,
             labels: { [LABELS.agentId]: agent.id },
-            ownerReferences: [
-              {
-                apiVersion: API_GROUP_VERSION,
-                kind: 'Agent',
-                name: agent.id,
-                uid: cr.metadata.uid ?? '',
-                controller: true,
-              },
-            ],
+            ownerReferences: [controllerRef(cr)],
           },
           spec: {
-            agentId: agent.id,
             version: 2,
             ephemeral: true,
             triggerSource: 'manual',
             config: await readRunConfig(d.id),
           },
-        } as AgentDeployment,
+        }),
       });
       await eventually(
         () =>
