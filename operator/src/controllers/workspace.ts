@@ -1,4 +1,5 @@
 /** Reconciles a Workspace: its `agentCount` is the number of agents that declare it. */
+import type { Agent, Workspace, WorkspaceStatus } from '../../../crds/src/index.js';
 import type { CustomResourceClient } from '../../../common/kube/custom-resources.js';
 import type { ReconcileResult } from '../../../common/kube/index.js';
 import {
@@ -29,21 +30,27 @@ export class WorkspaceController implements Controller {
   async reconcile({ namespace, name }: ObjectRef): Promise<ReconcileResult> {
     const workspace = await this.deps.resources.get('Workspace', namespace, name);
     if (!workspace || workspace.metadata.deletionTimestamp) return;
-    const agentCount = this.deps.view
-      .agentsIn(namespace)
-      .filter(
-        (a) => !a.metadata.deletionTimestamp && a.spec.workspaceName === workspace.spec.name,
-      ).length;
-    if (
-      workspace.status?.agentCount === agentCount &&
-      workspace.status.observedGeneration === workspace.metadata.generation
-    )
-      return;
-    await this.deps.resources.writeStatus('Workspace', workspace, {
-      ...workspace.status,
-      agentCount,
-      observedGeneration: workspace.metadata.generation,
-    });
+    const status = workspaceStatus(workspace, this.deps.view.agentsIn(namespace));
+    if (status) await this.deps.resources.writeStatus('Workspace', workspace, status);
     return;
   }
+}
+
+/**
+ * The status `workspace` should have given the agents of its namespace: how
+ * many (not being deleted) declare it; null when the status already says so.
+ */
+export function workspaceStatus(
+  workspace: Workspace,
+  agents: readonly Agent[],
+): WorkspaceStatus | null {
+  const agentCount = agents.filter(
+    (a) => !a.metadata.deletionTimestamp && a.spec.workspaceName === workspace.spec.name,
+  ).length;
+  if (
+    workspace.status?.agentCount === agentCount &&
+    workspace.status.observedGeneration === workspace.metadata.generation
+  )
+    return null;
+  return { ...workspace.status, agentCount, observedGeneration: workspace.metadata.generation };
 }
