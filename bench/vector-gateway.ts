@@ -45,10 +45,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { readyLine, startReady } from '../common/component-starter.js';
 import { envBool } from '../common/env.js';
+import { ProcessGroup, type ManagedProcess } from '../common/processes.js';
 import { startControlPlane } from '../hack/control-plane/index.js';
 import { createBenchAccount } from './support/bench-account.js';
 import { startEngine, type EngineProcess } from '../test/engine/support/engine-process.js';
@@ -225,48 +226,39 @@ async function settled(engine: EngineProcess, collection: string): Promise<void>
 
 /** A server process of this bench and the URL it printed. */
 interface Started {
-  child: ReturnType<typeof spawn>;
+  proc: ManagedProcess;
+  child: ManagedProcess['child'];
   url: string;
 }
 
 /** Starts `bench/<script>` against the engine and waits for its `{"ready":...,"url":...}` line. */
 async function startServer(script: string, env: Record<string, string>): Promise<Started> {
-  const child = spawn(
-    process.execPath,
-    [
+  const { proc, announced: url } = await startReady(servers, {
+    name: `${script.replace(/\W+/g, '-')}-${servers.processes.length}`,
+    command: process.execPath,
+    args: [
       // e.g. GATEWAY_NODE_ARGS=--cpu-prof to profile the gateway.
       ...(process.env.GATEWAY_NODE_ARGS ?? '').split(' ').filter(Boolean),
       '--import',
       'tsx',
       join(root, 'bench', script),
     ],
-    {
-      cwd: root,
-      env: {
-        ...process.env,
-        SVC_ENGINE_URL: engine.url,
-        SVC_ENGINE_API_KEY: engine.apiKey,
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
+    cwd: root,
+    env: {
+      ...process.env,
+      SVC_ENGINE_URL: engine.url,
+      SVC_ENGINE_API_KEY: engine.apiKey,
+      ...env,
     },
-  );
-  const url = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      if (line.startsWith('{"ready"')) resolve((JSON.parse(line) as { url: string }).url);
-    });
-    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+    onStderrLine: (line) => process.stderr.write(`${line}\n`),
+    readyWhen: { line: readyLine() },
   });
-  return { child, url };
+  return { proc, child: proc.child, url };
 }
 
 /** Stops a server started by {@link startServer}. */
 async function stopServer(server: Started | undefined): Promise<void> {
-  const child = server?.child;
-  if (!child || child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
+  if (server) await servers.stop(server.proc);
 }
 
 /** Pins a process and all its threads to one CPU. */
@@ -357,6 +349,7 @@ function largeBody(points: number, totalMb: number): Readable {
 }
 
 const dir = await mkdtemp(join(tmpdir(), 'svc-bench-vectors-'));
+const servers = new ProcessGroup(join(dir, 'servers'));
 const cp = await startControlPlane({ dir, durable: false, controllerManager: false });
 const engine = await startEngine({
   env: { SVC_ENGINE_MAX_BODY_MB: '64', SVC_ENGINE_INDEX_THRESHOLD: String(INDEX_THRESHOLD) },
