@@ -16,21 +16,32 @@ export type Handler = (context: RouteContext) => unknown;
 
 interface Route {
   method: string;
-  segments: string[];
   handler: Handler;
   literals: number;
+  /** The literal segments by position (undefined where a parameter stands). */
+  segments: (string | undefined)[];
+  /** Positions and names of the parameters. */
+  params: [number, string][];
 }
 
 /** The route table. */
 export class Router {
-  private readonly routes: Route[] = [];
+  /** Routes by their number of segments (only those can match a path), most literals first. */
+  private readonly bySegments = new Map<number, Route[]>();
 
   /** Adds a route. */
   on(method: string, pattern: string, handler: Handler): this {
-    const segments = pattern.split('/').filter(Boolean);
-    const literals = segments.filter((s) => !s.startsWith('{')).length;
-    this.routes.push({ method, segments, handler, literals });
-    this.routes.sort((a, b) => b.literals - a.literals);
+    const parts = pattern.split('/').filter(Boolean);
+    const segments = parts.map((s) => (s.startsWith('{') ? undefined : s));
+    const params = parts.flatMap((s, i): [number, string][] =>
+      s.startsWith('{') ? [[i, s.slice(1, -1)]] : [],
+    );
+    const literals = parts.length - params.length;
+    const routes = this.bySegments.get(parts.length) ?? [];
+    routes.push({ method, handler, literals, segments, params });
+    // A stable sort: among routes with as many literals, the first added wins.
+    routes.sort((a, b) => b.literals - a.literals);
+    this.bySegments.set(parts.length, routes);
     return this;
   }
 
@@ -41,21 +52,10 @@ export class Router {
   ): { handler: Handler; params: Record<string, string> } | 'method' | undefined {
     const parts = path.split('/').filter(Boolean);
     let methodMismatch = false;
-    for (const route of this.routes) {
-      if (route.segments.length !== parts.length) continue;
-      const params: Record<string, string> = {};
-      let ok = true;
-      for (let i = 0; i < parts.length && ok; i++) {
-        const segment = route.segments[i]!;
-        if (segment.startsWith('{')) {
-          try {
-            params[segment.slice(1, -1)] = decodeURIComponent(parts[i]!);
-          } catch {
-            ok = false;
-          }
-        } else ok = segment === parts[i];
-      }
-      if (!ok) continue;
+    for (const route of this.bySegments.get(parts.length) ?? []) {
+      if (!literalsMatch(route, parts)) continue;
+      const params = decodeParams(route, parts);
+      if (params === undefined) continue;
       if (route.method !== method) {
         methodMismatch = true;
         continue;
@@ -64,4 +64,26 @@ export class Router {
     }
     return methodMismatch ? 'method' : undefined;
   }
+}
+
+function literalsMatch(route: Route, parts: string[]): boolean {
+  const { segments } = route;
+  for (let i = 0; i < segments.length; i++) {
+    const literal = segments[i];
+    if (literal !== undefined && literal !== parts[i]) return false;
+  }
+  return true;
+}
+
+/** The route's parameters URL-decoded, or undefined when one does not decode. */
+function decodeParams(route: Route, parts: string[]): Record<string, string> | undefined {
+  const params: Record<string, string> = {};
+  for (const [at, name] of route.params) {
+    try {
+      params[name] = decodeURIComponent(parts[at]!);
+    } catch {
+      return undefined;
+    }
+  }
+  return params;
 }

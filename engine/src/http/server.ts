@@ -49,9 +49,32 @@ function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
       }
       chunks.push(chunk);
     });
-    request.on('end', () => resolve(Buffer.concat(chunks)));
+    // A search's body comes in one chunk: no copy then.
+    request.on('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
     request.on('error', reject);
   });
+}
+
+/**
+ * A request target made only of these characters is its own path, as the URL parser would
+ * give it: nothing to percent-encode, no dot segments, no query, and no `//` at the start
+ * (which the parser reads as a host).
+ */
+const PLAIN_PATH = /^\/(?:[A-Za-z0-9_-][A-Za-z0-9_/-]*)?$/;
+
+/** The path and query of a request target; plain paths skip the URL parser. */
+function requestTarget(target: string): { pathname: string; searchParams: URLSearchParams } {
+  if (PLAIN_PATH.test(target)) return { pathname: target, searchParams: new URLSearchParams() };
+  return new URL(target, 'http://engine');
+}
+
+/**
+ * Seconds since `started` (a `performance.now()`), the envelope's `time`. A function of the
+ * module rather than a closure per request: tsx, which runs the engine, keeps function
+ * names, and names each closure bound to a `const` with an Object.defineProperty call.
+ */
+function secondsSince(started: number): number {
+  return (performance.now() - started) / 1000;
 }
 
 function send(response: ServerResponse, status: number, body: unknown, requestId: string): void {
@@ -100,8 +123,7 @@ export function createEngineServer(engine: Engine, logger: Logger, options: Serv
   const server = createServer(async (request, response) => {
     const started = performance.now();
     const requestId = (request.headers['x-request-id'] as string | undefined) ?? randomUUID();
-    const elapsed = () => (performance.now() - started) / 1000;
-    const url = new URL(request.url ?? '/', 'http://engine');
+    const url = requestTarget(request.url ?? '/');
     const method = request.method ?? 'GET';
     if (method === 'GET' && OPEN_PATHS.test(url.pathname)) {
       response.writeHead(200, { 'content-type': 'text/plain', 'x-request-id': requestId });
@@ -110,7 +132,7 @@ export function createEngineServer(engine: Engine, logger: Logger, options: Serv
     }
     const refusal = apiKey.refusal(request.headers);
     if (refusal !== undefined) {
-      send(response, 401, { status: { error: refusal }, time: elapsed() }, requestId);
+      send(response, 401, { status: { error: refusal }, time: secondsSince(started) }, requestId);
       return;
     }
     // Qdrant answers its root with bare version info, no envelope; clients check it.
@@ -130,13 +152,13 @@ export function createEngineServer(engine: Engine, logger: Logger, options: Serv
       if (route === 'method') throw new EngineError(405, `Method ${method} not allowed`);
       const body = parseJsonBody(await readBody(request, options.maxBodyBytes));
       const result = await route.handler({ params: route.params, query: url.searchParams, body });
-      send(response, 200, { result, status: 'ok', time: elapsed() }, requestId);
+      send(response, 200, { result, status: 'ok', time: secondsSince(started) }, requestId);
     } catch (error) {
       if (error instanceof EngineError) {
         send(
           response,
           error.status,
-          { status: { error: error.message }, time: elapsed() },
+          { status: { error: error.message }, time: secondsSince(started) },
           requestId,
         );
         return;
@@ -147,7 +169,7 @@ export function createEngineServer(engine: Engine, logger: Logger, options: Serv
         500,
         {
           status: { error: `Service internal error: ${(error as Error).message}` },
-          time: elapsed(),
+          time: secondsSince(started),
         },
         requestId,
       );

@@ -175,16 +175,17 @@ export function readRawVector(raw: unknown, dim: number, what: string): Float32A
 /** What part of the payload a read returns. */
 export type PayloadSelection = boolean | { mode: 'include' | 'exclude'; paths: JsonPath[] };
 
+function payloadPaths(list: unknown) {
+  if (!Array.isArray(list)) throw formatError('with_payload: expected a list of keys');
+  return list.map(parseJsonPath);
+}
+
 /** `with_payload`: a boolean, a list of keys, or `{include}` / `{exclude}`. */
 export function readWithPayload(body: Body, fallback: boolean): PayloadSelection {
   const value = optional(body, 'with_payload');
   if (value === undefined) return fallback;
   if (typeof value === 'boolean') return value;
-  const paths = (list: unknown) => {
-    if (!Array.isArray(list)) throw formatError('with_payload: expected a list of keys');
-    return list.map(parseJsonPath);
-  };
-  if (Array.isArray(value)) return { mode: 'include', paths: paths(value) };
+  if (Array.isArray(value)) return { mode: 'include', paths: payloadPaths(value) };
   if (typeof value === 'object') {
     const selector = value as Body;
     const keys = Object.keys(selector);
@@ -193,8 +194,10 @@ export function readWithPayload(body: Body, fallback: boolean): PayloadSelection
         'with_payload: data did not match any variant of untagged enum WithPayloadInterface',
       );
     }
-    if (selector.include !== undefined) return { mode: 'include', paths: paths(selector.include) };
-    if (selector.exclude !== undefined) return { mode: 'exclude', paths: paths(selector.exclude) };
+    if (selector.include !== undefined)
+      return { mode: 'include', paths: payloadPaths(selector.include) };
+    if (selector.exclude !== undefined)
+      return { mode: 'exclude', paths: payloadPaths(selector.exclude) };
   }
   throw formatError(
     'with_payload: data did not match any variant of untagged enum WithPayloadInterface',

@@ -7,9 +7,11 @@
 import { passesThreshold, reportedScore } from '../distance.js';
 import type { Filter } from '../filter/types.js';
 import { planFilter } from '../index/filter-plan.js';
+import type { FilterPlan } from '../index/filter-plan.js';
 import type { PointId } from '../point-id.js';
 import type { Collection } from '../store/collection.js';
 import { GATHER_MAX, SCAN_CHUNK } from '../store/vector-arena.js';
+import type { VectorSpace } from '../store/vector-arena.js';
 import { TopK } from './top-k.js';
 
 /** Share of points a filter passes below which the graph walk steps over rejected nodes. */
@@ -44,19 +46,33 @@ export function fullScanPoints(collection: Collection): number {
   return Math.floor((config.hnsw.fullScanThreshold * 1024) / (config.size * 4));
 }
 
+/**
+ * Whether a slot may be a hit: live, not left out by id, passing the filter's plan; as
+ * few checks as the query needs, since the graph walk asks for every node it meets. Made
+ * here and returned unnamed: tsx, which runs the engine, keeps function names, and names a
+ * closure bound to a `const` with an Object.defineProperty call on every search.
+ */
+function acceptor(
+  collection: Collection,
+  exclude: Set<PointId> | undefined,
+  plan: FilterPlan | undefined,
+): (slot: number) => boolean {
+  const { alive, ids } = collection.points;
+  if (!exclude && !plan) return (slot) => alive[slot] === 1;
+  return (slot) =>
+    alive[slot] === 1 && (!exclude || !exclude.has(ids[slot]!)) && (!plan || plan.passes(slot));
+}
+
 /** Searches a collection; hits best first, after `offset`. */
 export function search(collection: Collection, query: SearchQuery): Hit[] {
   const { points, config } = collection;
   const k = query.offset + query.limit;
   if (k === 0) return [];
-  const { alive, ids } = points;
-  const exclude = query.excludeIds;
   const filter = query.filter;
   const index = collection.vectorIndex;
   const threshold = fullScanPoints(collection);
   const plan = filter ? planFilter(collection, filter, threshold) : undefined;
-  const accept = (slot: number): boolean =>
-    alive[slot] === 1 && (!exclude || !exclude.has(ids[slot]!)) && (!plan || plan.passes(slot));
+  const accept = acceptor(collection, query.excludeIds, plan);
 
   let found: { score: number; slot: number }[];
   const q = points.vectors.placeQuery(query.vector);
@@ -97,24 +113,16 @@ export function exactSearch(
   if (candidates) {
     // Scored GATHER_MAX at a time in one kernel call; the filter is checked only on a slot
     // that would enter the top k, as in the full scan below.
-    const { gather, gatherIds, gatherScores } = arena.space;
-    const flush = (count: number) => {
-      gather(q, count);
-      for (let i = 0; i < count; i++) {
-        const score = gatherScores[i]!;
-        const slot = gatherIds[i]!;
-        if (score > top.threshold && accept(slot)) top.push(score, slot);
-      }
-    };
+    const { gatherIds } = arena.space;
     let count = 0;
     for (const slot of candidates) {
       gatherIds[count++] = slot;
       if (count === GATHER_MAX) {
-        flush(count);
+        scoreGathered(arena.space, q, count, top, accept);
         count = 0;
       }
     }
-    if (count > 0) flush(count);
+    if (count > 0) scoreGathered(arena.space, q, count, top, accept);
     return top.sorted();
   }
   const end = collection.points.slotCount;
@@ -127,4 +135,21 @@ export function exactSearch(
     }
   }
   return top.sorted();
+}
+
+/** Scores the first `count` slots of the arena's gather list and offers the accepted ones to `top`. */
+function scoreGathered(
+  space: VectorSpace,
+  q: number,
+  count: number,
+  top: TopK,
+  accept: (slot: number) => boolean,
+): void {
+  const { gather, gatherIds, gatherScores } = space;
+  gather(q, count);
+  for (let i = 0; i < count; i++) {
+    const score = gatherScores[i]!;
+    const slot = gatherIds[i]!;
+    if (score > top.threshold && accept(slot)) top.push(score, slot);
+  }
 }
