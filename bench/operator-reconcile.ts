@@ -7,21 +7,16 @@
  *
  *   npx tsx bench/operator-reconcile.ts [agents=1000]
  */
-import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
-import {
-  API_GROUP,
-  API_GROUP_VERSION,
-  API_VERSION,
-  PLURALS,
-  type Agent,
-} from '../crds/src/index.js';
+import { API_GROUP, API_VERSION, PLURALS, type Agent } from '../crds/src/index.js';
 import { startControlPlane } from '../hack/control-plane/index.js';
 import { repoRoot } from '../hack/lib/paths.js';
 import { ProcessGroup } from '../common/processes.js';
+import { readyLine, startReady } from '../common/component-starter.js';
+import { agentResource } from '../test/factories/custom-resources.js';
 import { generateSecret } from '../common/secrets.js';
 import { peakRssMb } from './support/proc.js';
 
@@ -37,8 +32,7 @@ try {
   const api = kc.makeApiClient(CustomObjectsApi);
   const coords = { group: API_GROUP, version: API_VERSION, namespace, plural: PLURALS.Agent };
 
-  let ready = false;
-  const operator = group.start({
+  const { proc: operator } = await startReady(group, {
     name: 'operator',
     command: process.execPath,
     args: ['--import', 'tsx', join(repoRoot, 'operator', 'src', 'main.ts')],
@@ -50,11 +44,8 @@ try {
       SVC_LOG_LEVEL: 'warn',
       SVC_OPERATOR_LEASE_SECONDS: '5',
     },
-    onStdoutLine: (line) => {
-      if (line.startsWith('{"ready":"operator"')) ready = true;
-    },
+    readyWhen: { line: readyLine('operator', 'ready') },
   });
-  await group.waitReady(operator, async () => ready);
   await new Promise((r) => setTimeout(r, 1000)); // leadership and caches
 
   const started = performance.now();
@@ -62,26 +53,7 @@ try {
   await Promise.all(
     Array.from({ length: 16 }, async () => {
       for (let i = next++; i < total; i = next++) {
-        const agent: Agent = {
-          apiVersion: API_GROUP_VERSION,
-          kind: 'Agent',
-          metadata: { name: randomUUID(), namespace },
-          spec: {
-            name: `bench-${i}`,
-            userId: randomUUID(),
-            agentType: 'service',
-            tier: 'free',
-            runtime: 'python3.11',
-            memoryMb: 256,
-            idleTimeoutMinutes: 5,
-            keepAlive: false,
-            spawnEnabled: false,
-            allowedWorkers: [],
-            regions: ['local'],
-            desiredState: 'running',
-            updatedAt: new Date().toISOString(),
-          },
-        };
+        const agent = agentResource(namespace, { name: `bench-${i}` });
         await api.createNamespacedCustomObject({ ...coords, body: agent });
       }
     }),

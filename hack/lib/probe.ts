@@ -1,7 +1,6 @@
 /** Readiness probes for the components the scripts start. */
 import { request as httpsRequest } from 'node:https';
 import { request as httpRequest } from 'node:http';
-import { connect } from 'node:net';
 
 /** Options of {@link httpOk}. */
 export interface ProbeOptions {
@@ -34,19 +33,5 @@ export function httpOk(url: string, opts: ProbeOptions = {}): Promise<boolean> {
     req.on('timeout', () => req.destroy());
     req.on('error', () => resolve(false));
     req.end();
-  });
-}
-
-/** True when a TCP connection to host:port succeeds. */
-export function tcpOpen(host: string, port: number, timeoutMs = 1000): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host, port });
-    const done = (ok: boolean) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(timeoutMs, () => done(false));
-    socket.once('connect', () => done(true));
-    socket.once('error', () => done(false));
   });
 }
