@@ -7,11 +7,7 @@
  * and engine.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import {
-  EngineClient,
-  type EngineResponse,
-  type EngineSend,
-} from '../../apiserver/src/vector/engine-client.js';
+import { EngineClient, type EngineResponse } from '../../apiserver/src/vector/engine-client.js';
 import { SearchCoalescer } from '../../apiserver/src/vector/search-coalescer.js';
 import { startEngine, type EngineProcess } from '../engine/support/engine-process.js';
 import {
@@ -22,9 +18,6 @@ import {
   type VectorCaller,
   type VectorServer,
 } from './vector-server.js';
-
-/** Searches joined into batches, as the vector plane wires its engine client. */
-const coalesced = (send: EngineSend) => new SearchCoalescer(send);
 
 /** An engine client that records the path of every request it sends. */
 class CountingClient extends EngineClient {
@@ -92,14 +85,13 @@ describe('the engine client joins concurrent searches', () => {
     path: string,
     bodies: unknown[],
   ): Promise<{ answers: EngineResponse[]; paths: string[] }> {
-    const client = new CountingClient(engine.url, {
-      apiKey: engine.apiKey,
-      searchesVia: coalesced,
-    });
+    const client = new CountingClient(engine.url, { apiKey: engine.apiKey });
+    // Searches joined into batches, as the vector plane wraps its engine client.
+    const joined = new SearchCoalescer(client);
     try {
       const answers = await Promise.all(
         bodies.map((b) =>
-          client.search(`${path}`, `${path}/batch`, Buffer.from(JSON.stringify(b))),
+          joined.search(`${path}`, `${path}/batch`, Buffer.from(JSON.stringify(b)), ''),
         ),
       );
       return { answers, paths: client.paths };
@@ -167,14 +159,16 @@ describe('the engine client joins concurrent searches', () => {
   });
 
   test('fails every joined search with 502 PROXY_ERROR when the engine cannot be reached', async () => {
-    const client = new EngineClient('http://127.0.0.1:1', { searchesVia: coalesced });
+    const client = new EngineClient('http://127.0.0.1:1');
+    const joined = new SearchCoalescer(client);
     try {
       const answers = await Promise.allSettled(
         [0, 1, 2].map((n) =>
-          client.search(
+          joined.search(
             '/collections/x/points/search',
             '/collections/x/points/search/batch',
             Buffer.from(JSON.stringify(searches[n])),
+            '',
           ),
         ),
       );

@@ -7,7 +7,7 @@ import { requestContext } from '../middleware/request-context.js';
 import { NATIVE_CREATE } from './collections/routes.js';
 import type { CollectionService } from './collections/service.js';
 import type { VectorState } from './context.js';
-import type { EngineClient } from './engine-client.js';
+import type { EngineClient, SearchSender } from './engine-client.js';
 import { vectorErrors } from './error-envelope.js';
 import type { VectorGuard } from './guards.js';
 import type { StorageMeter } from './storage/storage-meter.js';
@@ -23,6 +23,8 @@ export interface VectorAppDeps {
   guard: VectorGuard;
   collections: CollectionService;
   engine: EngineClient;
+  /** How searches and queries reach the engine (a coalescer wrapping it); the engine by default. */
+  searches?: SearchSender;
   schemas: SchemaService;
   storage: StorageMeter;
   regions: readonly string[];

@@ -90,9 +90,9 @@ export function vectorPlaneApp(
   const windows = new MongoWindowStore(c.rateBuckets);
   const engine = new EngineClient(config.engineUrl.replace(/\/+$/, ''), {
     apiKey: config.engineApiKey,
-    searchesVia:
-      (config.coalesceSearches ?? true) ? (send) => new SearchCoalescer(send) : undefined,
   });
+  // Searches go through a coalescer wrapping the client, unless turned off.
+  const searches = (config.coalesceSearches ?? true) ? new SearchCoalescer(engine) : engine;
   const now = options.now ?? (() => Date.now());
   const deps = {
     log: log.child({ front: 'vectors' }),
@@ -105,6 +105,7 @@ export function vectorPlaneApp(
       now,
     ),
     engine,
+    searches,
     schemas: new SchemaService(c.payloadSchemas, engine, options.schema, now),
     storage: new StorageMeter(c, engine, undefined, options.storageTtlMs),
     regions: config.regions,

@@ -1,8 +1,8 @@
 /**
  * The gateway's HTTP client of the engine (`engine/` or a real Qdrant). It
- * only moves bytes (searches may go through a wrapper that joins concurrent
- * ones into batch requests: search-coalescer.ts, plugged in by the vector
- * plane's assembly), presents the engine's API key on every request, and
+ * only moves bytes (searches may go through search-coalescer.ts, which wraps
+ * this client and joins concurrent ones into batch requests; the vector
+ * plane's assembly chooses), presents the engine's API key on every request, and
  * turns transport failures (and a refused key) into the contract's 502/504;
  * tenancy and error normalisation happen in the callers.
  */
@@ -18,7 +18,7 @@ export interface EngineResponse {
   text: string;
 }
 
-/** How a search wrapper sends a request to the engine (the client's own {@link EngineClient.send}). */
+/** How a wrapper of the client sends one request (the client's own {@link EngineClient.send}). */
 export type EngineSend = (
   method: string,
   path: string,
@@ -26,7 +26,10 @@ export type EngineSend = (
   query: string,
 ) => Promise<EngineResponse>;
 
-/** Sends searches on the client's behalf, e.g. joined into batches (search-coalescer.ts). */
+/**
+ * Sends searches: the client itself, one request each, or a wrapper of it
+ * that joins concurrent ones into batches (search-coalescer.ts).
+ */
 export interface SearchSender {
   search(path: string, batchPath: string, body: Buffer, query: string): Promise<EngineResponse>;
 }
@@ -36,30 +39,20 @@ export interface SearchSender {
  * on a search, node:http's ClientRequest and Agent cost the gateway more CPU
  * than everything else it does, and undici's pool about half of that.
  */
-export class EngineClient {
+export class EngineClient implements SearchSender {
   private readonly pool: Pool;
   private readonly prefix: string;
-  private readonly searches: SearchSender | null;
   /** Headers of a request without a body, and of one with a JSON body. */
   private readonly headers: Record<string, string>;
   private readonly jsonHeaders: Record<string, string>;
 
   /**
    * `apiKey` goes in Qdrant's `api-key` header of every request (the engine
-   * refuses requests without it). `searchesVia` wraps the client's own send
-   * for searches (see {@link search}); without it each search goes alone.
+   * refuses requests without it).
    */
   constructor(
     baseUrl: string,
-    {
-      apiKey,
-      timeoutMs = 60_000,
-      searchesVia,
-    }: {
-      apiKey?: string;
-      timeoutMs?: number;
-      searchesVia?: (send: EngineSend) => SearchSender;
-    } = {},
+    { apiKey, timeoutMs = 60_000 }: { apiKey?: string; timeoutMs?: number } = {},
   ) {
     const base = new URL(baseUrl);
     this.prefix = base.pathname.replace(/\/$/, '');
@@ -70,19 +63,11 @@ export class EngineClient {
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
     });
-    this.searches = searchesVia
-      ? searchesVia((method, path, body, query) => this.send(method, path, body, query))
-      : null;
   }
 
-  /**
-   * POSTs a search or query (`body`, JSON bytes) to `path`, through the
-   * search wrapper when there is one (which may send it as one entry of a
-   * request to `batchPath`, answered as if sent alone).
-   */
-  search(path: string, batchPath: string, body: Buffer, query = ''): Promise<EngineResponse> {
-    if (!this.searches) return this.send('POST', path, body, query);
-    return this.searches.search(path, batchPath, body, query);
+  /** POSTs a search or query (`body`, JSON bytes) to `path`, alone (`batchPath` is for wrappers). */
+  search(path: string, _batchPath: string, body: Buffer, query = ''): Promise<EngineResponse> {
+    return this.send('POST', path, body, query);
   }
 
   /**

@@ -36,7 +36,7 @@ const BATCH = '/collections/a/points/search/batch';
 describe('SearchCoalescer', () => {
   test('sends one request of a turn as itself', async () => {
     const { send, sent } = recorder();
-    const answer = new SearchCoalescer(send).search(PATH, BATCH, body(1), 'timeout=3');
+    const answer = new SearchCoalescer({ send }).search(PATH, BATCH, body(1), 'timeout=3');
     await turn();
     expect(sent.map((s) => [s.path, s.body, s.query])).toEqual([
       [PATH, body(1).toString(), 'timeout=3'],
@@ -47,7 +47,7 @@ describe('SearchCoalescer', () => {
 
   test('joins the requests of one turn into a batch and answers each with its result', async () => {
     const { send, sent } = recorder();
-    const coalescer = new SearchCoalescer(send);
+    const coalescer = new SearchCoalescer({ send });
     const answers = [1, 2, 3].map((n) => coalescer.search(PATH, BATCH, body(n), ''));
     await turn();
     expect(sent).toHaveLength(1);
@@ -68,7 +68,7 @@ describe('SearchCoalescer', () => {
 
   test('never joins requests of different paths or query strings', async () => {
     const { send, sent } = recorder();
-    const coalescer = new SearchCoalescer(send);
+    const coalescer = new SearchCoalescer({ send });
     void coalescer.search(PATH, BATCH, body(1), '');
     void coalescer.search(
       '/collections/b/points/search',
@@ -92,7 +92,7 @@ describe('SearchCoalescer', () => {
     ['not an object', '[1]'],
   ])('sends a body that is not one whole object alone: %s', async (_, text) => {
     const { send, sent } = recorder();
-    const coalescer = new SearchCoalescer(send);
+    const coalescer = new SearchCoalescer({ send });
     void coalescer.search(PATH, BATCH, body(1), '');
     void coalescer.search(PATH, BATCH, Buffer.from(text), '');
     void coalescer.search(PATH, BATCH, body(2), '');
@@ -105,7 +105,7 @@ describe('SearchCoalescer', () => {
 
   test('sends each request alone when the engine refuses the batch', async () => {
     const { send, sent } = recorder();
-    const coalescer = new SearchCoalescer(send);
+    const coalescer = new SearchCoalescer({ send });
     const answers = [1, 2].map((n) => coalescer.search(PATH, BATCH, body(n), 'q=1'));
     await turn();
     sent[0]!.answer({ status: 400, text: '{"status":{"error":"Wrong input: dim"}}' });
@@ -127,7 +127,7 @@ describe('SearchCoalescer', () => {
     ['an answer of another shape', () => ({ status: 200, text: '{"result":[[]]}' })],
   ])('sends each request alone after %s', async (_, outcome) => {
     const { send, sent } = recorder();
-    const coalescer = new SearchCoalescer(send);
+    const coalescer = new SearchCoalescer({ send });
     const answers = [1, 2].map((n) => coalescer.search(PATH, BATCH, body(n), ''));
     await turn();
     const result = outcome();
@@ -145,7 +145,7 @@ describe('SearchCoalescer', () => {
 
   test('fails every request of a batch whose transport failed, without resending', async () => {
     const { send, sent } = recorder();
-    const coalescer = new SearchCoalescer(send);
+    const coalescer = new SearchCoalescer({ send });
     const answers = [1, 2].map((n) => coalescer.search(PATH, BATCH, body(n), ''));
     await turn();
     const failure = new ProxyError('The vector engine could not be reached; retry.');
@@ -156,7 +156,7 @@ describe('SearchCoalescer', () => {
 
   test('sends a full batch at once; later requests of the turn start another', async () => {
     const { send, sent } = recorder();
-    const coalescer = new SearchCoalescer(send, { maxBatch: 2 });
+    const coalescer = new SearchCoalescer({ send }, { maxBatch: 2 });
     for (const n of [1, 2]) void coalescer.search(PATH, BATCH, body(n), '');
     expect(sent).toHaveLength(1);
     for (const n of [3, 4, 5]) void coalescer.search(PATH, BATCH, body(n), '');
@@ -170,7 +170,7 @@ describe('SearchCoalescer', () => {
 
   test('starts a new batch in the next turn', async () => {
     const { send, sent } = recorder();
-    const coalescer = new SearchCoalescer(send);
+    const coalescer = new SearchCoalescer({ send });
     void coalescer.search(PATH, BATCH, body(1), '');
     void coalescer.search(PATH, BATCH, body(2), '');
     await turn();

@@ -59,16 +59,24 @@ const COMMA = Buffer.from(',');
 const CLOSE = Buffer.from(']}');
 const RESULT_OPEN = '{"result":';
 
-/** Joins concurrent searches of one engine collection into batch requests. */
+/**
+ * Joins concurrent searches of one engine collection into batch requests,
+ * wrapping the engine client that sends them.
+ */
 export class SearchCoalescer implements SearchSender {
   private readonly gathering = new Map<string, Batch>();
   private readonly limits: CoalescerLimits;
 
   constructor(
-    private readonly send: EngineSend,
+    /** The engine client (or anything with its `send`). */
+    private readonly engine: { send: EngineSend },
     limits: Partial<CoalescerLimits> = {},
   ) {
     this.limits = { ...LIMITS, ...limits };
+  }
+
+  private send(method: string, path: string, body: Buffer, query: string): Promise<EngineResponse> {
+    return this.engine.send(method, path, body, query);
   }
 
   /**

@@ -6,7 +6,7 @@
  */
 import type { AuthContext } from '../../auth/authenticate.js';
 import type { VectorCollectionDoc } from '../collections/model.js';
-import type { EngineClient, EngineResponse } from '../engine-client.js';
+import type { EngineClient, EngineResponse, SearchSender } from '../engine-client.js';
 import { engineFailure } from '../engine-errors.js';
 import { looksLikeObject, parseJsonObject } from '../json-body.js';
 import { BACKSLASH } from '../json-members.js';
@@ -68,6 +68,8 @@ export async function forwardRequest(
   route: PointRoute,
   engine: EngineClient,
   schemas: SchemaService,
+  /** Where searches and queries go: a coalescer wrapping `engine`, or `engine` itself. */
+  searches: SearchSender = engine,
 ): Promise<Forwarded> {
   const base = `/collections/${doc.engineName}`;
   const path = `${base}${route.enginePath(request.params)}`;
@@ -92,7 +94,7 @@ export async function forwardRequest(
   const { querystring } = request;
   const res =
     route.batchPath && (asSent ?? body)
-      ? await engine.search(
+      ? await searches.search(
           path,
           `${base}${route.batchPath}`,
           asSent ?? Buffer.from(JSON.stringify(body)),

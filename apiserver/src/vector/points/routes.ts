@@ -15,7 +15,7 @@ import {
 } from '../../errors/catalogue.js';
 import type { CollectionService } from '../collections/service.js';
 import { resolveCollection, resolveNamed } from '../context.js';
-import type { EngineClient } from '../engine-client.js';
+import type { EngineClient, SearchSender } from '../engine-client.js';
 import { MAX_JSON_BODY_BYTES, readBody } from '../json-body.js';
 import { POINT_GROW } from '../route-errors.js';
 import { vectorRoute, type VectorRoute } from '../routing.js';
@@ -31,6 +31,8 @@ export type { UpsertLimits } from './upsert.js';
 export interface PointRouteDeps {
   collections: CollectionService;
   engine: EngineClient;
+  /** How searches and queries reach the engine (a coalescer wrapping it); the engine by default. */
+  searches?: SearchSender;
   schemas: SchemaService;
   storage: StorageMeter;
   upsert?: Partial<UpsertLimits>;
@@ -86,6 +88,7 @@ function upsertRoute(deps: PointRouteDeps): VectorRoute {
  */
 function forwardingRoute(route: PointRoute, deps: PointRouteDeps): VectorRoute {
   const { collections, engine, schemas, storage } = deps;
+  const searches = deps.searches ?? engine;
   const maxBodyBytes = route.hasBody ? MAX_JSON_BODY_BYTES : undefined;
   const declared: VectorRoute = {
     method: route.method,
@@ -103,7 +106,15 @@ function forwardingRoute(route: PointRoute, deps: PointRouteDeps): VectorRoute {
         querystring: ctx.querystring,
         bytes: maxBodyBytes === undefined ? undefined : await readBody(ctx, maxBodyBytes),
       };
-      const forwarded = await forwardRequest(request, caller, doc, route, engine, schemas);
+      const forwarded = await forwardRequest(
+        request,
+        caller,
+        doc,
+        route,
+        engine,
+        schemas,
+        searches,
+      );
       relay(ctx, forwarded.res.status, relayedText(route, forwarded));
       forwarded.check?.surfaceWarnings(ctx);
     },
@@ -122,6 +133,7 @@ function forwardingRoute(route: PointRoute, deps: PointRouteDeps): VectorRoute {
         route,
         engine,
         schemas,
+        searches,
       );
       return { status: forwarded.res.status, text: relayedText(route, forwarded) };
     },
