@@ -28,6 +28,7 @@ import { WorkspaceRepository } from './workspaces/workspace-repository.js';
 import { WorkspaceService } from './workspaces/workspace-service.js';
 import { RegionChangeService } from './workspaces/region-change.js';
 import { OperationStore } from './operations/operation-store.js';
+import { SecretService } from './secrets/secret-service.js';
 
 /** The connections the server runs on. */
 export interface Connections {
@@ -109,6 +110,7 @@ export function controlPlaneDeps(
     workspaces,
     regionChanges: new RegionChangeService({ workspaces, regions: config.regions }),
     operations: OperationStore.open(conn.db),
+    secrets: new SecretService(conn.kc, agents),
     keys,
     now,
   };

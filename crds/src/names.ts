@@ -38,6 +38,12 @@ export const ANNOTATIONS = {
   lastActivity: 'svc.dev/last-activity',
   /** The deployment a workload's pod template runs. */
   deploymentId: 'svc.dev/deployment-id',
+  /**
+   * On an Agent (written by the API server) and its service's pod template: the
+   * resourceVersion of the agent's secrets when they last changed. A change rolls
+   * the service so its processes see the new values.
+   */
+  secretsRevision: 'svc.dev/secrets-revision',
 } as const;
 
 /** Names of the Kubernetes objects that belong to an agent or a deployment. */

@@ -72,6 +72,7 @@ describe('GET /openapi.json', () => {
       workspaces: {} as never,
       regionChanges: {} as never,
       operations: {} as never,
+      secrets: {} as never,
     })
       .map((r) => `${r.method.toUpperCase()} ${r.path.replace(/:([a-z_]+)/g, '{$1}')}`)
       .sort();

@@ -7,6 +7,8 @@ import type { Plan } from '../accounts/plans.js';
 import type { AgentService } from '../agents/agent-service.js';
 import type { LogStore } from '../logs/log-store.js';
 import { requestContext } from '../middleware/request-context.js';
+import { secretBodies } from '../middleware/secret-bodies.js';
+import type { SecretService } from '../secrets/secret-service.js';
 import type { MongoWindowStore } from '../rate-limit/mongo-window-store.js';
 import { controlPlaneErrors } from './error-envelope.js';
 import { controlPlaneGuards } from './guards.js';
@@ -19,6 +21,7 @@ import { runRoutes } from './routes/runs/index.js';
 import { workspaceRoutes } from './routes/workspaces/index.js';
 import { regionRoutes } from './routes/regions/index.js';
 import { operationRoutes } from './routes/operations/index.js';
+import { secretRoutes } from './routes/secrets/index.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
 import type { RegionChangeService } from '../workspaces/region-change.js';
 import type { OperationStore } from '../operations/operation-store.js';
@@ -57,6 +60,8 @@ export interface ControlPlaneDeps {
   workspaces: WorkspaceService;
   regionChanges: RegionChangeService;
   operations: OperationStore;
+  /** Agent secrets. */
+  secrets: SecretService;
   /** Revokes deployment keys nothing runs with any more; started by the process, not the app. */
   keys: DeploymentKeyReaper;
   /** Clock of the rate limiter (tests move it). */
@@ -78,6 +83,7 @@ export function controlPlaneRoutes(
     | 'workspaces'
     | 'regionChanges'
     | 'operations'
+    | 'secrets'
   >,
 ): AnyRoute[] {
   const routes: AnyRoute[] = [
@@ -88,6 +94,7 @@ export function controlPlaneRoutes(
     ...workspaceRoutes(deps.workspaces),
     ...regionRoutes(deps.regionChanges),
     ...operationRoutes(deps.operations),
+    ...secretRoutes(deps.secrets),
     ...internalRoutes(deps.internal),
     ...logRoutes({
       agents: deps.agents,
@@ -123,6 +130,7 @@ export function createControlPlaneApp(deps: ControlPlaneDeps): Koa<ControlPlaneS
   app.silent = true;
   app.use(requestContext(deps.log));
   app.use(controlPlaneErrors());
+  app.use(secretBodies());
   const guards = controlPlaneGuards(
     { accounts: deps.accounts, plans: deps.plans },
     deps.windows,

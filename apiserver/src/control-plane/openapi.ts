@@ -32,6 +32,7 @@ import {
 } from './routes/workspaces/schema.js';
 import { RegionChangeNoOp, RegionsUpdateRequest } from './routes/regions/schema.js';
 import { OperationRecord } from './routes/operations/schema.js';
+import { SecretCreate, SecretList, SecretRecord, SecretRotate } from './routes/secrets/schema.js';
 
 /** Builds the document of `routes`. */
 export function controlPlaneOpenApi(routes: readonly AnyRoute[]) {
@@ -74,6 +75,10 @@ export function controlPlaneOpenApi(routes: readonly AnyRoute[]) {
       RegionsUpdateRequest,
       RegionChangeNoOp,
       Operation: OperationRecord,
+      Secret: SecretRecord,
+      SecretCreate,
+      SecretRotate,
+      SecretList,
     },
   );
 }

@@ -206,6 +206,20 @@ export class OperationNotFound extends entry(
   "Unknown operation id, or another account's operation; carries operation_id.",
 ) {}
 
+// Secrets.
+/** 404: the agent has no secret of this key. */
+export class SecretNotFound extends entry(
+  'SECRET_NOT_FOUND',
+  404,
+  'The agent has no secret of this key; carries key.',
+) {}
+/** 413: a secret value, or all of an agent's values together, over the size cap. */
+export class SecretValueTooLarge extends entry(
+  'SECRET_VALUE_TOO_LARGE',
+  413,
+  "A secret value, or all of an agent's secret values together, is larger than allowed; carries field and max_bytes.",
+) {}
+
 // Deployments.
 /** 400: the upload is not a gzip-compressed tar archive. */
 export class InvalidArchive extends entry(

@@ -1,0 +1,38 @@
+/**
+ * The rules a secret must meet beyond its request schema: how many an agent
+ * may hold on each plan, how large a value and all of an agent's values may
+ * be (one Kubernetes Secret holds every value of an agent, and Kubernetes
+ * refuses a Secret over 1 MiB), and which keys are the platform's own.
+ */
+import type { Tier } from '../../../crds/src/index.js';
+
+/** Keys usable as environment variable names: a letter or `_`, then letters, digits and `_`. */
+export const SECRET_KEY_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** The longest key. */
+export const MAX_KEY_LENGTH = 255;
+
+/** The longest description. */
+export const MAX_DESCRIPTION_LENGTH = 512;
+
+/** The largest value, in UTF-8 bytes. */
+export const MAX_VALUE_BYTES = 64 * 1024;
+
+/**
+ * The most all values of one agent may hold together, in UTF-8 bytes: half of
+ * Kubernetes' 1 MiB per Secret, leaving room for keys, base64 and metadata.
+ */
+export const MAX_TOTAL_VALUE_BYTES = 512 * 1024;
+
+/** Secrets one agent may hold, by the account's plan. */
+export const SECRETS_PER_AGENT: Readonly<Record<Tier, number>> = {
+  free: 10,
+  starter: 50,
+  performance: 100,
+  enterprise: 200,
+};
+
+/** Variables the platform sets in every agent process: a secret may not take their names. */
+export function isReservedKey(key: string): boolean {
+  return key.toUpperCase().startsWith('SVC_') || key === 'PORT';
+}

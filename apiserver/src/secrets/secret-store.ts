@@ -1,0 +1,183 @@
+/**
+ * Where an agent's secrets live: one Kubernetes Secret per agent
+ * (`svc-secrets-<agent id>`) in the account's namespace, owned by the Agent so
+ * deleting the agent deletes it. Its `data` holds the values, one key each,
+ * exactly as pods read them through `envFrom`; one annotation holds the
+ * metadata the routes return (id, description, timestamps) as JSON, so value
+ * and record change in one write. Nothing here ever puts a value in a log
+ * line or an error message: Kubernetes errors are replaced by ones that
+ * carry only their status.
+ */
+import type { CoreV1Api, V1Secret } from '@kubernetes/client-node';
+import { kubeStatus, isKubeConflict, isKubeNotFound } from '../../../common/kube/errors.js';
+import { controllerRef } from '../../../crds/src/owner-reference.js';
+import { LABELS, OBJECT_NAMES, type Agent } from '../../../crds/src/index.js';
+import { ResourceBusy, ServiceUnavailable } from '../errors/catalogue.js';
+
+/** The annotation holding the metadata of every secret of the Secret, as JSON keyed by secret key. */
+export const SECRETS_METADATA_ANNOTATION = 'svc.dev/secrets-metadata';
+
+/** The value of `svc.dev/component` on an agent's secrets. */
+export const AGENT_SECRETS_COMPONENT = 'agent-secrets';
+
+/** What the routes return about one secret (never its value). */
+export interface SecretMetadata {
+  id: string;
+  description: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One stored secret, without its value. */
+export interface StoredSecret extends SecretMetadata {
+  key: string;
+}
+
+/**
+ * The secrets of one agent while a change is applied to them: values as
+ * base64 (never decoded here but to count their bytes) and metadata by key.
+ */
+export class SecretSet {
+  constructor(
+    readonly data: Record<string, string>,
+    readonly metadata: Record<string, SecretMetadata>,
+  ) {}
+
+  /** The keys held, sorted. */
+  keys(): string[] {
+    return Object.keys(this.data).sort();
+  }
+
+  /** The metadata of `key`, or undefined when it is not held. */
+  get(key: string): StoredSecret | undefined {
+    if (!(key in this.data)) return undefined;
+    return { key, ...(this.metadata[key] ?? missingMetadata()) };
+  }
+
+  /** Sets the value and metadata of `key`. */
+  set(key: string, value: string, metadata: SecretMetadata): void {
+    this.data[key] = Buffer.from(value, 'utf8').toString('base64');
+    this.metadata[key] = metadata;
+  }
+
+  /** Removes `key`. */
+  remove(key: string): void {
+    delete this.data[key];
+    delete this.metadata[key];
+  }
+
+  /** The bytes of every value together. */
+  totalValueBytes(): number {
+    return Object.values(this.data).reduce((n, b64) => n + Buffer.from(b64, 'base64').length, 0);
+  }
+}
+
+/** Metadata for a key set outside the routes (by hand, with kubectl). */
+function missingMetadata(): SecretMetadata {
+  return {
+    id: '00000000-0000-0000-0000-000000000000',
+    description: null,
+    created_at: new Date(0).toISOString(),
+    updated_at: new Date(0).toISOString(),
+  };
+}
+
+const WRITE_ATTEMPTS = 5;
+
+/** Rethrows a Kubernetes failure without its message (it could quote what was sent). */
+function sanitized(err: unknown): never {
+  if (err instanceof ResourceBusy || err instanceof ServiceUnavailable) throw err;
+  const status = kubeStatus(err);
+  if (status === undefined || status >= 500) {
+    throw new ServiceUnavailable(
+      'The cluster API is unreachable; nothing was written. Retry in a few seconds.',
+    );
+  }
+  throw new Error(`The cluster API answered ${status} on an agent's secrets.`);
+}
+
+function parseMetadata(secret: V1Secret): Record<string, SecretMetadata> {
+  try {
+    const raw = secret.metadata?.annotations?.[SECRETS_METADATA_ANNOTATION];
+    return raw ? (JSON.parse(raw) as Record<string, SecretMetadata>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Reads and writes the Secret holding each agent's secrets. */
+export class AgentSecretStore {
+  constructor(private readonly core: CoreV1Api) {}
+
+  private async read(namespace: string, agentId: string): Promise<V1Secret | null> {
+    try {
+      return await this.core.readNamespacedSecret({
+        namespace,
+        name: OBJECT_NAMES.agentSecrets(agentId),
+      });
+    } catch (err) {
+      if (isKubeNotFound(err)) return null;
+      return sanitized(err);
+    }
+  }
+
+  /** The agent's secrets, by key, without values. */
+  async list(namespace: string, agentId: string): Promise<StoredSecret[]> {
+    const secret = await this.read(namespace, agentId);
+    if (!secret) return [];
+    const set = new SecretSet(secret.data ?? {}, parseMetadata(secret));
+    return set.keys().map((key) => set.get(key) as StoredSecret);
+  }
+
+  /**
+   * Applies `change` to the agent's secrets and writes them (creating the
+   * Secret on first use), re-reading and retrying when another write came
+   * first. `change` returns what the caller wants back, or throws to write
+   * nothing. Resolves with that and the Secret's new resourceVersion.
+   */
+  async update<T>(
+    agent: Agent,
+    change: (secrets: SecretSet) => T,
+  ): Promise<{ result: T; revision: string }> {
+    const namespace = agent.metadata.namespace ?? '';
+    const agentId = agent.metadata.name ?? '';
+    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+      const current = await this.read(namespace, agentId);
+      const set = new SecretSet(
+        { ...(current?.data ?? {}) },
+        current ? parseMetadata(current) : {},
+      );
+      const result = change(set);
+      const body: V1Secret = {
+        metadata: {
+          name: OBJECT_NAMES.agentSecrets(agentId),
+          namespace,
+          labels: { [LABELS.agentId]: agentId, [LABELS.component]: AGENT_SECRETS_COMPONENT },
+          annotations: {
+            ...current?.metadata?.annotations,
+            [SECRETS_METADATA_ANNOTATION]: JSON.stringify(set.metadata),
+          },
+          ownerReferences: [controllerRef(agent)],
+          resourceVersion: current?.metadata?.resourceVersion,
+        },
+        type: 'Opaque',
+        data: set.data,
+      };
+      try {
+        const written = current
+          ? await this.core.replaceNamespacedSecret({
+              namespace,
+              name: body.metadata?.name ?? '',
+              body,
+            })
+          : await this.core.createNamespacedSecret({ namespace, body });
+        return { result, revision: written.metadata?.resourceVersion ?? '' };
+      } catch (err) {
+        if (!isKubeConflict(err)) sanitized(err);
+      }
+    }
+    throw new ResourceBusy(
+      "The agent's secrets are being changed by another request; retry in a few seconds.",
+    );
+  }
+}
