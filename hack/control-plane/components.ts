@@ -49,24 +49,31 @@ export async function startEtcd(
   return clientUrl;
 }
 
-/** Starts kube-apiserver against etcd; returns its https URL. */
+/**
+ * Starts kube-apiserver against etcd; returns its https URL. A second region's
+ * API shares the etcd under its own `etcdPrefix` (the default is kube-apiserver's
+ * `/registry`), so the two APIs hold separate objects; `name` tells their logs apart.
+ */
 export async function startKubeApiserver(
   group: ProcessGroup,
   etcdUrl: string,
   pki: Pki,
   certDir: string,
   supervisor?: Supervisor,
+  region: { name?: string; etcdPrefix?: string } = {},
 ): Promise<string> {
+  const name = region.name ?? 'kube-apiserver';
   const port = await freePort();
   const url = `https://127.0.0.1:${port}`;
   const ca = await readFile(pki.caCert);
   const ready = () => httpOk(`${url}/readyz`, { ca, token: pki.adminToken });
   const apiserver = () =>
     launch(group, {
-      name: 'kube-apiserver',
+      name,
       command: toolPath('kube-apiserver'),
       args: [
         `--etcd-servers=${etcdUrl}`,
+        ...(region.etcdPrefix ? [`--etcd-prefix=${region.etcdPrefix}`] : []),
         '--bind-address=127.0.0.1',
         '--advertise-address=127.0.0.1',
         `--secure-port=${port}`,
@@ -88,16 +95,20 @@ export async function startKubeApiserver(
       ],
       readyWhen: { probe: ready },
     });
-  await startComponent({ name: 'kube-apiserver', group, launch: apiserver }, supervisor, 90_000);
+  await startComponent({ name, group, launch: apiserver }, supervisor, 90_000);
   return url;
 }
 
-/** Starts kube-controller-manager (garbage collector, Jobs, CronJobs, ReplicaSets, namespaces). */
+/**
+ * Starts kube-controller-manager (garbage collector, Jobs, CronJobs, ReplicaSets, namespaces)
+ * for the API of `kubeconfig`; `name` tells a second region's apart.
+ */
 export async function startControllerManager(
   group: ProcessGroup,
   kubeconfig: string,
   pki: Pki,
   supervisor?: Supervisor,
+  name = 'kube-controller-manager',
 ): Promise<void> {
   const port = await freePort();
   // It serves a certificate it generated itself; the probe only needs the answer.
@@ -105,7 +116,7 @@ export async function startControllerManager(
     httpOk(`https://127.0.0.1:${port}/healthz`, { token: pki.adminToken, insecure: true });
   const controllerManager = () =>
     launch(group, {
-      name: 'kube-controller-manager',
+      name,
       command: toolPath('kube-controller-manager'),
       args: [
         `--kubeconfig=${kubeconfig}`,
@@ -114,7 +125,7 @@ export async function startControllerManager(
         '--leader-elect=false',
         '--bind-address=127.0.0.1',
         `--secure-port=${port}`,
-        `--cert-dir=${join(pki.dir, 'controller-manager')}`,
+        `--cert-dir=${join(pki.dir, name.replace('kube-', ''))}`,
         `--service-account-private-key-file=${pki.serviceAccountKey}`,
         `--root-ca-file=${pki.caCert}`,
         '--use-service-account-credentials=false',
@@ -124,10 +135,7 @@ export async function startControllerManager(
       ],
       readyWhen: { probe: ready },
     });
-  await startComponent(
-    { name: 'kube-controller-manager', group, launch: controllerManager },
-    supervisor,
-  );
+  await startComponent({ name, group, launch: controllerManager }, supervisor);
 }
 
 /**

@@ -17,7 +17,7 @@ import {
 } from './components.js';
 import { applyCrds } from './crds.js';
 import { writeKubeconfig } from './kubeconfig.js';
-import { ensurePki } from './pki.js';
+import { ensurePki, type Pki } from './pki.js';
 
 /** Options of {@link startControlPlane}. */
 export interface ControlPlaneOptions {
@@ -39,10 +39,14 @@ export interface ControlPlaneOptions {
 
 /** A running control plane. */
 export interface ControlPlane {
+  /** The directory it was started in. */
+  dir: string;
   kubeconfigPath: string;
   apiServerUrl: string;
   etcdUrl: string;
   mongoUri: string;
+  /** Its credentials, which a second region's API (region.ts) shares. */
+  pki: Pki;
   processes: ProcessGroup;
   /** Stops every process, last started first. */
   stop(): Promise<void>;
@@ -96,10 +100,12 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
           ),
     ]);
     return {
+      dir: opts.dir,
       kubeconfigPath,
       apiServerUrl,
       etcdUrl,
       mongoUri,
+      pki,
       processes: group,
       stop: () => group.stopAll(),
     };

@@ -13,11 +13,17 @@ export interface PlatformEnv {
   SVC_API_KEY: string;
   KUBECONFIG: string;
   MONGODB_URI: string;
+  /**
+   * With `SVC_LOCAL_REGIONS`: the region registry as JSON (name, kubeconfig and
+   * engine URL of each region, the first being home), as the API server reads it.
+   */
+  SVC_REGIONS_JSON?: string;
 }
 
 /** Writes the env file with mode 0600 (it carries an API key). */
 export async function writeEnvFile(path: string, vars: PlatformEnv): Promise<void> {
-  await writeFile(path, renderEnv({ ...vars }), { mode: 0o600 });
+  const set = Object.entries(vars).filter((e): e is [string, string] => e[1] !== undefined);
+  await writeFile(path, renderEnv(Object.fromEntries(set)), { mode: 0o600 });
 }
 
 /** One value of an existing env file, if the file and the value exist. */

@@ -19,11 +19,14 @@
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startControlPlane, type ControlPlane } from '../control-plane/index.js';
+import { startRegionApi } from '../control-plane/region.js';
+import { freePort } from '../../common/ports.js';
 import { repoRoot } from '../lib/paths.js';
 import { httpOk } from '../lib/probe.js';
 import { Supervisor, type Component, type RestartPolicy } from '../lib/supervisor.js';
 import { launch } from '../../common/component-starter.js';
 import { ProcessGroup } from '../../common/processes.js';
+import { regionsJson, type LocalRegion } from './regions.js';
 import { platformSecrets } from './secrets.js';
 
 /** Options of {@link startPlatform}. */
@@ -36,6 +39,13 @@ export interface PlatformOptions {
   vectorsPort: number;
   enginePort: number;
   agentDomain: string;
+  /**
+   * The regions to run (`SVC_LOCAL_REGIONS`), the first being home. Each one
+   * after the first is a kube-apiserver of its own on the same etcd, with its
+   * own engine and operator; the API server gets them all as its registry.
+   * Unset: one region, configured as before.
+   */
+  regions?: string[];
   /** fsync etcd (default true). */
   durable?: boolean;
   log?: (line: string) => void;
@@ -55,6 +65,10 @@ export interface Platform {
   edgeUrl: string;
   vectorsUrl: string;
   engineUrl: string;
+  /** Every region when `regions` was given (the first is home), with its API and engine. */
+  regions: LocalRegion[];
+  /** The processes of the regions after the first (kube-apiserver, controller manager). */
+  regionProcesses: ProcessGroup;
   /** The engine's API key, for tools that call the engine directly (benchmarks). */
   engineApiKey: string;
   mongoUri: string;
@@ -117,12 +131,14 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
   let controlPlane: ControlPlane | undefined;
   const logDir = join(opts.dir, 'logs');
   const services = new ProcessGroup(logDir);
+  const regionProcesses = new ProcessGroup(join(opts.dir, 'control-plane', 'logs'));
   const statusFile = join(opts.dir, 'platform-status.json');
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
       await supervisor.stop();
       await services.stopAll();
+      await regionProcesses.stopAll();
       await controlPlane?.stop();
     })());
   const supervisor = new Supervisor({
@@ -145,25 +161,53 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       supervisor,
     });
     const mongoUri = withDatabase(controlPlane.mongoUri, 'svc');
-    // The embedded vector engine, with its data beside the rest.
+    const names = opts.regions ?? [];
+    // The embedded vector engine, with its data beside the rest; a further region's has its own.
     const engineUrl = `http://127.0.0.1:${opts.enginePort}`;
-    await supervisor.start(
-      nodeComponent(
-        services,
-        'engine',
-        'engine/src/main.ts',
-        {
-          ...inheritedEnv(),
-          SVC_ENGINE_PORT: String(opts.enginePort),
-          SVC_ENGINE_DATA_DIR: join(opts.dir, 'engine'),
-          SVC_ENGINE_API_KEY_FILE: engineApiKey.path,
-        },
-        '{"ready":"engine"',
-      ),
-    );
+    const regions: LocalRegion[] = [
+      { name: names[0] ?? 'local', kubeconfigPath: controlPlane.kubeconfigPath, engineUrl },
+    ];
+    const engines = [{ name: 'engine', port: opts.enginePort, dataDir: join(opts.dir, 'engine') }];
+    for (const name of names.slice(1)) {
+      const api = await startRegionApi({
+        name,
+        controlPlane,
+        group: regionProcesses,
+        supervisor,
+      });
+      opts.log?.(`platform: region ${name}: kube-apiserver ready at ${api.apiServerUrl}`);
+      const port = await freePort();
+      regions.push({
+        name,
+        kubeconfigPath: api.kubeconfigPath,
+        engineUrl: `http://127.0.0.1:${port}`,
+      });
+      engines.push({
+        name: `engine-${name}`,
+        port,
+        dataDir: join(opts.dir, 'regions', name, 'engine'),
+      });
+    }
+    for (const engine of engines) {
+      await supervisor.start(
+        nodeComponent(
+          services,
+          engine.name,
+          'engine/src/main.ts',
+          {
+            ...inheritedEnv(),
+            SVC_ENGINE_PORT: String(engine.port),
+            SVC_ENGINE_DATA_DIR: engine.dataDir,
+            SVC_ENGINE_API_KEY_FILE: engineApiKey.path,
+          },
+          '{"ready":"engine"',
+        ),
+      );
+    }
     const apiUrl = `http://127.0.0.1:${opts.apiPort}`;
+    const { SVC_REGIONS: _names, SVC_REGIONS_FILE: _file, ...apiserverBase } = inheritedEnv();
     const apiserverEnv = {
-      ...inheritedEnv(),
+      ...(opts.regions ? apiserverBase : inheritedEnv()),
       SVC_API_PORT: String(opts.apiPort),
       SVC_EDGE_PORT: String(opts.edgePort),
       SVC_VECTORS_PORT: String(opts.vectorsPort),
@@ -174,35 +218,44 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       MONGODB_URI: mongoUri,
       KUBECONFIG: controlPlane.kubeconfigPath,
       SVC_PLATFORM_STATUS_FILE: statusFile,
+      // The registry naming every region's API and engine.
+      ...(opts.regions ? { SVC_REGIONS_JSON: regionsJson(regions) } : {}),
     };
     await supervisor.start(
       nodeComponent(services, 'apiserver', 'apiserver/src/main.ts', apiserverEnv, () =>
         httpOk(`${apiUrl}/readiness`),
       ),
     );
-    // The operator with the local driver: agents run as child processes of it.
-    const operatorEnv = {
-      ...inheritedEnv(),
-      KUBECONFIG: controlPlane.kubeconfigPath,
-      SVC_INTERNAL_SECRET_FILE: internalSecret.path,
-      SVC_DRIVER: 'local',
-      SVC_LOCAL_DIR: join(opts.dir, 'local'),
-      SVC_INTERNAL_API_URL: apiUrl,
-      SVC_API_URL: apiUrl,
-      SVC_VECTORS_URL: `http://127.0.0.1:${opts.vectorsPort}`,
-      SVC_AGENT_DOMAIN: opts.agentDomain,
-      SVC_AGENT_PORT: String(opts.edgePort),
-      SVC_OPERATOR_LEASE_SECONDS: '5',
-    };
-    await supervisor.start(
-      nodeComponent(
-        services,
-        'operator',
-        'operator/src/main.ts',
-        operatorEnv,
-        '{"ready":"operator"',
-      ),
-    );
+    // An operator per region with the local driver, watching only its region's API:
+    // agents run as child processes of it.
+    for (const [i, region] of regions.entries()) {
+      const home = i === 0;
+      const operatorEnv = {
+        ...inheritedEnv(),
+        KUBECONFIG: region.kubeconfigPath,
+        SVC_REGION: region.name,
+        SVC_INTERNAL_SECRET_FILE: internalSecret.path,
+        SVC_DRIVER: 'local',
+        SVC_LOCAL_DIR: home
+          ? join(opts.dir, 'local')
+          : join(opts.dir, 'regions', region.name, 'local'),
+        SVC_INTERNAL_API_URL: apiUrl,
+        SVC_API_URL: apiUrl,
+        SVC_VECTORS_URL: `http://127.0.0.1:${opts.vectorsPort}`,
+        SVC_AGENT_DOMAIN: opts.agentDomain,
+        SVC_AGENT_PORT: String(opts.edgePort),
+        SVC_OPERATOR_LEASE_SECONDS: '5',
+      };
+      await supervisor.start(
+        nodeComponent(
+          services,
+          home ? 'operator' : `operator-${region.name}`,
+          'operator/src/main.ts',
+          operatorEnv,
+          '{"ready":"operator"',
+        ),
+      );
+    }
     return {
       controlPlane,
       services,
@@ -210,6 +263,8 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       edgeUrl: `http://127.0.0.1:${opts.edgePort}`,
       vectorsUrl: `http://127.0.0.1:${opts.vectorsPort}`,
       engineUrl,
+      regions: opts.regions ? regions : [],
+      regionProcesses,
       engineApiKey: engineApiKey.value,
       mongoUri,
       supervisor,

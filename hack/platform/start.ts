@@ -17,6 +17,7 @@ import { devDir } from '../lib/paths.js';
 import { bootstrapKey } from './bootstrap.js';
 import { readEnvFileValue, writeEnvFile } from './env-file.js';
 import { startPlatform, type Platform } from './platform.js';
+import { localRegionNames, regionsJson } from './regions.js';
 
 const pidFile = join(devDir, 'platform.pids');
 
@@ -29,12 +30,14 @@ async function main(): Promise<void> {
   const vectorsPort = envInt('SVC_VECTORS_PORT', 8001, { min: 1, max: 65535 });
   const enginePort = envInt('SVC_ENGINE_PORT', 6333, { min: 1, max: 65535 });
   const agentDomain = process.env.SVC_AGENT_DOMAIN || 'agents.localhost';
+  const regions = localRegionNames(process.env.SVC_LOCAL_REGIONS);
 
   let platform: Platform | undefined;
   const recordPids = async () => {
     if (!platform) return;
     await recordProcesses(pidFile, [
       ...platform.controlPlane.processes.processes,
+      ...platform.regionProcesses.processes,
       ...platform.services.processes,
     ]);
   };
@@ -61,6 +64,7 @@ async function main(): Promise<void> {
       vectorsPort,
       enginePort,
       agentDomain,
+      regions,
       log: (line) => console.log(line),
       onRestart: () => void recordPids(),
       onGiveUp: (error) => {
@@ -81,6 +85,8 @@ async function main(): Promise<void> {
       SVC_API_KEY: bootstrap.key,
       KUBECONFIG: controlPlane.kubeconfigPath,
       MONGODB_URI: mongoUri,
+      // With SVC_LOCAL_REGIONS: the registry the API server runs with (each region's kubeconfig and engine).
+      ...(platform.regions.length > 0 ? { SVC_REGIONS_JSON: regionsJson(platform.regions) } : {}),
     });
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
     console.log(`platform: up in ${seconds} s`);
@@ -97,6 +103,11 @@ async function main(): Promise<void> {
     console.log(
       `platform:   kubectl      kubectl --kubeconfig .dev/kubeconfig get agents,agentdeployments,workspaces -A`,
     );
+    for (const region of platform.regions) {
+      console.log(
+        `platform:   region       ${region.name}: kubectl --kubeconfig ${region.kubeconfigPath}, engine ${region.engineUrl}`,
+      );
+    }
     console.log(`platform:   environment  .dev/env   logs .dev/logs/ and .dev/control-plane/logs/`);
     console.log(
       `platform:   supervision  a crashed component restarts; restarts in .dev/logs/platform.log and ${apiUrl}/api/v1/health`,

@@ -9,6 +9,12 @@ import { requireSecret } from '../../common/secrets.js';
 
 /** Configuration of the operator process. */
 export interface OperatorConfig {
+  /**
+   * The region this operator serves (`SVC_REGION`, default `local`): the one
+   * whose Kubernetes API `kubeconfig` reaches. Each region runs its own operator,
+   * which watches only its own region's API.
+   */
+  region: string;
   kubeconfig: string | undefined;
   /** `kubernetes` (a cluster) or `local` (child processes on this machine). */
   driver: 'kubernetes' | 'local';
@@ -70,6 +76,7 @@ export function loadOperatorConfig(env = process.env): OperatorConfig {
   const version = envString('SVC_IMAGE_TAG', '0.1.0', env);
   const repo = envString('SVC_IMAGE_REPOSITORY', 'ghcr.io/svc-platform', env);
   return {
+    region: envString('SVC_REGION', 'local', env),
     kubeconfig: envOptional('KUBECONFIG', env),
     driver: envString('SVC_DRIVER', 'kubernetes', env) === 'local' ? 'local' : 'kubernetes',
     localDir: envString('SVC_LOCAL_DIR', '.dev/local', env),

@@ -56,7 +56,14 @@ const elector = new LeaderElector({
   },
 });
 elector.start();
-console.log(JSON.stringify({ ready: 'operator', identity: elector.identity }));
+console.log(
+  JSON.stringify({
+    ready: 'operator',
+    identity: elector.identity,
+    region: cfg.region,
+    server: kc.getCurrentCluster()?.server,
+  }),
+);
 
 async function shutdown(signal: string): Promise<void> {
   log.info('shutting down', { signal });

@@ -3,7 +3,8 @@
  * kube-apiserver, kube-controller-manager, FerretDB) on random free loopback
  * ports in a temporary directory, and hands their addresses to the test
  * workers through `SVC_TEST_*` environment variables (read them with
- * `harness()` from ./env.ts); teardown stops them, pass or fail.
+ * `harness()` from ./env.ts); teardown stops them, pass or fail. A test that
+ * needs a second region starts one on this etcd itself (./regions.ts).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -23,6 +24,7 @@ export async function bootComponents(): Promise<void> {
   process.env[HARNESS_ENV.kubeconfig] = cp.kubeconfigPath;
   process.env[HARNESS_ENV.mongoUri] = cp.mongoUri;
   process.env[HARNESS_ENV.apiServerUrl] = cp.apiServerUrl;
+  process.env[HARNESS_ENV.etcdUrl] = cp.etcdUrl;
   setRunning({ dir, controlPlane: cp });
 }
 

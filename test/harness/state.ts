@@ -7,6 +7,8 @@ export const HARNESS_ENV = {
   kubeconfig: 'SVC_TEST_KUBECONFIG',
   mongoUri: 'SVC_TEST_MONGODB_URI',
   apiServerUrl: 'SVC_TEST_KUBE_APISERVER_URL',
+  /** The etcd a second region's kube-apiserver shares (./regions.ts). */
+  etcdUrl: 'SVC_TEST_ETCD_URL',
 } as const;
 
 /** The running components. */
