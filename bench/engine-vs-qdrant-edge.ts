@@ -8,7 +8,8 @@
  * - filtered searches at 1%, 10% and 50% selectivity (an indexed integer field), each side
  *   at the `ef` where it first reached 0.95 unfiltered;
  * - exact search, load plus index build time, resident memory;
- * - the engine over HTTP: upserts, one client at a time, and a batch of concurrent clients.
+ * - the engine over HTTP: upserts, one client at a time, and a batch of concurrent clients,
+ *   with the CPU its main thread spent per search (bench/engine-http-search.ts looks closer).
  *
  * Both cores are searched in-process with no transport: qdrant-edge's shard in the driver
  * (test/engine/differential/edge_bench_commands.py), the engine's collection in a child
@@ -123,7 +124,10 @@ function httpClient(base: string, sockets: number) {
   const url = new URL(base);
   return (method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> =>
     new Promise((resolve, reject) => {
-      const text = body === undefined ? undefined : JSON.stringify(body);
+      // A string is sent as it is: searches are serialised once, not on every request,
+      // so the client takes less of the CPU the engine shares with it.
+      const text =
+        body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
       const req = request(
         {
           agent,
@@ -159,7 +163,16 @@ interface HttpSide {
   sequential: Timed;
   recall: number;
   concurrentQps: number;
+  /** CPU the engine's main thread (the one that serves requests) spent per concurrent search, ms. */
+  concurrentCpuMs: number;
   rssMiB: number;
+}
+
+/** CPU seconds (user + system) the main thread of a process has spent, from /proc. */
+function mainThreadCpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  // utime and stime are fields 14 and 15 of stat, 12 and 13 after the command; in ticks of 10 ms.
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** The engine as a server: HTTP upserts, then searches at `ef`, sequential and concurrent. */
@@ -197,40 +210,41 @@ async function benchHttp(
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const loadAndIndexSeconds = (performance.now() - started) / 1000;
-    const body = (q: Float32Array) => ({
-      vector: Array.from(q),
-      limit: K,
-      params: { hnsw_ef: ef },
-    });
-    for (const q of queries.slice(0, 20))
-      await call('POST', '/collections/bench/points/search', body(q));
+    const bodies = queries.map((q) =>
+      JSON.stringify({ vector: Array.from(q), limit: K, params: { hnsw_ef: ef } }),
+    );
+    for (const text of bodies.slice(0, 20))
+      await call('POST', '/collections/bench/points/search', text);
     const latencies: number[] = [];
     const ids: Ids = [];
-    for (const q of queries) {
+    for (const text of bodies) {
       const t = performance.now();
-      const r = await call('POST', '/collections/bench/points/search', body(q));
+      const r = await call('POST', '/collections/bench/points/search', text);
       latencies.push((performance.now() - t) / 1000);
       ids.push((r.body.result as { id: number }[]).map((p) => p.id));
     }
     // Concurrent clients: each sends its share of the queries, twice over, one at a time.
     const total = queries.length * 2;
     let next = 0;
+    const cpuBefore = mainThreadCpuSeconds(engine.child.pid!);
     const t = performance.now();
     await Promise.all(
       Array.from({ length: CLIENTS }, async () => {
         while (next < total) {
-          const q = queries[next++ % queries.length]!;
-          await call('POST', '/collections/bench/points/search', body(q));
+          const text = bodies[next++ % bodies.length]!;
+          await call('POST', '/collections/bench/points/search', text);
         }
       }),
     );
     const concurrentQps = total / ((performance.now() - t) / 1000);
+    const concurrentCpuMs = ((mainThreadCpuSeconds(engine.child.pid!) - cpuBefore) * 1000) / total;
     return {
       upsertPerSec,
       loadAndIndexSeconds,
       sequential: summary(latencies),
       recall: recall(ids, truth),
       concurrentQps,
+      concurrentCpuMs,
       rssMiB: rssMiB(engine.child.pid!),
     };
   } finally {
@@ -412,6 +426,19 @@ async function benchSet(name: string): Promise<SetResult> {
         ['  p99 ms', http.sequential.p99, p99At('edge'), 'lower'],
         ['  recall@10', http.recall, undefined, 'higher'],
         [`HTTP search QPS, ${CLIENTS} clients`, http.concurrentQps, at.edge?.qps, 'higher'],
+        // What a search costs the server, against what it costs each core in-process.
+        [
+          '  engine main-thread CPU ms/search',
+          http.concurrentCpuMs,
+          at.edge ? 1000 / at.edge.qps : undefined,
+          'lower',
+        ],
+        [
+          '  in-process core ms/search (same ef)',
+          1000 / curves.engine.find((p) => p.ef === efOf('engine'))!.qps,
+          undefined,
+          'lower',
+        ],
         ['RSS MiB (HTTP server)', http.rssMiB, rss.edge, 'lower'],
       );
       rssRatio = http.rssMiB / rss.edge;
