@@ -35,6 +35,19 @@ function meta(name: string, owner: Agent | AgentDeployment, agentId: string, com
   };
 }
 
+/**
+ * The annotations of a service's pods. The secrets revision the API server stamps on the
+ * Agent is copied here, so a change of the agent's secrets changes the pod template and
+ * the Deployment rolls its pods (new ones first), which read the new values through envFrom.
+ */
+function podAnnotations(agent: Agent, deployment: AgentDeployment): Record<string, string> {
+  const revision = agent.metadata.annotations?.[ANNOTATIONS.secretsRevision];
+  return {
+    [ANNOTATIONS.deploymentId]: deployment.metadata.name ?? '',
+    ...(revision ? { [ANNOTATIONS.secretsRevision]: revision } : {}),
+  };
+}
+
 /** The Deployment serving `deployment` of a `service` agent, with `replicas` pods (0 when stopped or idle). */
 export function serviceDeployment(
   agent: Agent,
@@ -59,7 +72,7 @@ export function serviceDeployment(
       template: {
         metadata: {
           labels: agentPodLabels(agent, deployment, 'service'),
-          annotations: { [ANNOTATIONS.deploymentId]: deployment.metadata.name ?? '' },
+          annotations: podAnnotations(agent, deployment),
         },
         spec: agentPodSpec(agent, deployment, cfg, { mode: 'service' }),
       },

@@ -10,7 +10,12 @@ import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
-import { OBJECT_NAMES, type Agent, type AgentDeployment } from '../../../../crds/src/index.js';
+import {
+  ANNOTATIONS,
+  OBJECT_NAMES,
+  type Agent,
+  type AgentDeployment,
+} from '../../../../crds/src/index.js';
 import { nextRun } from '../../../../common/cron.js';
 import type { Logger } from '../../../../common/logger.js';
 import { ProcessGroup } from '../../../../common/processes.js';
@@ -24,6 +29,7 @@ import type {
   WorkloadDriver,
 } from '../driver.js';
 import { agentEnv } from '../agent-environment.js';
+import { secretMasker } from '../secret-masking.js';
 import { AgentLauncher } from './agent-launcher.js';
 import { buildDeployment, relativeToCode } from './builder.js';
 import { LogShipper, type LogOwner } from './log-shipper.js';
@@ -79,7 +85,14 @@ export class LocalDriver implements WorkloadDriver {
   private readonly builds = new Map<string, AbortController>();
   private readonly services = new Map<
     string,
-    { deploymentId: string; service: SupervisedService }
+    {
+      deploymentId: string;
+      service: SupervisedService;
+      /** The agent's secrets revision the service was started with (see applyService). */
+      secretsRevision: string;
+      /** Hides the agent's secret values in what the service reports. */
+      mask: (line: string) => string;
+    }
   >();
   private readonly runs = new Set<string>();
   private readonly schedules = new Map<string, { key: string; timer: NodeJS.Timeout }>();
@@ -226,11 +239,17 @@ export class LocalDriver implements WorkloadDriver {
 
   // Services.
 
+  /**
+   * The environment of an agent process: the agent's secrets (read now, so a
+   * process sees the values current when it starts), then the platform's
+   * variables, which win over a secret of the same name; with the masker of
+   * those secret values for what the process prints.
+   */
   private async environment(
     agent: Agent,
     deployment: AgentDeployment,
     extra: Record<string, string>,
-  ): Promise<Record<string, string>> {
+  ): Promise<{ env: Record<string, string>; mask: (line: string) => string }> {
     const env: Record<string, string> = {};
     for (const variable of agentEnv(agent, deployment, this.cfg, { mode: 'service', ...extra })) {
       env[variable.name] = variable.value;
@@ -252,11 +271,14 @@ export class LocalDriver implements WorkloadDriver {
         throw err;
       }
     };
-    // The agent's own secrets first: the platform's variables win over a secret of the same name.
+    const secrets = await secret(OBJECT_NAMES.agentSecrets(agent.metadata.name ?? ''));
     return {
-      ...(await secret(OBJECT_NAMES.agentSecrets(agent.metadata.name ?? ''))),
-      ...env,
-      ...(await secret(OBJECT_NAMES.deploymentKeySecret(deployment.metadata.name ?? ''))),
+      env: {
+        ...secrets,
+        ...env,
+        ...(await secret(OBJECT_NAMES.deploymentKeySecret(deployment.metadata.name ?? ''))),
+      },
+      mask: secretMasker(Object.values(secrets)),
     };
   }
 
@@ -267,14 +289,26 @@ export class LocalDriver implements WorkloadDriver {
       deploymentId,
       replicas,
     } satisfies ServiceRecord);
+    // The API server stamps the revision of the agent's secrets on it whenever they change:
+    // a service started with other values is restarted, so it reads the new ones.
+    const secretsRevision = agent.metadata.annotations?.[ANNOTATIONS.secretsRevision] ?? '';
     const running = this.services.get(agentId);
-    if (running && (running.deploymentId !== deploymentId || replicas === 0)) {
+    if (
+      running &&
+      (running.deploymentId !== deploymentId ||
+        replicas === 0 ||
+        running.secretsRevision !== secretsRevision)
+    ) {
       this.services.delete(agentId);
       await running.service.stop();
       this.event(
         agent,
         running.deploymentId,
-        replicas === 0 ? 'service stopped (scaled to zero)' : 'service stopped for a new version',
+        replicas === 0
+          ? 'service stopped (scaled to zero)'
+          : running.deploymentId !== deploymentId
+            ? 'service stopped for a new version'
+            : 'service restarting: its secrets changed',
       );
     }
     if (replicas === 0 || this.services.has(agentId)) return;
@@ -286,6 +320,7 @@ export class LocalDriver implements WorkloadDriver {
     const launcher = this.launcher;
     const statusDir = join(this.buildDir(deploymentId), 'status');
     await launcher.handOver(agent, statusDir);
+    const { env, mask } = await this.environment(agent, deployment, {});
     const errorFile = launcher.errorFileOf(statusDir);
     const service = new SupervisedService(this.group, {
       name: `agent-${agentId}`,
@@ -298,7 +333,7 @@ export class LocalDriver implements WorkloadDriver {
         launcher.servicePortOf(port),
       ),
       cwd: appDir,
-      env: { ...launcher.baseEnv(), ...(await this.environment(agent, deployment, {})) },
+      env: { ...launcher.baseEnv(), ...env },
       port,
       errorFile: errorFile.host,
       runnerErrorFile: errorFile.runner,
@@ -312,17 +347,25 @@ export class LocalDriver implements WorkloadDriver {
           statusDir,
         }),
       onStdout: (message) =>
-        this.shipper.push(owner, { deployment_id: deploymentId, stream: 'stdout', message }),
+        this.shipper.push(owner, {
+          deployment_id: deploymentId,
+          stream: 'stdout',
+          message: mask(message),
+        }),
       onStderr: (message) =>
-        this.shipper.push(owner, { deployment_id: deploymentId, stream: 'stderr', message }),
+        this.shipper.push(owner, {
+          deployment_id: deploymentId,
+          stream: 'stderr',
+          message: mask(message),
+        }),
       onEvent: (message, level) => {
-        this.event(agent, deploymentId, message, level === 'INFO' ? 'SYSTEM' : level);
+        this.event(agent, deploymentId, mask(message), level === 'INFO' ? 'SYSTEM' : level);
         // Ready, crashed or failed: the agent's status and a rolling deployment move on.
         this.notifier?.agent(agent.metadata.namespace ?? '', agentId);
         this.notifier?.deployment(agent.metadata.namespace ?? '', deploymentId);
       },
     });
-    this.services.set(agentId, { deploymentId, service });
+    this.services.set(agentId, { deploymentId, service, secretsRevision, mask });
     // Built while the interpreter was there (SVC_BUN_PATH changed since, say): a failure, not
     // a process restarted for ever.
     const available = runtimeAvailable(this.runners, runtime);
@@ -338,7 +381,8 @@ export class LocalDriver implements WorkloadDriver {
     if (!record)
       return { exists: false, deploymentId: null, desiredReplicas: 0, ready: false, failed: null };
     const running = this.services.get(agentId);
-    const service = running?.deploymentId === record.deploymentId ? running.service : undefined;
+    const current = running?.deploymentId === record.deploymentId ? running : undefined;
+    const service = current?.service;
     return {
       exists: true,
       deploymentId: record.deploymentId,
@@ -346,7 +390,7 @@ export class LocalDriver implements WorkloadDriver {
       ready: record.replicas === 0 ? !service : service?.state === 'ready',
       failed:
         service?.state === 'failed' && service.failure !== null
-          ? this.asUserSees(service.failure, record.deploymentId)
+          ? (current?.mask ?? String)(this.asUserSees(service.failure, record.deploymentId))
           : null,
       endpoint: service?.state === 'ready' ? service.endpoint : null,
     };
@@ -393,7 +437,7 @@ export class LocalDriver implements WorkloadDriver {
     const url = `${this.cfg.internalApiUrl}/api/v1/agents/${agentId}/run`;
     await fireSchedule(
       async () => {
-        const env = await this.environment(agent, serving, {});
+        const { env } = await this.environment(agent, serving, {});
         return fetch(url, {
           method: 'POST',
           headers: {
@@ -471,7 +515,7 @@ export class LocalDriver implements WorkloadDriver {
     }
     const appDir = join(this.buildDir(serving.metadata.name ?? ''), 'app');
     const owner = this.owner(agent);
-    const env = await this.environment(agent, serving, {});
+    const { env, mask } = await this.environment(agent, serving, {});
     Object.assign(
       env,
       { SVC_DEPLOYMENT_ID: runId, SVC_MODE: 'run' },
@@ -495,9 +539,17 @@ export class LocalDriver implements WorkloadDriver {
       env: { ...launcher.baseEnv(), ...env, ...command.env },
       cwd: appDir,
       onStdoutLine: (message) =>
-        this.shipper.push(owner, { deployment_id: runId, stream: 'stdout', message }),
+        this.shipper.push(owner, {
+          deployment_id: runId,
+          stream: 'stdout',
+          message: mask(message),
+        }),
       onStderrLine: (message) =>
-        this.shipper.push(owner, { deployment_id: runId, stream: 'stderr', message }),
+        this.shipper.push(owner, {
+          deployment_id: runId,
+          stream: 'stderr',
+          message: mask(message),
+        }),
     });
     void proc.exited.then(
       (code) =>
@@ -526,7 +578,7 @@ export class LocalDriver implements WorkloadDriver {
       status = await this.serviceStatus(agent);
     }
     if (!status.endpoint) throw new Error(status.failed ?? 'the service is not running');
-    const env = await this.environment(agent, serving, {});
+    const { env } = await this.environment(agent, serving, {});
     const payload = await fetch(
       `${this.cfg.internalApiUrl}/api/v1/deployments/${run.metadata.name}/payload`,
       {

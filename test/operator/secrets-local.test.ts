@@ -1,0 +1,242 @@
+/**
+ * Agent secrets on one machine, end to end through the HTTP API and the edge,
+ * with the operator's local driver running real Python: a service sees its
+ * secret as an environment variable, a rotation reaches the running service
+ * within seconds (the driver restarts it with the new values), a job's run
+ * sees the secret, and a line printing a value is stored with `***` instead.
+ * No response body and no stored log line holds a value.
+ */
+import { createHash } from 'node:crypto';
+import { request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { createLogger } from '../../common/logger.js';
+import { generateSecret } from '../../common/secrets.js';
+import { AgentIndex } from '../../apiserver/src/edge/agent-index.js';
+import { createEdgeServer } from '../../apiserver/src/edge/edge-server.js';
+import {
+  call as rawCall,
+  createCaller,
+  startControlPlaneServer,
+  type Caller,
+  type TestServer,
+} from '../apiserver/control-plane-server.js';
+import { deployFiles, type Deployment } from '../apiserver/deploy/deploy-helpers.js';
+import { startLocalOperator, type LocalOperator } from './local-operator.js';
+import { eventually } from './operator-harness.js';
+
+// A deploy may wait 120 s for its build on a cold machine, then for its run.
+jest.setTimeout(300_000);
+
+const DOMAIN = 'agents.localtest';
+/** How long a rotation may take to reach the running service (documented as "within seconds"). */
+const ROTATION_WINDOW_MS = 60_000;
+let server: TestServer;
+let owner: Caller;
+let operator: LocalOperator;
+let index: AgentIndex;
+let edge: Server;
+let edgePort: number;
+const bodies: string[] = [];
+const values: string[] = [];
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+function newValue(label: string): string {
+  const value = `${label}-${generateSecret().slice(0, 20)}`;
+  values.push(value);
+  return value;
+}
+
+async function call<T = Record<string, unknown>>(
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: T }> {
+  const res = await rawCall<T>(server, method, path, { key: owner.key, body });
+  bodies.push(res.text);
+  return res;
+}
+
+beforeAll(async () => {
+  server = await startControlPlaneServer();
+  owner = await createCaller(server, { tier: 'enterprise' });
+  operator = await startLocalOperator(server, (ns) => ns === owner.namespace, {
+    overrides: { agentDomain: DOMAIN },
+  });
+  index = new AgentIndex(server.kc, createLogger('apiserver', 'silent'));
+  await index.start();
+  edge = createEdgeServer({ domain: DOMAIN, index, log: createLogger('edge', 'silent') });
+  await new Promise<void>((resolve) => edge.listen(0, '127.0.0.1', resolve));
+  edgePort = (edge.address() as AddressInfo).port;
+}, 120_000);
+
+afterAll(async () => {
+  edge.close();
+  await index.stop();
+  await operator.stop();
+  await server.close();
+});
+
+type Agent = { id: string; name: string; url: string | null; status: string };
+type LogLine = { stream: string; message: string };
+
+function viaEdge(url: string): Promise<{ status: number; text: string }> {
+  const { host, pathname } = new URL(url);
+  return new Promise((resolve) => {
+    const req = httpRequest(
+      { host: '127.0.0.1', port: edgePort, method: 'GET', path: pathname, headers: { host } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+        );
+      },
+    );
+    // A service that is restarting may refuse a connection: that is a miss, not a failure.
+    req.on('error', () => resolve({ status: 0, text: '' }));
+    req.end();
+  });
+}
+
+async function setSecret(agent: string, key: string, value: string): Promise<void> {
+  const res = await call('POST', `/api/v1/agents/${agent}/secrets`, { key, value });
+  expect([200, 201]).toContain(res.status);
+}
+
+async function deployAndWait(
+  name: string,
+  create: Record<string, unknown>,
+  files: Record<string, string>,
+  secret: { key: string; value: string },
+): Promise<Agent> {
+  expect((await call('POST', '/api/v1/agents', { name, ...create })).status).toBe(201);
+  await setSecret(name, secret.key, secret.value);
+  const d = (await deployFiles(server, owner.key, name, files)).body;
+  const final = await eventually(
+    async () => (await call<Deployment>('GET', `/api/v1/deployments/${d.id}`)).body,
+    (x) => ['active', 'failed'].includes(x.state),
+    `${name} deployed`,
+    150_000,
+  );
+  expect(final).toMatchObject({ state: 'active' });
+  return (
+    await eventually(
+      () => call<Agent>('GET', `/api/v1/agents/${name}`),
+      (r) => r.body.status === 'running' && (create.agent_type === 'job' || r.body.url !== null),
+      `${name} running`,
+    )
+  ).body;
+}
+
+async function logs(agent: string): Promise<LogLine[]> {
+  return (await call<{ items: LogLine[] }>('GET', `/api/v1/agents/${agent}/logs?limit=1000`)).body
+    .items;
+}
+
+const SERVICE = [
+  'import hashlib, os',
+  'print("service token", os.environ["API_TOKEN"], flush=True)',
+  'async def app(scope, receive, send):',
+  '    if scope["type"] != "http":',
+  '        return',
+  '    digest = hashlib.sha256(os.environ["API_TOKEN"].encode()).hexdigest()',
+  '    await send({"type": "http.response.start", "status": 200, "headers": [[b"content-type", b"text/plain"]]})',
+  '    await send({"type": "http.response.body", "body": digest.encode()})',
+  '',
+].join('\n');
+
+const JOB = [
+  'import hashlib, os',
+  'print("job hash", hashlib.sha256(os.environ["API_TOKEN"].encode()).hexdigest(), flush=True)',
+  'print("job token", os.environ["API_TOKEN"], flush=True)',
+  '',
+].join('\n');
+
+describe('agent secrets with the local driver', () => {
+  it('gives a service its secret, and the new value within seconds of a rotation', async () => {
+    const first = newValue('svc-v1');
+    const agent = await deployAndWait(
+      'sec-svc',
+      {},
+      { 'main.py': SERVICE },
+      {
+        key: 'API_TOKEN',
+        value: first,
+      },
+    );
+    const url = `${agent.url ?? ''}/`;
+    await eventually(
+      () => viaEdge(url),
+      (r) => r.status === 200 && r.text === sha256(first),
+      'the hash of the first value',
+    );
+
+    const second = newValue('svc-v2');
+    const rotated = await call('POST', '/api/v1/agents/sec-svc/secrets/API_TOKEN/rotate', {
+      value: second,
+    });
+    expect(rotated.status).toBe(200);
+    const after = await eventually(
+      () => viaEdge(url),
+      (r) => r.status === 200 && r.text === sha256(second),
+      'the hash of the rotated value',
+      ROTATION_WINDOW_MS,
+    );
+    expect(after.text).not.toBe(sha256(first));
+  });
+
+  it('stores a line printing a value with *** in its place', async () => {
+    const lines = await eventually(
+      () => logs('sec-svc'),
+      (all) => all.filter((l) => l.message.startsWith('service token')).length >= 2,
+      'both starts of the service logged',
+    );
+    const printed = lines.filter((l) => l.message.startsWith('service token'));
+    for (const line of printed) expect(line.message).toBe('service token ***');
+    expect(lines.some((l) => l.message.includes('secrets changed'))).toBe(true);
+  });
+
+  it("gives a job's run the value current when it starts, masked in its output", async () => {
+    const first = newValue('job-v1');
+    await deployAndWait(
+      'sec-job',
+      { agent_type: 'job' },
+      { 'main.py': JOB },
+      {
+        key: 'API_TOKEN',
+        value: first,
+      },
+    );
+    const second = newValue('job-v2');
+    await setSecret('sec-job', 'API_TOKEN', second);
+    const accepted = await call<{ deployment_id: string }>('POST', '/api/v1/agents/sec-job/run', {
+      payload: {},
+    });
+    expect(accepted.status).toBe(202);
+    const run = await eventually(
+      async () =>
+        (await call<Deployment>('GET', `/api/v1/deployments/${accepted.body.deployment_id}`)).body,
+      (x) => ['completed', 'failed'].includes(x.state),
+      'the run finished',
+      90_000,
+    );
+    expect(run.state).toBe('completed');
+    const lines = await eventually(
+      () => logs('sec-job'),
+      (all) => all.some((l) => l.message.startsWith('job token')),
+      'the run logged',
+    );
+    expect(lines.map((l) => l.message)).toContain(`job hash ${sha256(second)}`);
+    expect(lines.find((l) => l.message.startsWith('job token'))?.message).toBe('job token ***');
+  });
+
+  it('wrote no value in any response body or stored log line', async () => {
+    const stored = [...(await logs('sec-svc')), ...(await logs('sec-job'))].map((l) => l.message);
+    expect(stored.length).toBeGreaterThan(5);
+    for (const value of values) {
+      for (const text of [...bodies, ...stored]) expect(text.includes(value)).toBe(false);
+    }
+  });
+});
