@@ -3,7 +3,9 @@
  * with the operator's local driver running real Python: a service sees its
  * secret as an environment variable, a rotation reaches the running service
  * within seconds (the driver restarts it with the new values), a job's run
- * sees the secret, and a line printing a value is stored with `***` instead.
+ * sees the secret, so do a scheduled run (a value set after the schedule was
+ * armed) and a spawned child, and a line printing a value is stored with
+ * `***` instead.
  * No response body and no stored log line holds a value.
  */
 import { createHash } from 'node:crypto';
@@ -22,6 +24,7 @@ import {
   type TestServer,
 } from '../apiserver/control-plane-server.js';
 import { deployFiles, type Deployment } from '../apiserver/deploy/deploy-helpers.js';
+import type { ScheduleClock } from '../../operator/src/drivers/local/local-driver.js';
 import { startLocalOperator, type LocalOperator } from './local-operator.js';
 import { eventually } from './operator-harness.js';
 
@@ -39,6 +42,20 @@ let edge: Server;
 let edgePort: number;
 const bodies: string[] = [];
 const values: string[] = [];
+
+/**
+ * A schedule clock whose timers wait until the test releases them: the
+ * released timer fires with the clock moved to its due time.
+ */
+const held: Array<{ fire: () => void; due: number }> = [];
+let virtualNow = 0;
+const clock: ScheduleClock = {
+  now: () => new Date(Math.max(virtualNow, Date.now())),
+  setTimeout(fire, ms) {
+    held.push({ fire, due: Math.max(virtualNow, Date.now()) + ms });
+    return setTimeout(() => undefined, 0).unref();
+  },
+};
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -63,6 +80,7 @@ beforeAll(async () => {
   owner = await createCaller(server, { tier: 'enterprise' });
   operator = await startLocalOperator(server, (ns) => ns === owner.namespace, {
     overrides: { agentDomain: DOMAIN },
+    clock,
   });
   index = new AgentIndex(server.kc, createLogger('apiserver', 'silent'));
   await index.start();
@@ -154,6 +172,16 @@ const JOB = [
   '',
 ].join('\n');
 
+/** A job that spawns sec-child through SVC_SPAWN_URL with its own key. */
+const SPAWNER = [
+  'import json, os, urllib.request',
+  'body = json.dumps({"child_agent_id": "sec-child"}).encode()',
+  'headers = {"authorization": "Bearer " + os.environ["SVC_API_KEY"], "content-type": "application/json"}',
+  'request = urllib.request.Request(os.environ["SVC_SPAWN_URL"], data=body, headers=headers, method="POST")',
+  'print("spawned", urllib.request.urlopen(request).status, flush=True)',
+  '',
+].join('\n');
+
 describe('agent secrets with the local driver', () => {
   it('gives a service its secret, and the new value within seconds of a rotation', async () => {
     const first = newValue('svc-v1');
@@ -232,8 +260,87 @@ describe('agent secrets with the local driver', () => {
     expect(lines.find((l) => l.message.startsWith('job token'))?.message).toBe('job token ***');
   });
 
+  it('gives a scheduled run a value set after the schedule was armed', async () => {
+    const first = newValue('cron-v1');
+    await deployAndWait(
+      'sec-cron',
+      { agent_type: 'job' },
+      { 'main.py': JOB, 'svc.yaml': 'schedule: "*/5 * * * *"\n' },
+      { key: 'API_TOKEN', value: first },
+    );
+    await eventually(
+      async () => held.length,
+      (n) => n > 0,
+      'the schedule armed',
+    );
+    const second = newValue('cron-v2');
+    await setSecret('sec-cron', 'API_TOKEN', second);
+    const timer = held.pop();
+    virtualNow = timer?.due ?? 0;
+    timer?.fire();
+    const runs = await eventually(
+      async () =>
+        (
+          await call<{ items: Array<{ trigger_source: string; state: string }> }>(
+            'GET',
+            '/api/v1/agents/sec-cron/runs',
+          )
+        ).body.items,
+      (items) => items.some((r) => r.trigger_source === 'cron' && r.state === 'completed'),
+      'a completed cron run',
+      90_000,
+    );
+    expect(runs.filter((r) => r.trigger_source === 'cron')).toHaveLength(1);
+    const lines = await eventually(
+      () => logs('sec-cron'),
+      (all) => all.some((l) => l.message.startsWith('job hash')),
+      'the cron run logged',
+    );
+    expect(lines.map((l) => l.message)).toContain(`job hash ${sha256(second)}`);
+  });
+
+  it('gives a spawned child its own secrets', async () => {
+    const childValue = newValue('child');
+    await deployAndWait(
+      'sec-child',
+      { agent_type: 'job' },
+      { 'main.py': JOB },
+      {
+        key: 'API_TOKEN',
+        value: childValue,
+      },
+    );
+    const parentValue = newValue('parent');
+    await deployAndWait(
+      'sec-parent',
+      { agent_type: 'job', spawn_enabled: true, allowed_workers: ['sec-child'] },
+      { 'main.py': SPAWNER },
+      { key: 'API_TOKEN', value: parentValue },
+    );
+    const accepted = await call<{ deployment_id: string }>(
+      'POST',
+      '/api/v1/agents/sec-parent/run',
+      {
+        payload: {},
+      },
+    );
+    expect(accepted.status).toBe(202);
+    const lines = await eventually(
+      () => logs('sec-child'),
+      (all) => all.some((l) => l.message.startsWith('job hash')),
+      'the spawned child logged',
+      90_000,
+    );
+    expect(lines.map((l) => l.message)).toContain(`job hash ${sha256(childValue)}`);
+    expect(lines.find((l) => l.message.startsWith('job token'))?.message).toBe('job token ***');
+  });
+
   it('wrote no value in any response body or stored log line', async () => {
-    const stored = [...(await logs('sec-svc')), ...(await logs('sec-job'))].map((l) => l.message);
+    const stored = (
+      await Promise.all(['sec-svc', 'sec-job', 'sec-cron', 'sec-child', 'sec-parent'].map(logs))
+    )
+      .flat()
+      .map((l) => l.message);
     expect(stored.length).toBeGreaterThan(5);
     for (const value of values) {
       for (const text of [...bodies, ...stored]) expect(text.includes(value)).toBe(false);
