@@ -21,7 +21,9 @@ import { DeployService } from './deploy/deploy-service.js';
 import { DeploymentService } from './deploy/deployment-service.js';
 import { DeploymentLocator } from './deploy/deployment-locator.js';
 import { DeploymentKeyReaper } from './deploy/deployment-keys.js';
-import { CustomResourceRepository } from './store/custom-resources.js';
+import { RegionalRepository } from './store/regional-resources.js';
+import { RegionApis } from './regions/region-apis.js';
+import { workspaceId } from './workspaces/workspace-ids.js';
 import { collections, ensureIndexes } from './store/database.js';
 import { WorkspaceCollections } from './workspaces/workspace-collections.js';
 import { WorkspaceRepository } from './workspaces/workspace-repository.js';
@@ -34,7 +36,10 @@ import { SecretService } from './secrets/secret-service.js';
 export interface Connections {
   mongo: MongoClient;
   db: Db;
+  /** The home region's Kubernetes API. */
   kc: KubeConfig;
+  /** Every region's API (main.ts builds them from the registry); default: every region on `kc`. */
+  apis?: RegionApis;
 }
 
 /** Builds the control-plane dependencies. */
@@ -47,24 +52,29 @@ export function controlPlaneDeps(
   const c = collections(conn.db);
   const plans = loadPlans(config.plansJson);
   const accounts = new AccountService(c, config.regions[0] ?? 'local');
-  const agentRepository = new AgentRepository(conn.kc);
+  const apis = conn.apis ?? RegionApis.shared(config.regions, conn.kc);
+  const agentRepository = new AgentRepository(apis);
   const keys = new DeploymentKeyReaper(
     conn.kc,
     accounts,
-    new CustomResourceRepository(conn.kc, 'AgentDeployment', 'deployment'),
+    new RegionalRepository(apis, 'AgentDeployment', 'deployment'),
     log.child({ component: 'deployment-keys' }),
   );
+  const workspaceRepository = new WorkspaceRepository(conn.kc, agentRepository);
   const agents = new AgentService({
     repository: agentRepository,
     names: new NameReservations(c.nameReservations),
     plans,
     regions: config.regions,
     keys,
+    workspaceRegions: async (namespace, name) =>
+      (await workspaceRepository.get(namespace, workspaceId(namespace, name)))?.spec.regions ??
+      null,
   });
   const archives = new ArchiveStore(conn.db, 'archives');
   const logs = new LogStore(c.logs);
   const deploy = new DeployService({
-    kc: conn.kc,
+    apis,
     agents,
     archives,
     versions: c.deploymentVersions,
@@ -75,7 +85,7 @@ export function controlPlaneDeps(
     logs,
   });
   const workspaces = new WorkspaceService({
-    repository: new WorkspaceRepository(conn.kc, agentRepository),
+    repository: workspaceRepository,
     agents: agentRepository,
     collections: new WorkspaceCollections(c.vectorCollections),
     regions: config.regions,
@@ -83,7 +93,7 @@ export function controlPlaneDeps(
   const deployments = new DeploymentService({ agents, deploy, archives, payloads: c.runPayloads });
   const internal = {
     secret: config.internalSecret,
-    locator: new DeploymentLocator(conn.kc),
+    locator: new DeploymentLocator(apis),
     archives,
     artifacts: new ArchiveStore(conn.db, 'artifacts'),
     maxArtifactBytes: 4 * (config.maxArchiveBytes ?? 200 * 1024 * 1024),

@@ -18,6 +18,7 @@ import { LOG_RETENTION_MS } from './logs/log-store.js';
 import { AgentIndex } from './edge/agent-index.js';
 import { createEdgeServer } from './edge/edge-server.js';
 import { buildVectorPlane } from './vector/assemble.js';
+import { RegionApis } from './regions/region-apis.js';
 
 const config = readConfigOrExit('apiserver', () => loadConfig());
 const log = createLogger('apiserver', config.logLevel);
@@ -30,7 +31,13 @@ else kc.loadFromDefault();
 const mongo = new MongoClient(config.mongoUri, { serverSelectionTimeoutMS: 5000 });
 const db = mongo.db();
 
-const { app, deps } = await buildControlPlane({ mongo, db, kc }, config, log);
+// A Kubernetes client per region of the registry (one when the regions share this API).
+const apis = RegionApis.fromRegistry(config.registry, kc);
+log.info('regions', {
+  regions: apis.apis.map((a) => ({ regions: a.regions, server: a.kc.getCurrentCluster()?.server })),
+});
+
+const { app, deps } = await buildControlPlane({ mongo, db, kc, apis }, config, log);
 const server = app.listen(config.controlPlanePort, config.host);
 await once(server, 'listening');
 const { port } = server.address() as AddressInfo;

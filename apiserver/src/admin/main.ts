@@ -10,6 +10,7 @@ import { MongoClient } from 'mongodb';
 import { readEnvValue } from '../../../common/env-file.js';
 import { AccountService } from '../accounts/account-service.js';
 import { collections, ensureIndexes } from '../store/database.js';
+import { loadRegionRegistry } from '../regions/load-regions.js';
 import { runAdmin } from './cli.js';
 
 function mongoUri(): string {
@@ -31,7 +32,8 @@ async function main(): Promise<void> {
   try {
     const c = collections(client.db());
     await ensureIndexes(c);
-    const defaultRegion = process.env.SVC_REGIONS?.split(',')[0] ?? 'local';
+    // The registry's first region, as the API server reads it (SVC_REGIONS_FILE, _JSON or SVC_REGIONS).
+    const defaultRegion = loadRegionRegistry(process.env).home.name;
     const result = await runAdmin(process.argv.slice(2), new AccountService(c, defaultRegion));
     console.log(JSON.stringify(result, null, 2));
   } finally {

@@ -1,13 +1,16 @@
 /**
  * `Agent` custom resources in a tenant's namespace, the API server's window on
- * agent state in Kubernetes, plus the namespace itself (created on first use)
- * and the pods that serve an agent.
+ * agent state in Kubernetes, plus the namespace itself (created on first use,
+ * in each region the account uses) and the pods that serve an agent. An agent
+ * has a copy in each region of its placement (store/regional-resources.ts).
  */
-import { CoreV1Api, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { LABELS, type Agent } from '../../../crds/src/index.js';
-import { CustomResourceRepository } from '../store/custom-resources.js';
+import { RegionalRepository } from '../store/regional-resources.js';
 import { isKubeConflict } from '../../../common/kube/errors.js';
 import { asUnavailable } from '../store/kube-errors.js';
+import { placementOf } from '../regions/placement.js';
+import { RegionApis, type RegionApi } from '../regions/region-apis.js';
 
 /** Labels of an account namespace. */
 export const TENANT_NAMESPACE_LABELS = {
@@ -17,14 +20,19 @@ export const TENANT_NAMESPACE_LABELS = {
   'pod-security.kubernetes.io/audit': 'restricted',
 };
 
+/** A pod serving an agent, with the region whose API it was read from. */
+export interface RegionPod {
+  region: string;
+  pod: V1Pod;
+}
+
 /** CRUD of Agent resources. */
-export class AgentRepository extends CustomResourceRepository<'Agent'> {
-  private readonly core: CoreV1Api;
+export class AgentRepository extends RegionalRepository<'Agent'> {
   private readonly knownNamespaces = new Set<string>();
 
-  constructor(kc: KubeConfig) {
-    super(kc, 'Agent', 'agent');
-    this.core = kc.makeApiClient(CoreV1Api);
+  /** Over the regions' APIs; a bare KubeConfig is one region, `local`, on it. */
+  constructor(apis: RegionApis | KubeConfig) {
+    super(apis instanceof KubeConfig ? RegionApis.shared(['local'], apis) : apis, 'Agent', 'agent');
   }
 
   /**
@@ -33,21 +41,28 @@ export class AgentRepository extends CustomResourceRepository<'Agent'> {
    * operator starts meets baseline, those of standard runtimes restricted
    * (the two exceptions are in operator/src/drivers/kubernetes/security.ts).
    */
-  async ensureNamespace(namespace: string): Promise<void> {
-    if (this.knownNamespaces.has(namespace)) return;
+  async ensureNamespace(namespace: string, regions: readonly string[] = []): Promise<void> {
+    await Promise.all(
+      this.apis.targets(regions).map((t) => this.ensureNamespaceIn(t.api, namespace)),
+    );
+  }
+
+  private async ensureNamespaceIn(api: RegionApi, namespace: string): Promise<void> {
+    const known = `${api.regions[0]}/${namespace}`;
+    if (this.knownNamespaces.has(known)) return;
     try {
-      await this.core.createNamespace({
+      await api.kc.makeApiClient(CoreV1Api).createNamespace({
         body: { metadata: { name: namespace, labels: TENANT_NAMESPACE_LABELS } },
       });
     } catch (err) {
       if (!isKubeConflict(err)) asUnavailable(err);
     }
-    this.knownNamespaces.add(namespace);
+    this.knownNamespaces.add(known);
   }
 
-  /** Creates an Agent, and its namespace when needed. */
+  /** Creates an Agent in each region of its placement, and its namespace there when needed. */
   override async create(agent: Agent): Promise<Agent> {
-    await this.ensureNamespace(agent.metadata.namespace ?? '');
+    await this.ensureNamespace(agent.metadata.namespace ?? '', placementOf(agent, []));
     return super.create(agent);
   }
 
@@ -64,12 +79,28 @@ export class AgentRepository extends CustomResourceRepository<'Agent'> {
     });
   }
 
-  /** The pods serving the agent, read live. Errors propagate (the caller falls back to cached state). */
-  async listPods(namespace: string, agentId: string): Promise<V1Pod[]> {
-    const list = await this.core.listNamespacedPod({
-      namespace,
-      labelSelector: `${LABELS.agentId}=${agentId}`,
-    });
-    return list.items;
+  /**
+   * The pods serving the agent in each region of `regions` (home when empty),
+   * read live, each with the region it runs in. Errors propagate (the caller
+   * falls back to cached state).
+   */
+  async listPods(
+    namespace: string,
+    agentId: string,
+    regions: readonly string[] = [],
+  ): Promise<RegionPod[]> {
+    const lists = await Promise.all(
+      this.apis.targets(regions).map(async ({ api }) => {
+        const list = await api.kc.makeApiClient(CoreV1Api).listNamespacedPod({
+          namespace,
+          labelSelector: `${LABELS.agentId}=${agentId}`,
+        });
+        return list.items.map((pod) => ({
+          region: this.apis.regionOf(api, pod.metadata?.labels?.[LABELS.region]),
+          pod,
+        }));
+      }),
+    );
+    return lists.flat();
   }
 }

@@ -28,6 +28,7 @@ import type { AgentRepository } from './agent-repository.js';
 import type { NameReservations } from './name-reservations.js';
 import { drawAddressLabel, isUuid } from './names.js';
 import { checkPlanCaps } from './plan-caps.js';
+import { placementOf, setPlacement } from '../regions/placement.js';
 
 /** Revokes the API keys minted for an agent's deployments. */
 export interface AgentKeyRevoker {
@@ -41,6 +42,8 @@ export interface AgentServiceDeps {
   plans: Record<Tier, Plan>;
   regions: readonly string[];
   keys: AgentKeyRevoker;
+  /** The regions of the tenant's workspace `name`, or null when there is no such workspace. */
+  workspaceRegions?: (namespace: string, name: string) => Promise<string[] | null>;
 }
 
 /** A machine as AgentStatusDetail reports it. */
@@ -76,6 +79,11 @@ export class AgentService {
       keepAlive: input.keep_alive ?? false,
       regions: input.regions ?? [account.homeRegion],
     };
+    // An agent in a workspace runs where the workspace is; otherwise in its own regions.
+    const workspaceRegions = input.workspace_name
+      ? await this.deps.workspaceRegions?.(tenant.namespace, input.workspace_name)
+      : null;
+    if (workspaceRegions) settings.regions = workspaceRegions;
     checkPlanCaps(settings, account.tier, this.deps.plans, this.deps.regions);
 
     const id = randomUUID();
@@ -114,6 +122,7 @@ export class AgentService {
         updatedAt: new Date().toISOString(),
       },
     };
+    setPlacement(agent, agent.spec.regions);
     try {
       return await this.deps.repository.create(agent);
     } catch (err) {
@@ -344,18 +353,28 @@ export class AgentService {
     return [updated, label];
   }
 
+  /** The regions the agent is placed in (its copies' regions). */
+  placement(agent: Agent): string[] {
+    return placementOf(agent, [this.deps.repository.apis.home]);
+  }
+
   /**
-   * The agent's machines, read live from the cluster; when that read fails,
-   * the last values the operator stored, marked `cached`.
+   * The agent's machines, read live from each region it is placed in, each
+   * with that region; when that read fails, the last values the operator
+   * stored, marked `cached`.
    */
   async machines(auth: AuthContext, agent: Agent): Promise<MachineView[]> {
     const id = agent.metadata.name ?? '';
     try {
-      const pods = await this.deps.repository.listPods(auth.tenant.namespace, id);
+      const pods = await this.deps.repository.listPods(
+        auth.tenant.namespace,
+        id,
+        this.placement(agent),
+      );
       const now = new Date().toISOString();
-      return pods.map((pod) => ({
+      return pods.map(({ region, pod }) => ({
         id: pod.metadata?.name ?? '',
-        region: pod.metadata?.labels?.['svc.dev/region'] ?? agent.spec.regions[0] ?? 'local',
+        region,
         state: (pod.status?.phase ?? 'Unknown').toLowerCase(),
         source: 'live' as const,
         health: podHealth(pod.status?.conditions),

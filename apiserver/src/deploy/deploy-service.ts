@@ -13,7 +13,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api } from '@kubernetes/client-node';
 import type { Collection } from 'mongodb';
 import {
   type Agent,
@@ -38,7 +38,9 @@ import {
   ServiceUnavailable,
 } from '../errors/catalogue.js';
 import type { LogStore } from '../logs/log-store.js';
-import { CustomResourceRepository } from '../store/custom-resources.js';
+import { RegionalRepository } from '../store/regional-resources.js';
+import type { RegionApis } from '../regions/region-apis.js';
+import { setPlacement } from '../regions/placement.js';
 import type { DeploymentVersionDoc } from '../store/database.js';
 import { checkAppExport, scriptModuleType } from './app-export.js';
 import type { ArchiveScan } from './archive-scan.js';
@@ -55,7 +57,8 @@ import { storeAndScan } from './upload.js';
 
 /** What the service is built from. */
 export interface DeployServiceDeps {
-  kc: KubeConfig;
+  /** The regions' Kubernetes APIs: a deployment has a copy in each region of its agent. */
+  apis: RegionApis;
   agents: AgentService;
   archives: ArchiveStore;
   versions: Collection<DeploymentVersionDoc>;
@@ -84,12 +87,10 @@ export function effectiveConfig(agent: Agent): EffectiveConfig {
 
 /** Deploys, and the deployment records' lifecycle on the API side. */
 export class DeployService {
-  readonly deployments: CustomResourceRepository<'AgentDeployment'>;
-  private readonly core: CoreV1Api;
+  readonly deployments: RegionalRepository<'AgentDeployment'>;
 
   constructor(private readonly deps: DeployServiceDeps) {
-    this.deployments = new CustomResourceRepository(deps.kc, 'AgentDeployment', 'deployment');
-    this.core = deps.kc.makeApiClient(CoreV1Api);
+    this.deployments = new RegionalRepository(deps.apis, 'AgentDeployment', 'deployment');
   }
 
   /** Deploys the archive in `body` to the agent `ref` (or to the agent its svc.yaml names). */
@@ -227,13 +228,16 @@ export class DeployService {
       keepAlive: config.keepAlive,
       idleTimeoutMinutes: config.idleTimeoutMinutes,
     };
-    return versionDeployment(agent, {
+    const deployment = versionDeployment(agent, {
       id,
       version,
       config: deploymentConfig,
       archiveId,
       archiveLimits,
     });
+    // Built and served in every region the agent is in, whatever svc.yaml's regions say.
+    setPlacement(deployment, this.deps.agents.placement(agent));
+    return deployment;
   }
 
   /** Records a deployment that failed before any build: state failed, the reason, no archive kept. */
@@ -331,7 +335,12 @@ export class DeployService {
       });
       await this.logWarnings(auth, created, warnings);
     }
-    await mintDeploymentKey(this.core, this.deps.accounts, auth, created);
+    const copies = await this.deployments.copies(auth.tenant.namespace, id);
+    await mintDeploymentKey(
+      this.deps.accounts,
+      auth,
+      copies.map((c) => ({ core: c.api.kc.makeApiClient(CoreV1Api), deployment: c.object })),
+    );
     await this.deps.agents.adoptVersion(auth, agentId, config, version);
     await retainArchives(this.deployments, this.deps.archives, auth, agentId);
     return (await this.deployments.get(auth.tenant.namespace, id)) ?? created;

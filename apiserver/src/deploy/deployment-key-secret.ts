@@ -10,13 +10,24 @@ import type { AccountService } from '../accounts/account-service.js';
 import type { AuthContext } from '../auth/authenticate.js';
 import { asUnavailable } from '../store/kube-errors.js';
 
-/** Mints the deployment's key and stores it in its Secret; a key whose Secret fails is revoked. */
+/** One region's copy of a deployment and the core client of that region's API. */
+export interface DeploymentCopy {
+  core: CoreV1Api;
+  deployment: AgentDeployment;
+}
+
+/**
+ * Mints the deployment's key and stores it in a Secret beside each copy of
+ * the deployment (one per region it is placed in, owned by that copy); a key
+ * whose Secrets fail is revoked.
+ */
 export async function mintDeploymentKey(
-  core: CoreV1Api,
   accounts: Pick<AccountService, 'createKey' | 'revokeKey'>,
   auth: AuthContext,
-  deployment: AgentDeployment,
+  copies: readonly DeploymentCopy[],
 ): Promise<void> {
+  const deployment = copies[0]?.deployment;
+  if (!deployment) return;
   const id = deployment.metadata.name ?? '';
   const key = await accounts.createKey({
     accountId: auth.account._id,
@@ -26,18 +37,20 @@ export async function mintDeploymentKey(
     deploymentId: id,
   });
   try {
-    await core.createNamespacedSecret({
-      namespace: auth.tenant.namespace,
-      body: {
-        metadata: {
-          name: OBJECT_NAMES.deploymentKeySecret(id),
-          labels: { [LABELS.agentId]: deployment.spec.agentId },
-          ownerReferences: [controllerRef(deployment)],
+    for (const copy of copies) {
+      await copy.core.createNamespacedSecret({
+        namespace: auth.tenant.namespace,
+        body: {
+          metadata: {
+            name: OBJECT_NAMES.deploymentKeySecret(id),
+            labels: { [LABELS.agentId]: deployment.spec.agentId },
+            ownerReferences: [controllerRef(copy.deployment)],
+          },
+          type: 'Opaque',
+          stringData: { SVC_API_KEY: key.text },
         },
-        type: 'Opaque',
-        stringData: { SVC_API_KEY: key.text },
-      },
-    });
+      });
+    }
   } catch (err) {
     await accounts.revokeKey(key.keyId).catch(() => undefined);
     asUnavailable(err);

@@ -1,5 +1,6 @@
 /** Shapes `AgentDeployment` resources into the contract's Deployment and Run records. */
 import type { AgentDeployment } from '../../../crds/src/index.js';
+import type { RegionalStatus } from './deployment-regions.js';
 
 /** The Deployment record. */
 export interface DeploymentRecord {
@@ -34,6 +35,8 @@ const iso = (v: string | Date | undefined | null) =>
 /** What the API server knows beside the resource: whether the code archive is still stored. */
 export interface DeploymentFacts {
   archiveStored: boolean;
+  /** What each region's operator observed of its copy (deployment-regions.ts); else the status's own fields. */
+  regional?: RegionalStatus;
 }
 
 /** True when the version can be rolled back to: built once, not a one-shot run, code still stored, not serving now. */
@@ -48,7 +51,8 @@ export function canRollback(d: AgentDeployment, facts: DeploymentFacts): boolean
 export function presentDeployment(d: AgentDeployment, facts: DeploymentFacts): DeploymentRecord {
   const status = d.status ?? {};
   const state = status.state ?? 'queued';
-  const regions = status.regions ?? d.spec.config.regions;
+  const regional = facts.regional;
+  const regions = regional?.regions ?? status.regions ?? d.spec.config.regions;
   return {
     id: d.metadata.name ?? '',
     agent_id: d.spec.agentId,
@@ -56,13 +60,13 @@ export function presentDeployment(d: AgentDeployment, facts: DeploymentFacts): D
     state,
     image_size_mb: status.imageSizeMb ?? null,
     regions,
-    pending_regions: status.pendingRegions ?? [],
+    pending_regions: regional?.pendingRegions ?? status.pendingRegions ?? [],
     queue_position: state === 'queued' ? (status.queuePosition ?? null) : null,
     is_ephemeral: d.spec.ephemeral,
     is_serving: status.isServing ?? false,
     is_degraded: status.isDegraded ?? false,
-    regions_total: status.regionsTotal ?? regions.length,
-    regions_ready: status.regionsReady ?? 0,
+    regions_total: regional?.regionsTotal ?? status.regionsTotal ?? regions.length,
+    regions_ready: regional?.regionsReady ?? status.regionsReady ?? 0,
     pending_region_alert_stage: status.pendingRegionAlertStage ?? null,
     can_redeploy: !d.spec.ephemeral && facts.archiveStored,
     can_rollback: canRollback(d, facts),

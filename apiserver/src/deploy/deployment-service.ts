@@ -12,7 +12,9 @@ import {
   DeploymentNotFound,
   RollbackNotAllowed,
 } from '../errors/catalogue.js';
-import type { CustomResourceRepository } from '../store/custom-resources.js';
+import type { RegionalRepository } from '../store/regional-resources.js';
+import { placementOf } from '../regions/placement.js';
+import { regionalStatus } from './deployment-regions.js';
 import type { RunPayloadDoc } from '../store/database.js';
 import type { ArchiveStore } from './archive-store.js';
 import type { DeployService } from './deploy-service.js';
@@ -46,16 +48,32 @@ export class DeploymentService {
     },
   ) {}
 
-  private get repo(): CustomResourceRepository<'AgentDeployment'> {
+  private get repo(): RegionalRepository<'AgentDeployment'> {
     return this.deps.deploy.deployments;
   }
 
-  /** The record of a resource, with whether its archive is still stored. */
+  /**
+   * The record of a resource, with whether its archive is still stored and,
+   * when the regions have APIs of their own, what each region's operator
+   * observed of its copy.
+   */
   async present(d: AgentDeployment): Promise<DeploymentRecord> {
-    const archiveStored = d.spec.archiveId
-      ? await this.deps.archives.exists(d.spec.archiveId)
-      : false;
-    return presentDeployment(d, { archiveStored });
+    const [archiveStored, regional] = await Promise.all([
+      d.spec.archiveId ? this.deps.archives.exists(d.spec.archiveId) : false,
+      this.regional(d),
+    ]);
+    return presentDeployment(d, { archiveStored, regional });
+  }
+
+  private async regional(d: AgentDeployment) {
+    const { apis } = this.repo;
+    // One API: the copy at hand is the only one, and its status already says it.
+    if (apis.single) return undefined;
+    const copies = await this.repo.copies(d.metadata.namespace ?? '', d.metadata.name ?? '');
+    return regionalStatus(
+      placementOf(d, [apis.home]),
+      copies.map((c) => ({ region: c.region, state: c.object.status?.state })),
+    );
   }
 
   /**

@@ -8,9 +8,9 @@ import { isKubeNotFound } from '../../../common/kube/errors.js';
 import { CustomResourceRepository } from '../store/custom-resources.js';
 import { asUnavailable } from '../store/kube-errors.js';
 
-/** Creates a tenant namespace on first use (the agent repository does). */
+/** Creates a tenant namespace on first use (the agent repository does), in the given regions (home when none). */
 export interface NamespaceMaker {
-  ensureNamespace(namespace: string): Promise<void>;
+  ensureNamespace(namespace: string, regions?: readonly string[]): Promise<void>;
 }
 
 /** CRUD of Workspace resources. */
@@ -25,9 +25,14 @@ export class WorkspaceRepository extends CustomResourceRepository<'Workspace'> {
     this.core = kc.makeApiClient(CoreV1Api);
   }
 
-  /** Creates a Workspace, and its namespace when needed. */
+  /**
+   * Creates a Workspace (in the home region's API, the account's record), and
+   * the namespace when needed, there and in each region of the workspace.
+   */
   override async create(workspace: Workspace): Promise<Workspace> {
-    await this.namespaces.ensureNamespace(workspace.metadata.namespace ?? '');
+    const namespace = workspace.metadata.namespace ?? '';
+    await this.namespaces.ensureNamespace(namespace);
+    await this.namespaces.ensureNamespace(namespace, workspace.spec.regions);
     return super.create(workspace);
   }
 
