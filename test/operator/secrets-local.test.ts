@@ -9,23 +9,31 @@
  * No response body and no stored log line holds a value.
  */
 import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import winston from 'winston';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { createLogger } from '../../common/logger.js';
 import { generateSecret } from '../../common/secrets.js';
 import { AgentIndex } from '../../apiserver/src/edge/agent-index.js';
 import { createEdgeServer } from '../../apiserver/src/edge/edge-server.js';
+import { buildControlPlane } from '../../apiserver/src/assemble.js';
+import { loadOperatorConfig } from '../../operator/src/config.js';
+import { LocalDriver } from '../../operator/src/drivers/local/local-driver.js';
+import { OperatorManager } from '../../operator/src/manager.js';
+import { kubeConfig, mongoDatabase } from '../harness/env.js';
 import {
   call as rawCall,
   createCaller,
-  startControlPlaneServer,
   type Caller,
   type TestServer,
 } from '../apiserver/control-plane-server.js';
 import { deployFiles, type Deployment } from '../apiserver/deploy/deploy-helpers.js';
 import type { ScheduleClock } from '../../operator/src/drivers/local/local-driver.js';
-import { startLocalOperator, type LocalOperator } from './local-operator.js';
 import { eventually } from './operator-harness.js';
 
 // A deploy may wait 120 s for its build on a cold machine, then for its run.
@@ -36,7 +44,11 @@ const DOMAIN = 'agents.localtest';
 const ROTATION_WINDOW_MS = 60_000;
 let server: TestServer;
 let owner: Caller;
-let operator: LocalOperator;
+let manager: OperatorManager;
+let driver: LocalDriver;
+const driverDir = mkdtempSync(join(tmpdir(), 'svc-secrets-'));
+/** Every line the API server and the operator logged, at debug. */
+const logLines: string[] = [];
 let index: AgentIndex;
 let edge: Server;
 let edgePort: number;
@@ -75,13 +87,64 @@ async function call<T = Record<string, unknown>>(
   return res;
 }
 
-beforeAll(async () => {
-  server = await startControlPlaneServer();
+/** A logger of `component` at debug whose lines go to {@link logLines}. */
+function capturingLogger(component: string) {
+  const log = createLogger(component, 'debug');
+  log.clear();
+  log.add(
+    new winston.transports.Stream({
+      stream: new Writable({
+        write(chunk, _encoding, done) {
+          logLines.push(String(chunk));
+          done();
+        },
+      }),
+    }),
+  );
+  return log;
+}
+
+/** The control plane and the local operator, as the harness starts them, logging to {@link logLines}. */
+async function startPlatform(): Promise<void> {
+  const kc = kubeConfig();
+  const { client: mongo, db } = await mongoDatabase('secrets-local');
+  const internalSecret = generateSecret();
+  const built = await buildControlPlane(
+    { mongo, db, kc },
+    { regions: ['local', 'eu-west'], plansJson: undefined, internalSecret },
+    capturingLogger('apiserver'),
+  );
+  const http = built.app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => http.once('listening', resolve));
+  server = {
+    base: `http://127.0.0.1:${(http.address() as AddressInfo).port}`,
+    db,
+    mongo,
+    kc,
+    accounts: built.deps.accounts,
+    internalSecret,
+    close: async () => {
+      await new Promise((resolve) => http.close(resolve));
+      await db.dropDatabase().catch(() => undefined);
+      await mongo.close();
+    },
+  };
   owner = await createCaller(server, { tier: 'enterprise' });
-  operator = await startLocalOperator(server, (ns) => ns === owner.namespace, {
-    overrides: { agentDomain: DOMAIN },
-    clock,
-  });
+  const log = capturingLogger('operator');
+  const cfg = {
+    ...loadOperatorConfig({ SVC_INTERNAL_SECRET: internalSecret }),
+    internalApiUrl: server.base,
+    publicApiUrl: server.base,
+    agentDomain: DOMAIN,
+  };
+  driver = await new LocalDriver(kc, cfg, driverDir, log, clock).init();
+  const namespace = owner.namespace;
+  manager = new OperatorManager({ kc, cfg, driver, log, namespaces: (ns) => ns === namespace });
+  await manager.start();
+}
+
+beforeAll(async () => {
+  await startPlatform();
   index = new AgentIndex(server.kc, createLogger('apiserver', 'silent'));
   await index.start();
   edge = createEdgeServer({ domain: DOMAIN, index, log: createLogger('edge', 'silent') });
@@ -92,7 +155,9 @@ beforeAll(async () => {
 afterAll(async () => {
   edge.close();
   await index.stop();
-  await operator.stop();
+  await manager.stop();
+  await driver.close();
+  rmSync(driverDir, { recursive: true, force: true });
   await server.close();
 });
 
@@ -335,15 +400,17 @@ describe('agent secrets with the local driver', () => {
     expect(lines.find((l) => l.message.startsWith('job token'))?.message).toBe('job token ***');
   });
 
-  it('wrote no value in any response body or stored log line', async () => {
+  it("wrote no value in any response body, stored log line, or line of the API server's and operator's logs", async () => {
     const stored = (
       await Promise.all(['sec-svc', 'sec-job', 'sec-cron', 'sec-child', 'sec-parent'].map(logs))
     )
       .flat()
       .map((l) => l.message);
     expect(stored.length).toBeGreaterThan(5);
+    expect(logLines.length).toBeGreaterThan(20);
     for (const value of values) {
-      for (const text of [...bodies, ...stored]) expect(text.includes(value)).toBe(false);
+      for (const text of [...bodies, ...stored, ...logLines])
+        expect(text.includes(value)).toBe(false);
     }
   });
 });
