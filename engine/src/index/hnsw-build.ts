@@ -5,7 +5,18 @@
 import { Worker } from 'node:worker_threads';
 import type { Distance } from '../distance.js';
 import type { WasmMemory } from '../simd/kernels.js';
+import type { ScalarBounds } from '../quantization/scalar.js';
 import type { HnswParams, HnswState } from './hnsw.js';
+
+/**
+ * The quantized rows a build also writes: into `memory` (grown by the main thread to hold
+ * every slot built), with `bounds`, or with bounds the worker finds over the slots built.
+ */
+export interface QuantizeRequest {
+  memory: WasmMemory;
+  quantile?: number;
+  bounds?: ScalarBounds;
+}
 
 /** What the worker needs: the shared memory, the graph to extend (or none) and the slots to add. */
 export interface HnswBuildRequest {
@@ -15,6 +26,13 @@ export interface HnswBuildRequest {
   params: HnswParams;
   previous: HnswState | undefined;
   slots: Int32Array;
+  quantize?: QuantizeRequest;
+}
+
+/** What a build returns: the graph and, when it quantized, the bounds its rows use. */
+export interface HnswBuildResult {
+  state: HnswState;
+  bounds?: ScalarBounds;
 }
 
 const workerUrl = new URL(
@@ -32,12 +50,12 @@ function startWorker(): Worker {
   return new Worker(bootstrap, { eval: true });
 }
 
-/** Builds in a worker; resolves with the new graph's state. */
-export function buildInWorker(request: HnswBuildRequest): Promise<HnswState> {
+/** Builds in a worker; resolves with the new graph's state (and quantization bounds). */
+export function buildInWorker(request: HnswBuildRequest): Promise<HnswBuildResult> {
   return new Promise((resolve, reject) => {
     const worker = startWorker();
-    worker.once('message', (state: HnswState) => {
-      resolve(state);
+    worker.once('message', (result: HnswBuildResult) => {
+      resolve(result);
       void worker.terminate();
     });
     worker.once('error', reject);

@@ -69,7 +69,7 @@ export class Hnsw {
     this.gatherScores = space.gatherScores;
     this.origin = space.base;
     this.dim = space.dim;
-    this.width = space.dim * 4;
+    this.width = space.stride;
     this.m0 = params.m * 2;
     this.levelMult = 1 / Math.log(params.m);
     this.capacity = capacity;
@@ -95,6 +95,24 @@ export class Hnsw {
     graph.maxLevel = state.maxLevel;
     graph.nodes = state.nodes;
     graph.rng = state.rng;
+    return graph;
+  }
+
+  /**
+   * The same graph walked in another space over the same slots (the quantized rows): the
+   * link arrays are shared, not copied, so the view must only be searched, never extended.
+   */
+  view(space: VectorSpace): Hnsw {
+    const graph = new Hnsw(space, this.params, 1);
+    graph.capacity = this.capacity;
+    graph.levels = this.levels;
+    graph.links0 = this.links0;
+    graph.count0 = this.count0;
+    graph.upper = this.upper;
+    graph.visited = new Uint32Array(this.capacity);
+    graph.entry = this.entry;
+    graph.maxLevel = this.maxLevel;
+    graph.nodes = this.nodes;
     return graph;
   }
 

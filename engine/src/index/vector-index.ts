@@ -13,9 +13,12 @@
  * ({@link VectorIndex.frozenBelow}) may move.
  */
 import type { Distance } from '../distance.js';
+import { QuantizedVectors } from '../quantization/quantized-vectors.js';
+import type { QuantizationSearchParams, ScalarQuantizationConfig } from '../quantization/scalar.js';
 import { TopK } from '../search/top-k.js';
 import type { PointStore } from '../store/point-store.js';
 import { buildInWorker } from './hnsw-build.js';
+import type { QuantizeRequest } from './hnsw-build.js';
 import { remapState } from './hnsw-remap.js';
 import { Hnsw } from './hnsw.js';
 
@@ -34,11 +37,15 @@ export interface VectorIndexOptions {
    * move slots, since no worker reads them. An error it throws goes to {@link onError}.
    */
   afterBuild(): void;
+  /** Int8 codes for the graph walk, written by each build; none unless given. */
+  quantization?: ScalarQuantizationConfig;
 }
 
 /** A collection's HNSW graph plus its exactly-searched tail. */
 export class VectorIndex {
   private graph: Hnsw | undefined;
+  /** The graph's nodes quantized, and the graph walked over them. */
+  private quantized: { rows: QuantizedVectors; graph: Hnsw } | undefined;
   /** Every slot below this one was offered to the graph (dead ones skipped). */
   private indexedUpTo = 0;
   private building: Promise<void> | undefined;
@@ -112,6 +119,11 @@ export class VectorIndex {
     if (this.graph) {
       const state = remapState(this.graph.toState(), map);
       this.graph = Hnsw.fromState(this.store.vectors.space, state);
+      if (this.quantized) {
+        const { rows } = this.quantized;
+        rows.compact(map, this.indexedUpTo);
+        this.quantized = { rows, graph: this.graph.view(rows.space) };
+      }
     }
     let kept = 0;
     for (let slot = 0; slot < this.indexedUpTo; slot++) if (map[slot]! >= 0) kept++;
@@ -165,6 +177,7 @@ export class VectorIndex {
     const slots: number[] = [];
     for (let slot = from; slot < end; slot++) if (store.alive[slot]) slots.push(slot);
     const previous = rebuild ? undefined : this.graph?.toState();
+    const quantize = this.quantizeRequest(rebuild, end);
     const build = buildInWorker({
       memory: store.vectors.memory,
       dim: store.dim,
@@ -172,10 +185,18 @@ export class VectorIndex {
       params: { m: this.options.m, efConstruct: this.options.efConstruct, seed: ++this.builds },
       previous,
       slots: Int32Array.from(slots),
+      ...(quantize ? { quantize: quantize.request } : {}),
     }).then(
-      (state) => {
-        this.graph = Hnsw.fromState(store.vectors.space, state);
+      ({ state, bounds }) => {
+        const graph = Hnsw.fromState(store.vectors.space, state);
+        this.graph = graph;
         this.indexedUpTo = end;
+        if (quantize && bounds) {
+          const rows =
+            quantize.rows ??
+            new QuantizedVectors(store.dim, this.distance, bounds, 0, quantize.request.memory);
+          this.quantized = { rows, graph: graph.view(rows.space) };
+        }
       },
       (error: unknown) => {
         this.failedAt = performance.now();
@@ -198,6 +219,32 @@ export class VectorIndex {
   }
 
   /**
+   * Where a build writes quantized rows: for a new graph, a new memory (the serving rows
+   * stay as they are until it ends) with bounds the worker finds; when extending, the
+   * serving rows, grown here, whose bounds the new slots are encoded with.
+   */
+  private quantizeRequest(
+    rebuild: boolean,
+    end: number,
+  ): { request: QuantizeRequest; rows?: QuantizedVectors } | undefined {
+    const config = this.options.quantization;
+    if (!config) return undefined;
+    const quantile = config.quantile ?? 1;
+    const current = this.quantized?.rows;
+    if (rebuild || !current) {
+      const { memory } = new QuantizedVectors(
+        this.store.dim,
+        this.distance,
+        { lo: 0, alpha: 1 },
+        end,
+      );
+      return { request: { memory, quantile } };
+    }
+    current.reserve(end);
+    return { request: { memory: current.memory, bounds: current.bounds }, rows: current };
+  }
+
+  /**
    * The `k` most similar accepted slots to the query at byte offset `q`: approximate
    * through the graph, exact over the tail. Returns internal similarities, best first.
    * `twoHop` is for a filter that rejects most points ({@link Hnsw.search}).
@@ -208,12 +255,25 @@ export class VectorIndex {
     ef: number,
     accept: (slot: number) => boolean,
     twoHop = false,
+    quantized?: { vector: Float32Array; params: QuantizationSearchParams },
   ): { score: number; slot: number }[] {
     const graph = this.graph;
     if (!graph) return [];
     const top = new TopK(k);
-    for (const hit of graph.search(q, k, ef, accept, twoHop)) top.push(hit.score, hit.slot);
     const arena = this.store.vectors;
+    if (this.quantized && quantized && !quantized.params.ignore) {
+      const { rows, graph: walk } = this.quantized;
+      const { rescore, oversampling } = quantized.params;
+      // No more candidates than the graph has nodes, however large the oversampling.
+      const wanted = rescore ? Math.min(Math.ceil(k * oversampling), Math.max(k, walk.nodes)) : k;
+      const qq = rows.placeQuery(quantized.vector);
+      const found = walk.search(qq, wanted, Math.max(ef, wanted), accept, twoHop);
+      // Rescoring: the candidates ranked by their full-precision similarity, as Qdrant does.
+      for (const hit of found)
+        top.push(rescore ? arena.similarity(hit.slot, q) : hit.score, hit.slot);
+    } else {
+      for (const hit of graph.search(q, k, ef, accept, twoHop)) top.push(hit.score, hit.slot);
+    }
     const end = this.store.slotCount;
     for (let slot = this.indexedUpTo; slot < end; slot++) {
       if (accept(slot)) top.push(arena.similarity(slot, q), slot);

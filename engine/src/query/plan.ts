@@ -5,6 +5,7 @@
  */
 import type { Filter } from '../filter/types.js';
 import type { PointId } from '../point-id.js';
+import type { QuantizationSearchParams } from '../quantization/scalar.js';
 import type { OrderBy } from '../search/scroll.js';
 
 /** A positive and a negative example, as vectors preprocessed like stored ones. */
@@ -40,6 +41,7 @@ export interface Stage {
   scoreThreshold?: number;
   exact: boolean;
   hnswEf?: number;
+  quantization?: QuantizationSearchParams;
   /** Points the query named by id, which Qdrant leaves out of its results. */
   excludeIds?: Set<PointId>;
 }

@@ -34,6 +34,7 @@ export function runStage(collection: Collection, stage: Stage, offset = 0): Scor
         offset,
         exact: stage.exact,
         ...(stage.hnswEf === undefined ? {} : { hnswEf: stage.hnswEf }),
+        ...(stage.quantization ? { quantization: stage.quantization } : {}),
         ...(stage.scoreThreshold === undefined ? {} : { scoreThreshold: stage.scoreThreshold }),
         ...(stage.excludeIds ? { excludeIds: stage.excludeIds } : {}),
       });

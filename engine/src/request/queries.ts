@@ -3,11 +3,12 @@
  * fields (anything else is serde's "unknown field"), Qdrant's defaults (search and query
  * return no payload unless asked, scroll and retrieve do) and this engine's maxima.
  */
-import { badRequest, EngineError, formatError } from '../errors.js';
+import { badRequest, EngineError, formatError, validationError } from '../errors.js';
 import { parseFilter } from '../filter/parse.js';
 import { parseDatetime } from '../filter/datetime.js';
 import type { Filter } from '../filter/types.js';
 import { parsePointId } from '../point-id.js';
+import type { QuantizationSearchParams } from '../quantization/scalar.js';
 import type { OrderBy } from '../search/scroll.js';
 import type { SearchQuery } from '../search/search.js';
 import type { Collection } from '../store/collection.js';
@@ -62,22 +63,44 @@ const PARAMS_FIELDS = ['hnsw_ef', 'exact', 'quantization', 'indexed_only', 'acor
 const QUANTIZATION_FIELDS = ['ignore', 'rescore', 'oversampling'];
 const ACORN_FIELDS = ['enable', 'max_selectivity'];
 
-/** Search parameters: `exact` and `hnsw_ef`, and the rest checked. */
-export function readParams(body: Body): { exact: boolean; hnswEf?: number } {
+/** What `params` asks of a search. */
+export interface SearchParams {
+  exact: boolean;
+  hnswEf?: number;
+  /** `params.quantization`, for a collection with quantized vectors (others skip it). */
+  quantization?: QuantizationSearchParams;
+}
+
+/**
+ * `params.quantization` with Qdrant's defaults: not ignored, rescored (the original vectors
+ * are in memory, where Qdrant's automatic choice rescores), oversampling 1 (at least 1).
+ */
+function readQuantization(raw: unknown): QuantizationSearchParams {
+  const q = objectBody(raw, 'params.quantization');
+  expectFields(q, QUANTIZATION_FIELDS, 'params.quantization');
+  const oversampling = readNumber(q, 'oversampling') ?? 1;
+  if (oversampling < 1) {
+    throw validationError(
+      `params.quantization.oversampling: value ${oversampling} invalid, must be 1.0 or larger`,
+    );
+  }
+  return {
+    ignore: readBool(q, 'ignore', false),
+    rescore: readBool(q, 'rescore', true),
+    oversampling,
+  };
+}
+
+/** Search parameters: `exact`, `hnsw_ef` and `quantization`, and the rest checked. */
+export function readParams(body: Body): SearchParams {
   const params = optional(body, 'params');
   if (params === undefined) return { exact: false };
   const p = objectBody(params, 'params');
   expectFields(p, PARAMS_FIELDS, 'params');
   const exact = readBool(p, 'exact', false);
-  // Qdrant skips quantization parameters on a collection without quantization, as here.
-  const quantization = optional(p, 'quantization');
-  if (quantization !== undefined) {
-    const q = objectBody(quantization, 'params.quantization');
-    expectFields(q, QUANTIZATION_FIELDS, 'params.quantization');
-    readBool(q, 'ignore', false);
-    readBool(q, 'rescore', false);
-    readNumber(q, 'oversampling');
-  }
+  // Qdrant skips quantization parameters on a collection without quantization, as search does.
+  const raw = optional(p, 'quantization');
+  const quantization = raw === undefined ? undefined : readQuantization(raw);
   if (readBool(p, 'indexed_only', false)) throw notSupported('params.indexed_only');
   const acorn = optional(p, 'acorn');
   if (acorn !== undefined) {
@@ -86,8 +109,13 @@ export function readParams(body: Body): { exact: boolean; hnswEf?: number } {
     readNumber(a, 'max_selectivity');
     if (readBool(a, 'enable', false)) throw notSupported('params.acorn');
   }
-  if (optional(p, 'hnsw_ef') === undefined) return { exact };
-  return { exact, hnswEf: readCount(p, 'hnsw_ef', 0, 0, MAX_HNSW_EF) };
+  return {
+    exact,
+    ...(optional(p, 'hnsw_ef') === undefined
+      ? {}
+      : { hnswEf: readCount(p, 'hnsw_ef', 0, 0, MAX_HNSW_EF) }),
+    ...(quantization ? { quantization } : {}),
+  };
 }
 
 /** A `{name, vector}` named vector or a plain one; this engine's one vector is unnamed. */

@@ -8,6 +8,7 @@ import { formatError, EngineError } from '../errors.js';
 import type { Router } from '../http/router.js';
 import { objectBody, optional, readBool, readCount } from '../request/fields.js';
 import { expectFields, notSupported, refuseFields } from '../request/strict.js';
+import { presentQuantization, readQuantizationConfig } from '../request/quantization-config.js';
 import { newCollectionConfig } from '../store/collection-config.js';
 import type { Engine } from '../store/engine.js';
 import { DELETED_THRESHOLD, VACUUM_MIN_VECTOR_NUMBER } from '../store/vacuum.js';
@@ -30,13 +31,12 @@ const CREATE_FIELDS = [
   'metadata',
 ];
 
-/** Create fields this engine has nothing for (quantization, sparse vectors, strict mode, ...). */
+/** Create fields this engine has nothing for (sparse vectors, strict mode, ...). */
 const CREATE_UNSUPPORTED = [
   'sharding_method',
   'wal_config',
   'optimizers_config',
   'init_from',
-  'quantization_config',
   'sparse_vectors',
   'strict_mode_config',
   'metadata',
@@ -132,6 +132,8 @@ export function collectionRoutes(router: Router, engine: Engine): void {
     readBool(request, 'on_disk_payload', false);
     const { size, distance } = readVectorsConfig(request.vectors);
     const config = newCollectionConfig(params.name!, size, distance);
+    const quantization = readQuantizationConfig(optional(request, 'quantization_config'), size);
+    if (quantization) config.quantization = quantization;
     const hnsw = optional(request, 'hnsw_config');
     if (hnsw !== undefined) {
       const h = objectBody(hnsw, 'hnsw_config');
@@ -214,7 +216,7 @@ export function collectionRoutes(router: Router, engine: Engine): void {
           max_optimization_threads: null,
         },
         wal_config: { wal_capacity_mb: 32, wal_segments_ahead: 0 },
-        quantization_config: null,
+        quantization_config: presentQuantization(config.quantization),
       },
       payload_schema: payloadSchema,
     };

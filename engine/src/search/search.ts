@@ -9,6 +9,7 @@ import type { Filter } from '../filter/types.js';
 import { planFilter } from '../index/filter-plan.js';
 import type { FilterPlan } from '../index/filter-plan.js';
 import type { PointId } from '../point-id.js';
+import type { QuantizationSearchParams } from '../quantization/scalar.js';
 import type { Collection } from '../store/collection.js';
 import { GATHER_MAX, SCAN_CHUNK } from '../store/vector-arena.js';
 import type { VectorSpace } from '../store/vector-arena.js';
@@ -16,6 +17,13 @@ import { TopK } from './top-k.js';
 
 /** Share of points a filter passes below which the graph walk steps over rejected nodes. */
 const TWO_HOP_BELOW = 0.3;
+
+/** Qdrant's quantization defaults: use the codes, rescore, no oversampling. */
+const DEFAULT_QUANTIZATION: QuantizationSearchParams = {
+  ignore: false,
+  rescore: true,
+  oversampling: 1,
+};
 
 /** A parsed search. */
 export interface SearchQuery {
@@ -27,6 +35,8 @@ export interface SearchQuery {
   scoreThreshold?: number;
   exact: boolean;
   hnswEf?: number;
+  /** `params.quantization`; Qdrant's defaults (walk the codes, rescore) when absent. */
+  quantization?: QuantizationSearchParams;
   /** Points the query referenced by id, which Qdrant leaves out of the results. */
   excludeIds?: Set<PointId>;
 }
@@ -82,7 +92,8 @@ export function search(collection: Collection, query: SearchQuery): Hit[] {
     const ef = Math.max(query.hnswEf ?? config.hnsw.efConstruct, k);
     // Below this share of points passing, the walk steps over rejected ones (ACORN-1).
     const twoHop = plan !== undefined && plan.matches < TWO_HOP_BELOW * points.liveCount;
-    found = index.search(q, k, ef, accept, twoHop);
+    const quantization = query.quantization ?? DEFAULT_QUANTIZATION;
+    found = index.search(q, k, ef, accept, twoHop, { vector: query.vector, params: quantization });
   }
 
   const hits: Hit[] = [];

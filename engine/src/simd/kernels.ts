@@ -54,7 +54,8 @@ const I32 = 0x7f;
 const F32 = 0x7d;
 const V128 = 0x7b;
 
-function leb(value: number): number[] {
+/** Signed LEB128, as WebAssembly encodes integer immediates. */
+export function leb(value: number): number[] {
   const out: number[] = [];
   let v = value;
   for (;;) {
@@ -66,7 +67,8 @@ function leb(value: number): number[] {
   }
 }
 
-function uleb(value: number): number[] {
+/** Unsigned LEB128, as WebAssembly encodes sizes and indices. */
+export function uleb(value: number): number[] {
   const out: number[] = [];
   let v = value >>> 0;
   do {
@@ -323,11 +325,13 @@ function gatherBody(fn: number): number[] {
   return [...uleb(locals.length + code.length), ...locals, ...code];
 }
 
-function section(id: number, content: number[]): number[] {
+/** A module section: its id, its size, its content. */
+export function section(id: number, content: number[]): number[] {
   return [id, ...uleb(content.length), ...content];
 }
 
-function name(text: string): number[] {
+/** A name as a module encodes it: its byte length, then its UTF-8 bytes. */
+export function name(text: string): number[] {
   const bytes = [...Buffer.from(text)];
   return [...uleb(bytes.length), ...bytes];
 }
@@ -384,13 +388,22 @@ export function kernelModuleBytes(): Uint8Array {
   ]);
 }
 
+/** Compiles a module's bytes. */
+export function compileModule(bytes: Uint8Array): object {
+  return new wasm.Module(bytes);
+}
+
+/** Instantiates a compiled module whose one import is `env.memory`; returns its exports. */
+export function instantiateOn(module: object, memory: WasmMemory): unknown {
+  return new wasm.Instance(module, { env: { memory } }).exports;
+}
+
 let compiled: object | undefined;
 
 /** Instantiates the kernels on a shared memory (compiled once per thread). */
 export function instantiateKernels(memory: WasmMemory): Kernels {
-  compiled ??= new wasm.Module(kernelModuleBytes());
-  const instance = new wasm.Instance(compiled, { env: { memory } });
-  return instance.exports as Kernels;
+  compiled ??= compileModule(kernelModuleBytes());
+  return instantiateOn(compiled, memory) as Kernels;
 }
 
 /** The kernel and scan names of a distance (cosine vectors are normalised: a dot product). */

@@ -43,6 +43,7 @@ export class Collection implements FilterContext {
       ...policy,
       m: config.hnsw.m,
       efConstruct: config.hnsw.efConstruct,
+      ...(config.quantization ? { quantization: config.quantization } : {}),
       afterBuild: () => maybeVacuum(this),
     });
   }

@@ -38,6 +38,8 @@ export function vectorsBase(dim: number): number {
 export interface VectorSpace {
   base: number;
   dim: number;
+  /** Bytes from one slot's vector to the next. */
+  stride: number;
   /** Similarity of the vectors at two byte offsets (higher is better). */
   similarity: (a: number, b: number, dim: number) => number;
   /**
@@ -66,6 +68,7 @@ function makeSpace(
   return {
     base,
     dim,
+    stride: dim * 4,
     similarity: kernels[names.pair],
     gather: (q, count) => kernel(q, base, ids, count, dim, scores),
     gatherIds: new Int32Array(memory.buffer, ids, GATHER_MAX),
