@@ -31,6 +31,7 @@ import { WorkspaceService } from './workspaces/workspace-service.js';
 import { RegionChangeService } from './workspaces/region-change.js';
 import { OperationStore } from './operations/operation-store.js';
 import { SecretService } from './secrets/secret-service.js';
+import { buildCodehost, type CodehostConfig } from './codehost/assemble.js';
 
 /** The connections the server runs on. */
 export interface Connections {
@@ -121,6 +122,18 @@ export function controlPlaneDeps(
     regionChanges: new RegionChangeService({ workspaces, regions: config.regions }),
     operations: OperationStore.open(conn.db),
     secrets: new SecretService(conn.kc, agents),
+    codehost: buildCodehost({
+      db: conn.db,
+      kc: conn.kc,
+      accounts,
+      plans,
+      agents,
+      namespaces: agentRepository,
+      deploy,
+      windows: new MongoWindowStore(c.rateBuckets),
+      log,
+      config: config.codehost,
+    }),
     keys,
     now,
   };
@@ -128,7 +141,10 @@ export function controlPlaneDeps(
 
 /** The configuration the control plane needs. */
 export type ControlPlaneConfig = Pick<ApiServerConfig, 'regions' | 'plansJson' | 'internalSecret'> &
-  Partial<Pick<ApiServerConfig, 'maxArchiveBytes' | 'platformStatusFile'>>;
+  Partial<Pick<ApiServerConfig, 'maxArchiveBytes' | 'platformStatusFile'>> & {
+    /** Code-host settings (main.ts does not read any yet: the defaults apply). */
+    codehost?: CodehostConfig;
+  };
 
 /** Creates the indexes (idempotent) and returns the control-plane app. */
 export async function buildControlPlane(
@@ -140,5 +156,6 @@ export async function buildControlPlane(
   await ensureIndexes(collections(conn.db));
   const deps = controlPlaneDeps(conn, config, log, now);
   await deps.operations.ensureIndexes();
+  await deps.codehost.store.ensureIndexes();
   return { deps, app: createControlPlaneApp(deps) };
 }

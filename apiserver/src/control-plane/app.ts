@@ -22,6 +22,10 @@ import { workspaceRoutes } from './routes/workspaces/index.js';
 import { regionRoutes } from './routes/regions/index.js';
 import { operationRoutes } from './routes/operations/index.js';
 import { secretRoutes } from './routes/secrets/index.js';
+import { accountRoutes } from './routes/account/index.js';
+import { codehostRoutes } from './routes/codehost/index.js';
+import { webhookRoutes } from './routes/webhooks/index.js';
+import type { CodehostDeps } from '../codehost/assemble.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
 import type { RegionChangeService } from '../workspaces/region-change.js';
 import type { OperationStore } from '../operations/operation-store.js';
@@ -62,6 +66,8 @@ export interface ControlPlaneDeps {
   operations: OperationStore;
   /** Agent secrets. */
   secrets: SecretService;
+  /** Code hosts, repository links and their webhooks. */
+  codehost: CodehostDeps;
   /** Revokes deployment keys nothing runs with any more; started by the process, not the app. */
   keys: DeploymentKeyReaper;
   /** Clock of the rate limiter (tests move it). */
@@ -84,7 +90,8 @@ export function controlPlaneRoutes(
     | 'regionChanges'
     | 'operations'
     | 'secrets'
-  >,
+  > &
+    Partial<Pick<ControlPlaneDeps, 'codehost' | 'now'>>,
 ): AnyRoute[] {
   const routes: AnyRoute[] = [
     ...healthRoutes(deps.probes, deps.components),
@@ -95,6 +102,9 @@ export function controlPlaneRoutes(
     ...regionRoutes(deps.regionChanges),
     ...operationRoutes(deps.operations),
     ...secretRoutes(deps.secrets),
+    ...accountRoutes(),
+    ...codehostRoutes(deps.codehost),
+    ...webhookRoutes(deps.codehost, deps.now),
     ...internalRoutes(deps.internal),
     ...logRoutes({
       agents: deps.agents,

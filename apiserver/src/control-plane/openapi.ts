@@ -33,6 +33,15 @@ import {
 import { RegionChangeNoOp, RegionsUpdateRequest } from './routes/regions/schema.js';
 import { OperationRecord } from './routes/operations/schema.js';
 import { SecretCreate, SecretList, SecretRecord, SecretRotate } from './routes/secrets/schema.js';
+import { MeRecord } from './routes/account/schema.js';
+import {
+  CodehostConnect,
+  CodehostLinkCreate,
+  CodehostLinkRecord,
+  CodehostRecord,
+  CodehostStatus,
+} from './routes/codehost/schema.js';
+import { WebhookResult } from './routes/webhooks/schema.js';
 
 /** Builds the document of `routes`. */
 export function controlPlaneOpenApi(routes: readonly AnyRoute[]) {
@@ -79,6 +88,13 @@ export function controlPlaneOpenApi(routes: readonly AnyRoute[]) {
       SecretCreate,
       SecretRotate,
       SecretList,
+      Me: MeRecord,
+      Codehost: CodehostRecord,
+      CodehostConnect,
+      CodehostStatus,
+      CodehostLinkCreate,
+      CodehostLink: CodehostLinkRecord,
+      WebhookResult,
     },
   );
 }

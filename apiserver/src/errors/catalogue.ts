@@ -296,6 +296,44 @@ export class SpawnNotAllowed extends entry(
   'The agent may not spawn this child: spawn_enabled is off, or the child is not in allowed_workers; carries reason.',
 ) {}
 
+// Code host and its webhooks.
+/** 404: the account has not connected a code host. */
+export class CodehostNotConnected extends entry(
+  'CODEHOST_NOT_CONNECTED',
+  404,
+  'The account has no code host; connect one with PUT /api/v1/auth/codehost.',
+) {}
+/** 404: the agent is not linked to a repository. */
+export class CodehostLinkNotFound extends entry(
+  'CODEHOST_LINK_NOT_FOUND',
+  404,
+  'The agent is not linked to a repository; carries agent.',
+) {}
+/** 400: a code-host or repository address the rules refuse. */
+export class CodehostUrlNotAllowed extends entry(
+  'CODEHOST_URL_NOT_ALLOWED',
+  400,
+  'The address is not an HTTPS URL on the code host (no credentials, query or fragment); carries field.',
+) {}
+/** 502: the code host did not give the commit. */
+export class CodehostFetchFailed extends entry(
+  'CODEHOST_FETCH_FAILED',
+  502,
+  'The commit could not be fetched from the code host; nothing was deployed and the delivery may be sent again.',
+) {}
+/** 401: a webhook delivery without a valid signature. */
+export class WebhookSignatureInvalid extends entry(
+  'WEBHOOK_SIGNATURE_INVALID',
+  401,
+  'The delivery carries no signature, or one not made with the webhook secret; nothing was done.',
+) {}
+/** 400: a signed delivery whose body is not a JSON object. */
+export class WebhookPayloadInvalid extends entry(
+  'WEBHOOK_PAYLOAD_INVALID',
+  400,
+  'The delivery body is not a JSON object.',
+) {}
+
 // Vector plane.
 /** 400 on the vector plane: a field failed validation; carries `field` (and `max` for caps). */
 export class VectorValidationError extends entry(

@@ -1,0 +1,141 @@
+/**
+ * The code-host records in MongoDB: accounts' hosts, agents' links, the
+ * deliveries seen (for replay protection) and the commit of each deployment a
+ * webhook made. Deliveries expire by a periodic delete, as FerretDB has no
+ * TTL indexes.
+ */
+import type { Collection, Db } from 'mongodb';
+import type { Tenant } from '../accounts/model.js';
+import type {
+  CodehostAccountDoc,
+  CodehostDeliveryDoc,
+  CodehostDeploymentDoc,
+  CodehostLinkDoc,
+} from './model.js';
+
+/** How long a delivery id is remembered. Providers redeliver within hours, not weeks. */
+export const DELIVERY_RETENTION_MS = 7 * 24 * 3600_000;
+
+const DUPLICATE_KEY = 11000;
+
+/** The four collections and what is done with them. */
+export class CodehostStore {
+  private constructor(
+    private readonly hosts: Collection<CodehostAccountDoc>,
+    private readonly links: Collection<CodehostLinkDoc>,
+    private readonly deliveries: Collection<CodehostDeliveryDoc>,
+    private readonly deployments: Collection<CodehostDeploymentDoc>,
+  ) {}
+
+  /** Opens the store's collections of `db`. */
+  static open(db: Db): CodehostStore {
+    return new CodehostStore(
+      db.collection('codehost_accounts'),
+      db.collection('codehost_links'),
+      db.collection('codehost_deliveries'),
+      db.collection('codehost_deployments'),
+    );
+  }
+
+  /** Creates the indexes the queries use; safe on every start. */
+  async ensureIndexes(): Promise<void> {
+    await Promise.all([
+      this.links.createIndex({ accountId: 1, environment: 1 }),
+      this.deliveries.createIndex({ receivedAt: 1 }),
+      this.deployments.createIndex({ agentId: 1, createdAt: -1 }),
+    ]);
+  }
+
+  /** The tenant's code host, or null. */
+  host(tenant: Tenant): Promise<CodehostAccountDoc | null> {
+    return this.hosts.findOne({ _id: hostId(tenant) });
+  }
+
+  /** Sets the tenant's code host, keeping when it was first connected. */
+  async saveHost(
+    tenant: Tenant,
+    fields: Pick<CodehostAccountDoc, 'provider' | 'url' | 'username'>,
+  ): Promise<CodehostAccountDoc> {
+    const now = new Date();
+    const existing = await this.host(tenant);
+    const doc: CodehostAccountDoc = {
+      _id: hostId(tenant),
+      accountId: tenant.accountId,
+      environment: tenant.environment,
+      ...fields,
+      createdAt: existing?.createdAt ?? now,
+      updatedAt: now,
+    };
+    await this.hosts.replaceOne({ _id: doc._id }, doc, { upsert: true });
+    return doc;
+  }
+
+  /** Forgets the tenant's code host; true when there was one. */
+  async deleteHost(tenant: Tenant): Promise<boolean> {
+    return (await this.hosts.deleteOne({ _id: hostId(tenant) })).deletedCount === 1;
+  }
+
+  /** The agent's link, or null. */
+  link(agentId: string): Promise<CodehostLinkDoc | null> {
+    return this.links.findOne({ _id: agentId });
+  }
+
+  /** The tenant's links, for the status check. */
+  tenantLinks(tenant: Tenant, limit: number): Promise<CodehostLinkDoc[]> {
+    return this.links
+      .find({ accountId: tenant.accountId, environment: tenant.environment })
+      .sort({ createdAt: 1 })
+      .limit(limit)
+      .toArray();
+  }
+
+  /** Every link, for matching a delivery on the route without an agent id. */
+  allLinks(): Promise<CodehostLinkDoc[]> {
+    return this.links.find({}).toArray();
+  }
+
+  /** Creates or replaces the agent's link. */
+  async saveLink(doc: CodehostLinkDoc): Promise<void> {
+    await this.links.replaceOne({ _id: doc._id }, doc, { upsert: true });
+  }
+
+  /** Removes the agent's link; true when there was one. */
+  async deleteLink(agentId: string): Promise<boolean> {
+    return (await this.links.deleteOne({ _id: agentId })).deletedCount === 1;
+  }
+
+  /** Records a delivery; false when it was seen before (a replay). */
+  async claimDelivery(agentId: string, deliveryId: string, at: Date): Promise<boolean> {
+    try {
+      await this.deliveries.insertOne({ _id: `${agentId}:${deliveryId}`, agentId, receivedAt: at });
+      return true;
+    } catch (err) {
+      if ((err as { code?: unknown }).code === DUPLICATE_KEY) return false;
+      throw err;
+    }
+  }
+
+  /** Forgets a delivery whose handling failed, so the provider's redelivery is handled. */
+  async releaseDelivery(agentId: string, deliveryId: string): Promise<void> {
+    await this.deliveries.deleteOne({ _id: `${agentId}:${deliveryId}` });
+  }
+
+  /** Deletes deliveries received before `before`; returns how many. */
+  async pruneDeliveries(before: Date): Promise<number> {
+    return (await this.deliveries.deleteMany({ receivedAt: { $lt: before } })).deletedCount;
+  }
+
+  /** Records the commit a deployment was made from. */
+  async recordDeployment(doc: CodehostDeploymentDoc): Promise<void> {
+    await this.deployments.insertOne(doc);
+  }
+
+  /** The agent's most recent deployments made by a webhook, newest first. */
+  recentDeployments(agentId: string, limit: number): Promise<CodehostDeploymentDoc[]> {
+    return this.deployments.find({ agentId }).sort({ createdAt: -1 }).limit(limit).toArray();
+  }
+}
+
+function hostId(tenant: Tenant): string {
+  return `${tenant.environment}:${tenant.accountId}`;
+}

@@ -1,0 +1,126 @@
+/**
+ * Real `git`, run with the account's token: `ls-remote` to check it and a
+ * shallow fetch of one commit to deploy it. The token travels only in an
+ * `http.extraHeader` given through the environment (GIT_CONFIG_*), never on
+ * a command line or in a URL, so neither `ps` nor git's own messages show it;
+ * messages are scrubbed of it anyway before they go anywhere. Git reads no
+ * user or system configuration, never prompts, and speaks only HTTP(S).
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** What git authenticates with: HTTP Basic, user name and token. */
+export interface GitCredentials {
+  username: string;
+  token: string;
+}
+
+/** A git command that failed; the message is git's own, without the token. */
+export class GitError extends Error {}
+
+/** How long one git command may take. */
+const GIT_TIMEOUT_MS = 120_000;
+
+/** The environment of a git command using `credentials` (none for an anonymous one). */
+export function gitEnvironment(
+  credentials: GitCredentials | null,
+  home: string,
+): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: home,
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_ASKPASS: 'true',
+    GIT_ALLOW_PROTOCOL: 'http:https',
+    LANG: 'C',
+  };
+  const config: Array<[string, string]> = [
+    ['http.lowSpeedLimit', '1000'],
+    ['http.lowSpeedTime', '30'],
+  ];
+  if (credentials) {
+    const basic = Buffer.from(`${credentials.username}:${credentials.token}`).toString('base64');
+    config.push(['http.extraHeader', `Authorization: Basic ${basic}`]);
+  }
+  env.GIT_CONFIG_COUNT = String(config.length);
+  config.forEach(([key, value], i) => {
+    env[`GIT_CONFIG_KEY_${i}`] = key;
+    env[`GIT_CONFIG_VALUE_${i}`] = value;
+  });
+  return env;
+}
+
+/** Runs git with `args` in `cwd`; resolves with stdout, rejects with a scrubbed GitError. */
+export function runGit(
+  args: string[],
+  options: { cwd: string; credentials: GitCredentials | null },
+): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      'git',
+      args,
+      {
+        cwd: options.cwd,
+        env: gitEnvironment(options.credentials, options.cwd),
+        timeout: GIT_TIMEOUT_MS,
+        maxBuffer: 16 * 1024 * 1024,
+        encoding: 'utf8',
+      },
+      (err, stdout, stderr) => {
+        if (!err) return resolve(stdout);
+        const said = (stderr || err.message).trim().split('\n').slice(-3).join(' ');
+        reject(new GitError(scrub(`git ${args[0]} failed: ${said}`, options.credentials)));
+      },
+    );
+  });
+}
+
+/** Lists the branches of `repository`: proves the token reads it. */
+export async function lsRemote(repository: string, credentials: GitCredentials): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'svc-git-'));
+  try {
+    await runGit(['ls-remote', '--heads', '--', repository], { cwd: dir, credentials });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Checks out exactly `commit` of `repository` into the empty directory
+ * `dir`, shallow: `git init`, `git fetch --depth 1 <url> <sha>`, checkout.
+ * A server that refuses fetching by id gets the branch's tip instead, which
+ * must then be that commit.
+ */
+export async function checkoutCommit(
+  dir: string,
+  repository: string,
+  branch: string,
+  commit: string,
+  credentials: GitCredentials,
+): Promise<void> {
+  const opts = { cwd: dir, credentials };
+  await runGit(['init', '--quiet'], opts);
+  try {
+    await runGit(['fetch', '--quiet', '--no-tags', '--depth', '1', '--', repository, commit], opts);
+  } catch {
+    await runGit(
+      ['fetch', '--quiet', '--no-tags', '--depth', '1', '--', repository, `refs/heads/${branch}`],
+      opts,
+    );
+    const tip = (await runGit(['rev-parse', 'FETCH_HEAD'], opts)).trim();
+    if (tip !== commit) {
+      throw new GitError(`Commit ${commit} is not the tip of ${branch} any more (it is ${tip}).`);
+    }
+  }
+  await runGit(['-c', 'advice.detachedHead=false', 'checkout', '--quiet', commit], opts);
+}
+
+function scrub(text: string, credentials: GitCredentials | null): string {
+  if (!credentials || credentials.token === '') return text;
+  const basic = Buffer.from(`${credentials.username}:${credentials.token}`).toString('base64');
+  return text.split(credentials.token).join('[token]').split(basic).join('[token]');
+}

@@ -1,0 +1,90 @@
+/**
+ * Whether a code-host token works, asked of the host itself: the user
+ * endpoint of GitHub's, GitLab's or Gitea's API, and `git ls-remote` of the
+ * account's linked repositories (or, with none, of the host URL, which for a
+ * plain Git server may be a repository). Each check reports its own answer;
+ * the token is never part of one.
+ */
+import { GitError, lsRemote } from './git.js';
+import type { CodehostAccountDoc } from './model.js';
+
+/** One check and its outcome. */
+export interface HostCheck {
+  kind: 'api' | 'ls-remote';
+  target: string;
+  ok: boolean;
+  error: string | null;
+}
+
+const API_TIMEOUT_MS = 15_000;
+
+/** The host API endpoint naming the token's user, with the header it takes, or null for a plain Git server. */
+export function userEndpoint(
+  host: Pick<CodehostAccountDoc, 'provider' | 'url'>,
+  token: string,
+): { url: string; headers: Record<string, string> } | null {
+  switch (host.provider) {
+    case 'github':
+      return {
+        url:
+          new URL(host.url).hostname === 'github.com'
+            ? 'https://api.github.com/user'
+            : `${host.url}/api/v3/user`,
+        headers: { authorization: `Bearer ${token}`, accept: 'application/vnd.github+json' },
+      };
+    case 'gitlab':
+      return { url: `${host.url}/api/v4/user`, headers: { 'private-token': token } };
+    case 'gitea':
+      return { url: `${host.url}/api/v1/user`, headers: { authorization: `token ${token}` } };
+    default:
+      return null;
+  }
+}
+
+/** Runs the checks of `host` with `token` against `repositories`. */
+export async function checkHost(
+  host: CodehostAccountDoc,
+  token: string,
+  repositories: readonly string[],
+): Promise<HostCheck[]> {
+  const checks: Promise<HostCheck>[] = [];
+  const api = userEndpoint(host, token);
+  if (api) checks.push(checkApi(api.url, api.headers));
+  const targets = repositories.length > 0 || api ? repositories : [host.url];
+  for (const repository of targets) checks.push(checkLsRemote(repository, host.username, token));
+  return Promise.all(checks);
+}
+
+async function checkApi(url: string, headers: Record<string, string>): Promise<HostCheck> {
+  try {
+    const res = await fetch(url, { headers, signal: AbortSignal.timeout(API_TIMEOUT_MS) });
+    await res.body?.cancel();
+    return {
+      kind: 'api',
+      target: url,
+      ok: res.ok,
+      error: res.ok ? null : `The host answered ${res.status}.`,
+    };
+  } catch (err) {
+    return {
+      kind: 'api',
+      target: url,
+      ok: false,
+      error: `The host did not answer: ${(err as Error).name}.`,
+    };
+  }
+}
+
+async function checkLsRemote(
+  repository: string,
+  username: string,
+  token: string,
+): Promise<HostCheck> {
+  try {
+    await lsRemote(repository, { username, token });
+    return { kind: 'ls-remote', target: repository, ok: true, error: null };
+  } catch (err) {
+    const message = err instanceof GitError ? err.message : 'git could not be run.';
+    return { kind: 'ls-remote', target: repository, ok: false, error: message };
+  }
+}

@@ -1,0 +1,231 @@
+/**
+ * A code-host delivery, from its signature to a deployment. Nothing happens
+ * before the signature is checked against the webhook secret of the agent it
+ * addresses (or, on the route without an agent, of every link to the
+ * repository the payload names). Then: a push to the linked branch that was
+ * not seen before is fetched with real git at exactly its commit, packed as a
+ * client's upload would be, and deployed through the deploy service like any
+ * upload; the commit is recorded against the deployment. Other events and
+ * branches are ignored; a replayed delivery id does nothing.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import type { AgentDeployment, Tier } from '../../../crds/src/index.js';
+import type { Logger } from '../../../common/logger.js';
+import type { AccountService } from '../accounts/account-service.js';
+import type { Plan } from '../accounts/plans.js';
+import type { AuthContext } from '../auth/authenticate.js';
+import {
+  AgentNotFound,
+  CodehostFetchFailed,
+  WebhookPayloadInvalid,
+  WebhookSignatureInvalid,
+} from '../errors/catalogue.js';
+import { DELIVERY_RETENTION_MS, type CodehostStore } from './codehost-store.js';
+import { checkoutCommit, GitError } from './git.js';
+import type { CodehostLinkDoc } from './model.js';
+import { packedPaths, packFiles } from './pack.js';
+import {
+  comparableRepository,
+  DeliveryParseError,
+  readDelivery,
+  type Delivery,
+} from './push-event.js';
+import type { CodehostSecrets } from './secret-store.js';
+import { signatureForm, verifySignature, type SignatureHeaders } from './signatures.js';
+import { webhookAuth } from './webhook-auth.js';
+
+/** What handling a delivery came to. */
+export type WebhookOutcome =
+  | {
+      status: 'deployed';
+      agentId: string;
+      deliveryId: string;
+      commit: string;
+      deploymentId: string;
+    }
+  | { status: 'ignored'; agentId: string; deliveryId: string; reason: string }
+  | { status: 'duplicate'; agentId: string; deliveryId: string }
+  | { status: 'pong'; agentId: string; deliveryId: string };
+
+/** What the service is built from. */
+export interface WebhookServiceDeps {
+  store: CodehostStore;
+  secrets: CodehostSecrets;
+  accounts: Pick<AccountService, 'getAccount'>;
+  plans: Record<Tier, Plan>;
+  deploy: { deploy(auth: AuthContext, ref: string, body: Readable): Promise<AgentDeployment> };
+  log: Logger;
+}
+
+/** How often old delivery ids are deleted, at most. */
+const PRUNE_EVERY_MS = 3600_000;
+
+/** Handles deliveries. */
+export class WebhookService {
+  private lastPrune = 0;
+
+  constructor(private readonly deps: WebhookServiceDeps) {}
+
+  /** Handles one delivery for the agent `agentId`, or for whichever link it is signed for. */
+  async handle(
+    agentId: string | null,
+    headers: SignatureHeaders,
+    body: Buffer,
+  ): Promise<WebhookOutcome> {
+    if (signatureForm(headers) === null) throw unsigned();
+    const link = await this.verifiedLink(agentId, headers, body);
+    let delivery: Delivery;
+    try {
+      delivery = readDelivery(headers, body);
+    } catch (err) {
+      if (err instanceof DeliveryParseError) throw new WebhookPayloadInvalid(err.message);
+      throw err;
+    }
+    const outcome = await this.act(link, delivery);
+    this.deps.log.info('codehost delivery', {
+      agent_id: link._id,
+      delivery_id: delivery.deliveryId,
+      event: delivery.event,
+      status: outcome.status,
+      ...(outcome.status === 'deployed'
+        ? { commit: outcome.commit, deployment_id: outcome.deploymentId }
+        : {}),
+      ...(outcome.status === 'ignored' ? { reason: outcome.reason } : {}),
+    });
+    await this.maybePrune();
+    return outcome;
+  }
+
+  /** The link whose webhook secret signed the delivery; 401 when none did. */
+  private async verifiedLink(
+    agentId: string | null,
+    headers: SignatureHeaders,
+    body: Buffer,
+  ): Promise<CodehostLinkDoc> {
+    const candidates = agentId
+      ? [await this.deps.store.link(agentId)].filter((l): l is CodehostLinkDoc => l !== null)
+      : await this.linksNamedBy(body);
+    for (const link of candidates) {
+      const secret = await this.deps.secrets.readWebhookSecret(link.namespace, link._id);
+      if (secret !== null && verifySignature(headers, body, secret)) return link;
+    }
+    throw unsigned();
+  }
+
+  /** The links to the repository an (unverified) payload names; none when it names none. */
+  private async linksNamedBy(body: Buffer): Promise<CodehostLinkDoc[]> {
+    let urls: string[];
+    try {
+      urls = readDelivery({}, body).repositoryUrls.map(comparableRepository);
+    } catch {
+      return [];
+    }
+    if (urls.length === 0) return [];
+    const links = await this.deps.store.allLinks();
+    return links.filter((l) => urls.includes(comparableRepository(l.repository)));
+  }
+
+  private async act(link: CodehostLinkDoc, delivery: Delivery): Promise<WebhookOutcome> {
+    const base = { agentId: link._id, deliveryId: delivery.deliveryId };
+    if (delivery.event === 'ping') return { status: 'pong', ...base };
+    if (delivery.event !== 'push') {
+      return { status: 'ignored', ...base, reason: `event ${delivery.event} is not a push` };
+    }
+    if (delivery.branch !== link.branch) {
+      return {
+        status: 'ignored',
+        ...base,
+        reason: `push to ${delivery.branch ?? 'a ref that is not a branch'}, not to ${link.branch}`,
+      };
+    }
+    if (delivery.commit === null) {
+      return { status: 'ignored', ...base, reason: 'the push deleted the branch' };
+    }
+    if (!(await this.deps.store.claimDelivery(link._id, delivery.deliveryId, new Date()))) {
+      return { status: 'duplicate', ...base };
+    }
+    try {
+      return await this.deployCommit(link, delivery, delivery.commit);
+    } catch (err) {
+      // Let the provider's redelivery try again.
+      await this.deps.store.releaseDelivery(link._id, delivery.deliveryId).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  private async deployCommit(
+    link: CodehostLinkDoc,
+    delivery: Delivery,
+    commit: string,
+  ): Promise<WebhookOutcome> {
+    const base = { agentId: link._id, deliveryId: delivery.deliveryId };
+    const auth = webhookAuth(
+      await this.deps.accounts.getAccount(link.accountId),
+      link,
+      this.deps.plans,
+    );
+    if ('refused' in auth) return { status: 'ignored', ...base, reason: auth.refused };
+    const host = await this.deps.store.host(auth.tenant);
+    const token = host ? await this.deps.secrets.readToken(link.namespace) : null;
+    if (!host || token === null) {
+      return { status: 'ignored', ...base, reason: 'the account has no code host connected' };
+    }
+    const dir = await mkdtemp(join(tmpdir(), 'svc-codehost-'));
+    try {
+      let archive: Buffer;
+      try {
+        await checkoutCommit(dir, link.repository, link.branch, commit, {
+          username: host.username,
+          token,
+        });
+        const root = join(dir, link.subdirectory ?? '');
+        archive = await packFiles(root, await packedPaths(dir, link.subdirectory ?? ''));
+      } catch (err) {
+        if (!(err instanceof GitError)) throw err;
+        throw new CodehostFetchFailed(err.message, { fields: { commit } });
+      }
+      let deployment: AgentDeployment;
+      try {
+        deployment = await this.deps.deploy.deploy(auth, link._id, Readable.from([archive]));
+      } catch (err) {
+        if (err instanceof AgentNotFound) {
+          return { status: 'ignored', ...base, reason: 'the agent no longer exists' };
+        }
+        throw err;
+      }
+      const deploymentId = deployment.metadata.name ?? '';
+      await this.deps.store.recordDeployment({
+        _id: deploymentId,
+        agentId: link._id,
+        accountId: link.accountId,
+        environment: link.environment,
+        repository: link.repository,
+        branch: link.branch,
+        commit,
+        deliveryId: delivery.deliveryId,
+        createdAt: new Date(),
+      });
+      return { status: 'deployed', ...base, commit, deploymentId };
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  private async maybePrune(): Promise<void> {
+    const now = Date.now();
+    if (now - this.lastPrune < PRUNE_EVERY_MS) return;
+    this.lastPrune = now;
+    await this.deps.store
+      .pruneDeliveries(new Date(now - DELIVERY_RETENTION_MS))
+      .catch((err: unknown) => this.deps.log.warn('pruning codehost deliveries failed', { err }));
+  }
+}
+
+function unsigned(): WebhookSignatureInvalid {
+  return new WebhookSignatureInvalid(
+    'The delivery is not signed with this webhook secret (X-Hub-Signature-256, X-Gitea-Signature or X-Gitlab-Token).',
+  );
+}
