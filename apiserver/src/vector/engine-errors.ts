@@ -62,11 +62,34 @@ export function engineFailure(res: EngineResponse): EngineError {
   } catch {
     // Not JSON (a proxy's HTML page, a cut body): the status alone decides.
   }
-  let status = res.status;
+  return engineRefusal(res.status, message, undefined, code);
+}
+
+/**
+ * The error the gateway answers for an engine refusal of `status` worded
+ * `message`: the code the engine's body carried, else MALFORMED_JSON for a
+ * body that does not parse, else the contract's fallback for the status.
+ * The gateway uses it too for a refusal it gives in the engine's place, so
+ * the caller gets the same answer wherever it was decided; `field`, when
+ * given, names where in the request the refused value was.
+ */
+export function engineRefusal(
+  engineStatus: number,
+  message: string,
+  field?: string,
+  engineCode?: string,
+): EngineError {
+  let status = engineStatus;
+  let code = engineCode;
   if (!code && isJsonSyntaxError(status, message)) code = 'MALFORMED_JSON';
   if (status === 422) status = 400; // The engine's "unprocessable" is the engine rejecting the query.
   if (status >= 500 && !UPSTREAM_5XX.has(status)) status = 502;
   if (status >= 400 && status < 500 && !EngineError.FALLBACK_CODES[status] && !code) status = 400;
   code ??= EngineError.FALLBACK_CODES[status] ?? 'UPSTREAM_ERROR';
-  return new EngineError(status, code, scrubEngineNames(message));
+  return new EngineError(
+    status,
+    code,
+    scrubEngineNames(message),
+    field === undefined ? undefined : { fields: { field } },
+  );
 }

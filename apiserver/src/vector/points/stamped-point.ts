@@ -10,6 +10,7 @@ import type { PointId } from '../schema/scan.js';
 import type { BatchWriter } from './batch-writer.js';
 import { checkPointId, cleanPayload, isPointId, MAX_PAYLOAD_BYTES } from './payload-keys.js';
 import { isSpace, pointMembers, type PointMember } from '../json-members.js';
+import { checkPointShape } from './point-shape.js';
 import { parse } from './upsert-scanner.js';
 
 const COMMA = Buffer.from(',');
@@ -141,6 +142,11 @@ export function writeStampedPoint(
   stamp: Stamp,
   check: WriteCheck,
   out: BatchWriter,
+  /**
+   * The size of the collection's vector: given, the point is refused unless
+   * the engine will take it ({@link checkPointShape}).
+   */
+  vectorSize?: number,
 ): number {
   const list = pointMembers(raw);
   // Vectors are forwarded unparsed: a component of 1e400 must be refused here, not stored.
@@ -156,6 +162,7 @@ export function writeStampedPoint(
   }
   const id = idMember ? pointIdAt(raw, idMember) : undefined;
   if (!isPointId(id)) checkPointId(id, `points[${index}].id`);
+  if (vectorSize !== undefined) checkPointShape(raw, list, id, index, vectorSize);
   if (unique && !check.active) {
     const payloadBytes = writeSpliced(raw, sent, stamp, out);
     if (payloadBytes !== -1) return payloadBytes;
