@@ -68,6 +68,25 @@ export class StorageMeter {
     );
   }
 
+  /**
+   * Refuses with 429 STORAGE_LIMIT_EXCEEDED a write of an estimated `bytes`
+   * that would take the account's usage past the plan's cap (or that comes
+   * when the cap is reached). Unlimited plans cost nothing.
+   */
+  async assertRoomFor(accountId: string, plan: Plan, bytes: number): Promise<void> {
+    const capMb = plan.vectorStorageMb;
+    if (capMb === null) return;
+    const used = await this.usedBytes(accountId);
+    const cap = capMb * BYTES_PER_MB;
+    if (used < cap && used + bytes <= cap) return;
+    const mb = (n: number) => Math.ceil((n / BYTES_PER_MB) * 10) / 10;
+    throw new StorageLimitExceeded(
+      `This write (about ${mb(bytes)} MB) would take the vector storage past the plan's ${capMb} MB ` +
+        `(about ${mb(Math.max(cap - used, 0))} MB left); delete points or collections first, or write less.`,
+      { fields: { field: 'storage_mb', max: capMb } },
+    );
+  }
+
   /** Adds a write's estimated bytes to the cached usage of the account (until the next measurement). */
   noteWritten(accountId: string, bytes: number): void {
     const measured = this.usage.get(accountId);
