@@ -17,6 +17,7 @@ import {
 import { isKubeNotFound } from '../../../common/kube/errors.js';
 import {
   ANNOTATIONS,
+  OBJECT_NAMES,
   API_GROUP,
   API_VERSION,
   PLURALS,
@@ -27,7 +28,12 @@ import type { AuthContext } from '../auth/authenticate.js';
 import { PlanLimitExceeded, SecretNotFound, SecretValueTooLarge } from '../errors/catalogue.js';
 import { asUnavailable } from '../store/kube-errors.js';
 import { MAX_TOTAL_VALUE_BYTES, MAX_VALUE_BYTES, SECRETS_PER_AGENT } from './secret-rules.js';
-import { AgentSecretStore, type SecretSet, type StoredSecret } from './secret-store.js';
+import {
+  agentSecretsHolder,
+  SecretStore,
+  type SecretSet,
+  type StoredSecret,
+} from './secret-store.js';
 
 /** A secret as set by a client. */
 export interface SecretInput {
@@ -44,14 +50,14 @@ export interface AgentSecret extends StoredSecret {
 
 /** The agent secret operations. */
 export class SecretService {
-  private readonly store: AgentSecretStore;
+  private readonly store: SecretStore;
   private readonly custom: CustomObjectsApi;
 
   constructor(
     kc: KubeConfig,
     private readonly agents: Pick<AgentService, 'resolve'>,
   ) {
-    this.store = new AgentSecretStore(kc.makeApiClient(CoreV1Api));
+    this.store = new SecretStore(kc.makeApiClient(CoreV1Api));
     this.custom = kc.makeApiClient(CustomObjectsApi);
   }
 
@@ -59,7 +65,7 @@ export class SecretService {
   async list(auth: AuthContext, ref: string): Promise<AgentSecret[]> {
     const agent = await this.agents.resolve(auth, ref);
     const id = agent.metadata.name ?? '';
-    const secrets = await this.store.list(auth.tenant.namespace, id);
+    const secrets = await this.store.list(auth.tenant.namespace, OBJECT_NAMES.agentSecrets(id));
     return secrets.map((secret) => ({ ...secret, agentId: id }));
   }
 
@@ -129,7 +135,7 @@ export class SecretService {
 
   /** Writes the change, then stamps the new revision on the Agent so its service is rolled. */
   private async write<T>(agent: Agent, change: (set: SecretSet) => T) {
-    const written = await this.store.update(agent, change);
+    const written = await this.store.update(agentSecretsHolder(agent), change);
     await this.markRevision(agent, written.revision);
     return written;
   }

@@ -1,17 +1,22 @@
 /**
- * Where an agent's secrets live: one Kubernetes Secret per agent
- * (`svc-secrets-<agent id>`) in the account's namespace, owned by the Agent so
- * deleting the agent deletes it. Its `data` holds the values, one key each,
- * exactly as pods read them through `envFrom`; one annotation holds the
- * metadata the routes return (id, description, timestamps) as JSON, so value
- * and record change in one write. Nothing here ever puts a value in a log
- * line or an error message: Kubernetes errors are replaced by ones that
- * carry only their status.
+ * Where secrets live: one Kubernetes Secret per holder in the account's
+ * namespace, owned by the holder so deleting it deletes them. An agent's is
+ * `svc-secrets-<agent id>`, owned by the Agent (see {@link agentSecretsHolder});
+ * a workspace's (`svc-ws-secrets-<workspace id>`, owned by the Workspace) fits
+ * the same store, and pods list it before the agent's in `envFrom` so the
+ * agent's own key wins. The Secret's `data` holds the values, one key each,
+ * exactly as pods read them; one annotation holds the metadata the routes
+ * return (id, description, timestamps) as JSON keyed by secret key, so value
+ * and record change in one write (no MongoDB document, so no key with `.` or
+ * `$` reaches FerretDB). Nothing here ever puts a value in a log line or an
+ * error message: Kubernetes errors are replaced by ones that carry only their
+ * status.
  */
 import type { CoreV1Api, V1Secret } from '@kubernetes/client-node';
 import { kubeStatus, isKubeConflict, isKubeNotFound } from '../../../common/kube/errors.js';
 import { controllerRef } from '../../../crds/src/owner-reference.js';
 import { LABELS, OBJECT_NAMES, type Agent } from '../../../crds/src/index.js';
+import type { OwnerLike } from '../../../crds/src/owner-reference.js';
 import { ResourceBusy, ServiceUnavailable } from '../errors/catalogue.js';
 
 /** The annotation holding the metadata of every secret of the Secret, as JSON keyed by secret key. */
@@ -93,7 +98,7 @@ function sanitized(err: unknown): never {
       'The cluster API is unreachable; nothing was written. Retry in a few seconds.',
     );
   }
-  throw new Error(`The cluster API answered ${status} on an agent's secrets.`);
+  throw new Error(`The cluster API answered ${status} on a Secret of secrets.`);
 }
 
 function parseMetadata(secret: V1Secret): Record<string, SecretMetadata> {
@@ -105,44 +110,59 @@ function parseMetadata(secret: V1Secret): Record<string, SecretMetadata> {
   }
 }
 
-/** Reads and writes the Secret holding each agent's secrets. */
-export class AgentSecretStore {
+/** What holds a set of secrets: its Secret's namespace, name and labels, and the owner it goes with. */
+export interface SecretHolder {
+  namespace: string;
+  secretName: string;
+  owner: OwnerLike;
+  labels: Record<string, string>;
+}
+
+/** The holder of an agent's own secrets. */
+export function agentSecretsHolder(agent: Agent): SecretHolder {
+  const agentId = agent.metadata.name ?? '';
+  return {
+    namespace: agent.metadata.namespace ?? '',
+    secretName: OBJECT_NAMES.agentSecrets(agentId),
+    owner: agent,
+    labels: { [LABELS.agentId]: agentId, [LABELS.component]: AGENT_SECRETS_COMPONENT },
+  };
+}
+
+/** Reads and writes the Secret holding each holder's secrets. */
+export class SecretStore {
   constructor(private readonly core: CoreV1Api) {}
 
-  private async read(namespace: string, agentId: string): Promise<V1Secret | null> {
+  private async read(namespace: string, name: string): Promise<V1Secret | null> {
     try {
-      return await this.core.readNamespacedSecret({
-        namespace,
-        name: OBJECT_NAMES.agentSecrets(agentId),
-      });
+      return await this.core.readNamespacedSecret({ namespace, name });
     } catch (err) {
       if (isKubeNotFound(err)) return null;
       return sanitized(err);
     }
   }
 
-  /** The agent's secrets, by key, without values. */
-  async list(namespace: string, agentId: string): Promise<StoredSecret[]> {
-    const secret = await this.read(namespace, agentId);
+  /** The secrets of the Secret `name`, by key, without values. */
+  async list(namespace: string, name: string): Promise<StoredSecret[]> {
+    const secret = await this.read(namespace, name);
     if (!secret) return [];
     const set = new SecretSet(secret.data ?? {}, parseMetadata(secret));
     return set.keys().map((key) => set.get(key) as StoredSecret);
   }
 
   /**
-   * Applies `change` to the agent's secrets and writes them (creating the
+   * Applies `change` to the holder's secrets and writes them (creating the
    * Secret on first use), re-reading and retrying when another write came
    * first. `change` returns what the caller wants back, or throws to write
    * nothing. Resolves with that and the Secret's new resourceVersion.
    */
   async update<T>(
-    agent: Agent,
+    holder: SecretHolder,
     change: (secrets: SecretSet) => T,
   ): Promise<{ result: T; revision: string }> {
-    const namespace = agent.metadata.namespace ?? '';
-    const agentId = agent.metadata.name ?? '';
+    const { namespace, secretName: name } = holder;
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
-      const current = await this.read(namespace, agentId);
+      const current = await this.read(namespace, name);
       const set = new SecretSet(
         { ...(current?.data ?? {}) },
         current ? parseMetadata(current) : {},
@@ -150,14 +170,14 @@ export class AgentSecretStore {
       const result = change(set);
       const body: V1Secret = {
         metadata: {
-          name: OBJECT_NAMES.agentSecrets(agentId),
+          name,
           namespace,
-          labels: { [LABELS.agentId]: agentId, [LABELS.component]: AGENT_SECRETS_COMPONENT },
+          labels: holder.labels,
           annotations: {
             ...current?.metadata?.annotations,
             [SECRETS_METADATA_ANNOTATION]: JSON.stringify(set.metadata),
           },
-          ownerReferences: [controllerRef(agent)],
+          ownerReferences: [controllerRef(holder.owner)],
           resourceVersion: current?.metadata?.resourceVersion,
         },
         type: 'Opaque',
@@ -165,11 +185,7 @@ export class AgentSecretStore {
       };
       try {
         const written = current
-          ? await this.core.replaceNamespacedSecret({
-              namespace,
-              name: body.metadata?.name ?? '',
-              body,
-            })
+          ? await this.core.replaceNamespacedSecret({ namespace, name, body })
           : await this.core.createNamespacedSecret({ namespace, body });
         return { result, revision: written.metadata?.resourceVersion ?? '' };
       } catch (err) {
@@ -177,7 +193,7 @@ export class AgentSecretStore {
       }
     }
     throw new ResourceBusy(
-      "The agent's secrets are being changed by another request; retry in a few seconds.",
+      'The secrets are being changed by another request; retry in a few seconds.',
     );
   }
 }
