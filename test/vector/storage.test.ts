@@ -1,7 +1,8 @@
 /**
  * The plan's vector storage cap through the real gateway and engine: writes
  * that add data are refused with 429 STORAGE_LIMIT_EXCEEDED (not retriable)
- * once the account's estimated storage reaches the cap, deletes still work
+ * once the account's estimated storage reaches the cap (an upsert: when
+ * its whole body would pass it, before anything is written), deletes still work
  * and free room, and the cap is per account across environments.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
@@ -70,8 +71,16 @@ describe('storage cap', () => {
   test('refuses writes that add data once the cap is reached, and only those', async () => {
     const caller = await createVectorCaller(server);
     await createCollection(server, caller.key, 'full');
-    // Under the cap when it starts: accepted, and it fills the cap.
-    expect((await upsert(caller, 'full', { points: points(60) })).status).toBe(200);
+    // 20 points fit (about 1.8 KiB by the estimate); 40 more were stored before the plan's cap
+    // was lowered to 2 KiB (written behind the gateway's back): the account is past its cap.
+    expect((await upsert(caller, 'full', { points: points(20) })).status).toBe(200);
+    const engineName = `t_live_${caller.accountId.replaceAll('-', '')}_full`;
+    const stored = await fetch(`${server.engineUrl}/collections/${engineName}/points?wait=true`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', 'api-key': server.engineApiKey },
+      body: JSON.stringify({ points: points(40, 20) }),
+    });
+    expect(stored.status).toBe(200);
 
     expectStorageLimit(await upsert(caller, 'full', { points: points(1, 100) }));
     expectStorageLimit(
@@ -116,18 +125,16 @@ describe('storage cap', () => {
     expect((await upsert(caller, 'full', { points: points(1, 100) })).status).toBe(200);
   });
 
-  test('stops a large upsert at the batch that would pass the cap, keeping earlier batches', async () => {
+  test('refuses a large upsert that would pass the cap before writing any batch', async () => {
     const caller = await createVectorCaller(server);
     await createCollection(server, caller.key, 'stream');
-    // About 1 MB, so it reaches the gateway in many chunks and is forwarded in many batches.
+    // About 1 MB, so it reaches the gateway in many chunks and would be forwarded in many batches.
     const body = {
       points: points(5000).map((p) => ({ ...p, payload: { text: 'x'.repeat(150) } })),
     };
     expectStorageLimit(await upsert(caller, 'stream', body));
-    const stored = await count(caller, 'stream');
-    // Batches are forwarded until the estimate reaches 2 KiB: some, never all.
-    expect(stored).toBeGreaterThan(0);
-    expect(stored).toBeLessThan(5000);
+    // The whole body's estimate is checked once it has been read: no batch was written.
+    expect(await count(caller, 'stream')).toBe(0);
   });
 
   test('counts every collection and environment of the account, and no other account', async () => {
@@ -146,8 +153,9 @@ describe('storage cap', () => {
     await createCollection(server, sameAccountTest.key, 'b');
     await createCollection(server, other.key, 'a');
 
-    expect((await upsert(live, 'a', { points: points(80) })).status).toBe(200);
-    expectStorageLimit(await upsert(sameAccountTest, 'b', { points: points(1) }));
+    // 20 points take about 1.8 KiB of the 2: five more fit in no collection of the account.
+    expect((await upsert(live, 'a', { points: points(20) })).status).toBe(200);
+    expectStorageLimit(await upsert(sameAccountTest, 'b', { points: points(5) }));
     expect((await upsert(other, 'a', { points: points(5) })).status).toBe(200);
   });
 });

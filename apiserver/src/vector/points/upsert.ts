@@ -4,14 +4,20 @@
  * stays bounded by one batch whatever the body size.
  *
  * Nothing is written before the whole body has been read and checked: a
- * refusal found part-way (point 10,001, a bad id, a reserved key, a strict
- * schema violation, a malformed end) writes no point, and members after
- * `points` (`update_filter`, `update_mode`) guard every batch, the first ones
- * included. A body of one batch is held in memory; the batches of a larger
- * one wait on disk (batch-spool.ts) until the body ends, then go to the
- * engine in order. Only the engine's own refusal of a later batch (say a
- * vector of the wrong size) can leave earlier batches written; upsert is
- * idempotent, so resending the corrected request converges.
+ * refusal found part-way (point 10,001, a bad id, a reserved key, a vector
+ * the collection cannot hold, a strict schema violation, a malformed end)
+ * writes no point, and members after `points` (`update_filter`,
+ * `update_mode`) guard every batch, the first ones included. Each point's
+ * vector is checked against the collection's (point-shape.ts), as the engine
+ * would check it, so the engine has no reason of the point's own to refuse a
+ * later batch; and the whole body's estimated size is checked against the
+ * storage cap before the first batch. A body of one batch is held in memory;
+ * the batches of a larger one wait on disk (batch-spool.ts) until the body
+ * ends, then go to the engine in order. A batch the engine fails all the
+ * same (unavailable, timed out, JSON that does not parse inside a vector or
+ * payload, which the gateway copies unread) leaves the batches before it
+ * written: the error says how many points in `details.points_written`.
+ * Upsert is idempotent, so resending the request converges.
  *
  * A payload schema is enforced point by point as the body streams: under
  * `strict`, violations are collected while a batch fills and the request is
@@ -21,6 +27,7 @@
 import type { Context } from 'koa';
 import type { AuthContext } from '../../auth/authenticate.js';
 import {
+  ApiError,
   RequestIdleTimeout,
   TooManyPoints,
   UpsertBodyTooLarge,
@@ -61,8 +68,9 @@ export const UPSERT_LIMITS: UpsertLimits = {
 
 /**
  * Streams one upsert body into the engine collection; returns the last engine
- * answer. The storage cap is checked before every batch, counting what this
- * request has already written.
+ * answer. The storage cap is checked before the body is read (an account at
+ * its cap is refused at once) and again once it has been read, against the
+ * whole body's estimate, before anything is written.
  */
 export async function streamUpsert(
   ctx: Context,
@@ -112,7 +120,7 @@ export async function streamUpsert(
         });
       }
       if (batchPoints > 0) batch.write(COMMA);
-      payloadBytes += writeStampedPoint(raw, count - 1, stampBytes, check, batch);
+      payloadBytes += writeStampedPoint(raw, count - 1, stampBytes, check, batch, collection.size);
       batchPoints++;
     },
   });
@@ -151,21 +159,28 @@ export async function streamUpsert(
     const pending = batchPoints > 0 || spool.length === 0;
     if (pending) await closeBatch(spool.length > 0);
 
-    // The whole body is known and valid: apply it, batch by batch.
-    const averagePayload = payloadBytes / Math.max(count, 1);
+    // The whole body is known and valid: it must fit in the room left, then it is applied,
+    // batch by batch. Its estimate is counted at once, so concurrent writes see it.
+    const estimate = count * 4 * collection.size + payloadBytes;
+    await storage.assertRoomFor(caller.account._id, caller.plan, estimate);
+    storage.noteWritten(caller.account._id, estimate);
     let written = 0;
     const send = async (bytes: Buffer, points: number) => {
-      await storage.assertRoom(caller.account._id, caller.plan, written);
-      const res = await engine.send(
-        'PUT',
-        `/collections/${collection.engineName}/points`,
-        withMembers(bytes, extra),
-        ctx.querystring,
-      );
-      if (res.status >= 400) throw engineFailure(res);
-      const estimate = points * 4 * collection.size + points * averagePayload;
-      written += estimate;
-      storage.noteWritten(caller.account._id, estimate);
+      let res: EngineResponse;
+      try {
+        res = await engine.send(
+          'PUT',
+          `/collections/${collection.engineName}/points`,
+          withMembers(bytes, extra),
+          ctx.querystring,
+        );
+        if (res.status >= 400) throw engineFailure(res);
+      } catch (err) {
+        // What was counted and not written is given back.
+        storage.noteWritten(caller.account._id, -estimate * (1 - written / Math.max(count, 1)));
+        throw withPointsWritten(err, written);
+      }
+      written += points;
       return res;
     };
     let index = 0;
@@ -235,6 +250,21 @@ async function* idleBounded(
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * `err` with `details.points_written`: how many points of the body, from the
+ * first, the engine confirmed before it failed a batch. Errors that are not
+ * the contract's (a 500) are left as they are.
+ */
+export function withPointsWritten(err: unknown, written: number): unknown {
+  if (!(err instanceof ApiError)) return err;
+  const details = { ...(err.fields.details as object | undefined), points_written: written };
+  return new ApiError(err.status, err.code, err.message, {
+    fields: { ...err.fields, details },
+    headers: err.headers,
+    cause: err,
+  });
 }
 
 function bodyTooLarge(limits: UpsertLimits): UpsertBodyTooLarge {
