@@ -120,6 +120,8 @@ export async function streamUpsert(
         });
       }
       if (batchPoints > 0) batch.write(COMMA);
+      // The size as looked up, cached for seconds: fixed once created, so only a collection
+      // deleted and created again with another size by another replica is briefly misjudged.
       payloadBytes += writeStampedPoint(raw, count - 1, stampBytes, check, batch, collection.size);
       batchPoints++;
     },
