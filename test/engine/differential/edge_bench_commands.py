@@ -16,9 +16,34 @@ def out_id(point_id):
     return str(point_id) if isinstance(point_id, uuid.UUID) else point_id
 
 
+def to_quantization(config):
+    """A shard's scalar int8 quantization from `{quantile?, always_ram?}`, or None."""
+    if config is None:
+        return None
+    return q.ScalarQuantizationConfig(
+        type=q.ScalarType.Int8, quantile=config.get("quantile"), always_ram=config.get("always_ram")
+    )
+
+
+def search_params(req):
+    """`exact`, `hnsw_ef` and `quantization` ({ignore, rescore, oversampling}) of a request."""
+    quantization = req.get("quantization")
+    return q.SearchParams(
+        exact=req.get("exact", False),
+        hnsw_ef=req.get("hnsw_ef"),
+        quantization=None
+        if quantization is None
+        else q.QuantizationSearchParams(
+            ignore=quantization.get("ignore", False),
+            rescore=quantization.get("rescore"),
+            oversampling=quantization.get("oversampling"),
+        ),
+    )
+
+
 def search_many(shard, req):
     """Searches each of `vectors` in turn; returns per-query latencies and result ids."""
-    params = q.SearchParams(exact=req.get("exact", False), hnsw_ef=req.get("hnsw_ef"))
+    params = search_params(req)
     flt = to_filter(req.get("filter"))
     latencies, ids = [], []
     for vector in req["vectors"]:

@@ -18,6 +18,7 @@ import uuid
 import qdrant_edge as q
 
 import edge_bench_commands
+from edge_bench_commands import search_params, to_quantization
 import edge_query as query_api
 from edge_query import to_order_by, to_with_payload
 from edge_filters import to_filter
@@ -108,7 +109,7 @@ def selector_op(req, by_ids, by_filter, *args):
 
 
 def search(shard, req):
-    params = q.SearchParams(exact=req.get("exact", False), hnsw_ef=req.get("hnsw_ef"))
+    params = search_params(req)
     result = shard.search(
         q.SearchRequest(
             query=q.Query.Nearest(req["vector"]),
@@ -135,7 +136,8 @@ def handle(req):
     if cmd == "create":
         path = tempfile.mkdtemp(dir=ROOT)
         config = q.EdgeConfig(
-            vectors=q.EdgeVectorParams(size=req["size"], distance=DISTANCES[req["distance"]])
+            vectors=q.EdgeVectorParams(size=req["size"], distance=DISTANCES[req["distance"]]),
+            quantization_config=to_quantization(req.get("quantization")),
         )
         SHARDS[req["name"]] = (q.EdgeShard.create(path, config), path)
         return True
