@@ -5,7 +5,8 @@
  * optionally its own kube-controller-manager (garbage collection of what its
  * operator creates). See ../shared/design.md, "Regions".
  */
-import { join } from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { ProcessGroup } from '../../common/processes.js';
 import type { Supervisor } from '../lib/supervisor.js';
@@ -46,6 +47,7 @@ export async function startRegionApi(opts: RegionApiOptions): Promise<RegionApi>
   const { name, controlPlane, group } = opts;
   const dir = join(controlPlane.dir, 'regions', name);
   const kubeconfigPath = opts.kubeconfigPath ?? join(dir, 'kubeconfig');
+  await mkdir(dirname(kubeconfigPath), { recursive: true });
   const apiServerUrl = await startKubeApiserver(
     group,
     controlPlane.etcdUrl,
