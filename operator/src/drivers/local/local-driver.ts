@@ -70,6 +70,19 @@ const systemClock: ScheduleClock = {
   setTimeout: (fire, ms) => setTimeout(fire, ms).unref(),
 };
 
+/** A service process of an agent, and what it was started with. */
+interface RunningService {
+  deploymentId: string;
+  service: SupervisedService;
+  /** The agent's secrets revision the service was started with (see applyService). */
+  secretsRevision: string;
+  /** Hides the agent's secret values in what the service reports. */
+  mask: (line: string) => string;
+}
+
+/** How long a replaced service keeps answering while the edge learns the new address. */
+const DRAIN_MS = 5_000;
+
 interface ServiceRecord {
   deploymentId: string;
   replicas: number;
@@ -83,17 +96,9 @@ export class LocalDriver implements WorkloadDriver {
   private readonly core: CoreV1Api;
   private readonly shipper: LogShipper;
   private readonly builds = new Map<string, AbortController>();
-  private readonly services = new Map<
-    string,
-    {
-      deploymentId: string;
-      service: SupervisedService;
-      /** The agent's secrets revision the service was started with (see applyService). */
-      secretsRevision: string;
-      /** Hides the agent's secret values in what the service reports. */
-      mask: (line: string) => string;
-    }
-  >();
+  private readonly services = new Map<string, RunningService>();
+  /** Services starting with new secret values, to take over from those in `services`. */
+  private readonly replacements = new Map<string, RunningService>();
   private readonly runs = new Set<string>();
   private readonly schedules = new Map<string, { key: string; timer: NodeJS.Timeout }>();
   private notifier: DriverNotifier | null = null;
@@ -290,28 +295,70 @@ export class LocalDriver implements WorkloadDriver {
       replicas,
     } satisfies ServiceRecord);
     // The API server stamps the revision of the agent's secrets on it whenever they change:
-    // a service started with other values is restarted, so it reads the new ones.
+    // a service started with other values is replaced by one started with the new ones.
     const secretsRevision = agent.metadata.annotations?.[ANNOTATIONS.secretsRevision] ?? '';
     const running = this.services.get(agentId);
-    if (
-      running &&
-      (running.deploymentId !== deploymentId ||
-        replicas === 0 ||
-        running.secretsRevision !== secretsRevision)
-    ) {
+    if (running && (running.deploymentId !== deploymentId || replicas === 0)) {
       this.services.delete(agentId);
+      await this.dropReplacement(agentId);
       await running.service.stop();
       this.event(
         agent,
         running.deploymentId,
-        replicas === 0
-          ? 'service stopped (scaled to zero)'
-          : running.deploymentId !== deploymentId
-            ? 'service stopped for a new version'
-            : 'service restarting: its secrets changed',
+        replicas === 0 ? 'service stopped (scaled to zero)' : 'service stopped for a new version',
       );
+    } else if (running && running.secretsRevision !== secretsRevision) {
+      await this.replace(agent, deployment, running, secretsRevision);
+      return;
     }
     if (replicas === 0 || this.services.has(agentId)) return;
+    this.services.set(agentId, await this.launchService(agent, deployment, secretsRevision));
+  }
+
+  /**
+   * Rolls a running service onto new secret values without a gap: a second
+   * process starts with them beside the first; once it is ready (or has
+   * failed, which the agent's status then shows) it takes over, and the first
+   * keeps answering for {@link DRAIN_MS} while the edge learns the new
+   * address, then stops. Called again at each reconcile until it has swapped.
+   */
+  private async replace(
+    agent: Agent,
+    deployment: AgentDeployment,
+    running: RunningService,
+    secretsRevision: string,
+  ): Promise<void> {
+    const agentId = agent.metadata.name ?? '';
+    let next = this.replacements.get(agentId);
+    if (next && next.secretsRevision !== secretsRevision) {
+      await this.dropReplacement(agentId);
+      next = undefined;
+    }
+    if (!next) {
+      this.event(agent, running.deploymentId, 'service restarting: its secrets changed');
+      this.replacements.set(agentId, await this.launchService(agent, deployment, secretsRevision));
+      return;
+    }
+    if (next.service.state !== 'ready' && next.service.state !== 'failed') return;
+    this.replacements.delete(agentId);
+    this.services.set(agentId, next);
+    setTimeout(() => void running.service.stop(), DRAIN_MS).unref();
+  }
+
+  private async dropReplacement(agentId: string): Promise<void> {
+    const next = this.replacements.get(agentId);
+    this.replacements.delete(agentId);
+    await next?.service.stop();
+  }
+
+  /** Starts a process serving `deployment` of the agent, with its secrets as they are now. */
+  private async launchService(
+    agent: Agent,
+    deployment: AgentDeployment,
+    secretsRevision: string,
+  ): Promise<RunningService> {
+    const agentId = agent.metadata.name ?? '';
+    const deploymentId = deployment.metadata.name ?? '';
     const appDir = join(this.buildDir(deploymentId), 'app');
     const runtime = deployment.spec.config.runtime;
     const entrypoint = deployment.spec.config.entrypoint ?? 'main.py';
@@ -365,7 +412,6 @@ export class LocalDriver implements WorkloadDriver {
         this.notifier?.deployment(agent.metadata.namespace ?? '', deploymentId);
       },
     });
-    this.services.set(agentId, { deploymentId, service, secretsRevision, mask });
     // Built while the interpreter was there (SVC_BUN_PATH changed since, say): a failure, not
     // a process restarted for ever.
     const available = runtimeAvailable(this.runners, runtime);
@@ -373,6 +419,7 @@ export class LocalDriver implements WorkloadDriver {
     if (refused) service.fail(refused);
     else if (available.ok) service.start();
     else service.fail(available.reason);
+    return { deploymentId, service, secretsRevision, mask };
   }
 
   async serviceStatus(agent: Agent): Promise<ServingStatus> {
@@ -400,6 +447,7 @@ export class LocalDriver implements WorkloadDriver {
     const agentId = agent.metadata.name ?? '';
     const running = this.services.get(agentId);
     this.services.delete(agentId);
+    await this.dropReplacement(agentId);
     await running?.service.stop();
     await removeRecord(join(this.dir, 'services', `${agentId}.json`));
   }
@@ -640,6 +688,7 @@ export class LocalDriver implements WorkloadDriver {
     for (const [agentId, running] of this.services) {
       if (running.deploymentId !== id) continue;
       this.services.delete(agentId);
+      await this.dropReplacement(agentId);
       await running.service.stop();
     }
     await this.settle(id);
@@ -649,6 +698,7 @@ export class LocalDriver implements WorkloadDriver {
   async forgetAgent(_namespace: string, agentId: string): Promise<void> {
     const running = this.services.get(agentId);
     this.services.delete(agentId);
+    await this.dropReplacement(agentId);
     await running?.service.stop();
     const schedule = this.schedules.get(agentId);
     if (schedule) clearTimeout(schedule.timer);
@@ -665,7 +715,11 @@ export class LocalDriver implements WorkloadDriver {
   /** Stops every process and flushes the logs. */
   async close(): Promise<void> {
     for (const { timer } of this.schedules.values()) clearTimeout(timer);
-    await Promise.all([...this.services.values()].map(({ service }) => service.stop()));
+    await Promise.all(
+      [...this.services.values(), ...this.replacements.values()].map(({ service }) =>
+        service.stop(),
+      ),
+    );
     for (const controller of this.builds.values()) controller.abort();
     await this.group.stopAll();
     await this.shipper.close();
