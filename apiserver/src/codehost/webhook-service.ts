@@ -20,7 +20,8 @@ import type { AuthContext } from '../auth/authenticate.js';
 import {
   AgentNotFound,
   CodehostFetchFailed,
-  WebhookPayloadInvalid,
+  JsonBodyRequired,
+  ValidationFailed,
   WebhookSignatureInvalid,
 } from '../errors/catalogue.js';
 import { DELIVERY_RETENTION_MS, type CodehostStore } from './codehost-store.js';
@@ -60,6 +61,9 @@ export interface WebhookServiceDeps {
   log: Logger;
 }
 
+/** `application/json`, with or without parameters. */
+const JSON_TYPE = /^application\/json\s*(;|$)/i;
+
 /** How often old delivery ids are deleted, at most. */
 const PRUNE_EVERY_MS = 3600_000;
 
@@ -77,12 +81,20 @@ export class WebhookService {
   ): Promise<WebhookOutcome> {
     if (signatureForm(headers) === null) throw unsigned();
     const link = await this.verifiedLink(agentId, headers, body);
+    const type = String(headers['content-type'] ?? '');
+    if (!JSON_TYPE.test(type)) {
+      throw new JsonBodyRequired(
+        `Configure the webhook to send application/json, not "${type || 'none'}".`,
+      );
+    }
     let delivery: Delivery;
     try {
       delivery = readDelivery(headers, body);
     } catch (err) {
-      if (err instanceof DeliveryParseError) throw new WebhookPayloadInvalid(err.message);
-      throw err;
+      if (!(err instanceof DeliveryParseError)) throw err;
+      throw new ValidationFailed('Request validation failed', {
+        fields: { violations: [{ loc: ['body'], msg: err.message, type: 'json_invalid' }] },
+      });
     }
     const outcome = await this.act(link, delivery);
     this.deps.log.info('codehost delivery', {

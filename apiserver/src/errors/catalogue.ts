@@ -327,12 +327,6 @@ export class WebhookSignatureInvalid extends entry(
   401,
   'The delivery carries no signature, or one not made with the webhook secret; nothing was done.',
 ) {}
-/** 400: a signed delivery whose body is not a JSON object. */
-export class WebhookPayloadInvalid extends entry(
-  'WEBHOOK_PAYLOAD_INVALID',
-  400,
-  'The delivery body is not a JSON object.',
-) {}
 
 // Vector plane.
 /** 400 on the vector plane: a field failed validation; carries `field` (and `max` for caps). */

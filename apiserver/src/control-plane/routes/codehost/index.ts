@@ -29,7 +29,9 @@ export function webhookUrl(
   publicApiUrl: string | undefined,
   agentId: string,
 ): string {
-  return `${(publicApiUrl ?? ctx.origin).replace(/\/+$/, '')}/api/v1/webhooks/codehost/${agentId}`;
+  // Koa 3's ctx.origin is the Origin header; the address this request came to is protocol and host.
+  const base = publicApiUrl ?? `${ctx.protocol}://${ctx.host}`;
+  return `${base.replace(/\/+$/, '')}/api/v1/webhooks/codehost/${agentId}`;
 }
 
 /** The code-host services, or 503 when this server was built without them. */

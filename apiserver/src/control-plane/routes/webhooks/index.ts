@@ -9,10 +9,11 @@ import type { CodehostDeps } from '../../../codehost/assemble.js';
 import type { WebhookOutcome } from '../../../codehost/webhook-service.js';
 import {
   CodehostFetchFailed,
+  JsonBodyRequired,
   RateLimitExceeded,
   RequestTooLarge,
   ServiceUnavailable,
-  WebhookPayloadInvalid,
+  ValidationFailed,
   WebhookSignatureInvalid,
 } from '../../../errors/catalogue.js';
 import { evaluateWindow } from '../../../rate-limit/sliding-window.js';
@@ -24,7 +25,8 @@ import { WebhookParams } from './schema.js';
 const TAG = 'Code host';
 const ERRORS = [
   WebhookSignatureInvalid,
-  WebhookPayloadInvalid,
+  ValidationFailed,
+  JsonBodyRequired,
   RequestTooLarge,
   RateLimitExceeded,
   CodehostFetchFailed,
