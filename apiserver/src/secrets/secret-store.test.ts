@@ -34,6 +34,13 @@ describe('SecretSet', () => {
     expect(set.get('A')).toBeUndefined();
     expect(set.metadata).toEqual({});
   });
+
+  it('gives a key set without metadata (by kubectl) a stable UUID derived from the key', () => {
+    const set = new SecretSet({ BY_HAND: Buffer.from('v').toString('base64') }, {});
+    const id = set.get('BY_HAND')?.id;
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-8[0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(new SecretSet({ BY_HAND: '' }, {}).get('BY_HAND')?.id).toBe(id);
+  });
 });
 
 describe('isReservedKey', () => {

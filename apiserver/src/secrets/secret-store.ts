@@ -12,6 +12,7 @@
  * error message: Kubernetes errors are replaced by ones that carry only their
  * status.
  */
+import { createHash } from 'node:crypto';
 import type { CoreV1Api, V1Secret } from '@kubernetes/client-node';
 import { kubeStatus, isKubeConflict, isKubeNotFound } from '../../../common/kube/errors.js';
 import { controllerRef } from '../../../crds/src/owner-reference.js';
@@ -56,7 +57,7 @@ export class SecretSet {
   /** The metadata of `key`, or undefined when it is not held. */
   get(key: string): StoredSecret | undefined {
     if (!(key in this.data)) return undefined;
-    return { key, ...(this.metadata[key] ?? missingMetadata()) };
+    return { key, ...(this.metadata[key] ?? missingMetadata(key)) };
   }
 
   /** Sets the value and metadata of `key`. */
@@ -77,13 +78,19 @@ export class SecretSet {
   }
 }
 
-/** Metadata for a key set outside the routes (by hand, with kubectl). */
-function missingMetadata(): SecretMetadata {
+/**
+ * Metadata for a key set outside the routes (by hand, with kubectl): an id
+ * derived from the key, so it stays the same across reads and is kept when
+ * the key is next written.
+ */
+function missingMetadata(key: string): SecretMetadata {
+  const h = createHash('sha256').update(key).digest('hex');
+  const epoch = new Date(0).toISOString();
   return {
-    id: '00000000-0000-0000-0000-000000000000',
+    id: `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`,
     description: null,
-    created_at: new Date(0).toISOString(),
-    updated_at: new Date(0).toISOString(),
+    created_at: epoch,
+    updated_at: epoch,
   };
 }
 

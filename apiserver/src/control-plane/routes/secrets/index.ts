@@ -22,7 +22,7 @@ const TAG = 'Secrets';
 const scope =
   "The agent is addressed by name or UUID; another account's agent is 404 AGENT_NOT_FOUND, as if it did not exist (an agent's own key reaches its own agent only). No response carries a secret value, and a 422 never quotes it.";
 const injection =
-  "Every process of the agent (its service, runs, scheduled runs and spawned children; not its builds) gets each secret as an environment variable of the key's name. A running service is restarted with the new values within seconds of a change (a rolling update in a cluster); a run sees the values current when it starts. A line an agent prints that holds one of its values (4 characters or more) is stored with the value replaced by ***.";
+  "Every process of the agent (its service, runs, scheduled runs and spawned children; not its builds) gets each secret as an environment variable of the key's name. A change reaches a running service within seconds without a failed request: a process with the new values starts beside the running one and takes over once it answers its health check (on one machine; in a cluster the change of the pod template's svc.dev/secrets-revision makes the Deployment roll, new pods first). A run sees the values current when it starts; a scheduled run those current when it fires. A line an agent prints that holds one of its values (4 characters or more) is stored with the value replaced by ***.";
 
 /** The agent secret routes, bound to a service. */
 export function secretRoutes(secrets: SecretService): AnyRoute[] {
