@@ -13,6 +13,7 @@ import winston from 'winston';
 import { createLogger } from '../../../common/logger.js';
 import { generateSecret } from '../../../common/secrets.js';
 import { buildControlPlane } from '../../../apiserver/src/assemble.js';
+import type { CodehostConfig } from '../../../apiserver/src/codehost/assemble.js';
 import { AgentIndex } from '../../../apiserver/src/edge/agent-index.js';
 import { createEdgeServer } from '../../../apiserver/src/edge/edge-server.js';
 import { kubeConfig, mongoDatabase } from '../../harness/env.js';
@@ -34,8 +35,8 @@ export interface CodehostStack {
   close(): Promise<void>;
 }
 
-/** Starts the API server (and, on request, the operator and edge). */
-export async function startCodehostStack(): Promise<CodehostStack> {
+/** Starts the API server (and, on request, the operator and edge), with `codehost` settings over the tests' own. */
+export async function startCodehostStack(codehost: CodehostConfig = {}): Promise<CodehostStack> {
   const logLines: string[] = [];
   const log = createLogger('apiserver', 'debug');
   log.clear();
@@ -58,7 +59,7 @@ export async function startCodehostStack(): Promise<CodehostStack> {
       regions: ['local'],
       plansJson: undefined,
       internalSecret,
-      codehost: { allowLoopbackHttp: true },
+      codehost: { allowLoopbackHttp: true, ...codehost },
     },
     log,
   );
