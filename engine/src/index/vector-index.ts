@@ -232,13 +232,7 @@ export class VectorIndex {
     const quantile = config.quantile ?? 1;
     const current = this.quantized?.rows;
     if (rebuild || !current) {
-      const { memory } = new QuantizedVectors(
-        this.store.dim,
-        this.distance,
-        { lo: 0, alpha: 1 },
-        end,
-      );
-      return { request: { memory, quantile } };
+      return { request: { memory: QuantizedVectors.allocate(this.store.dim, end), quantile } };
     }
     current.reserve(end);
     return { request: { memory: current.memory, bounds: current.bounds }, rows: current };

@@ -53,8 +53,7 @@ export class QuantizedVectors {
     this.codes = codes;
     this.stride = stride;
     this.base = base;
-    this.capacity = Math.max(1, capacity);
-    this.memory = memory ?? createSharedMemory(Math.ceil((base + this.capacity * stride) / PAGE));
+    this.memory = memory ?? QuantizedVectors.allocate(dim, capacity);
     this.capacity = Math.floor((this.memory.buffer.byteLength - base) / stride);
     const kind = int8KindOf(distance);
     this.quantizer = new ScalarQuantizer(bounds, dim, kind);
@@ -72,6 +71,12 @@ export class QuantizedVectors {
       gatherIds: new Int32Array(this.memory.buffer, ids, GATHER_MAX),
       gatherScores: new Float32Array(this.memory.buffer, scores, GATHER_MAX),
     };
+  }
+
+  /** A memory for the rows of `capacity` slots of `dim` dimensions, for a worker to fill. */
+  static allocate(dim: number, capacity: number): WasmMemory {
+    const { stride, base } = layout(dim);
+    return createSharedMemory(Math.ceil((base + Math.max(1, capacity) * stride) / PAGE));
   }
 
   /** Grows the memory so rows for slots below `slots` fit (main thread, before a build). */
