@@ -149,6 +149,24 @@ describe('an agent of a workspace placed in region-b', () => {
     expect((await deploymentIn(regionB.kc, id))?.status?.state).toBe('active');
     expect(await agentIn(home, agentId)).toBeNull();
   });
+
+  it("runs where the agent is: the run's record is in region-b, finished by its operator", async () => {
+    const res = await call<{ deployment_id: string }>(server, 'POST', '/api/v1/agents/b-job/run', {
+      key: owner.key,
+      body: {},
+    });
+    expect(res.status).toBe(202);
+    const id = res.body.deployment_id;
+    expect(await deploymentIn(home, id)).toBeNull();
+    const run = await eventually(
+      () => deploymentIn(regionB.kc, id),
+      (d) => ['completed', 'failed'].includes(d?.status?.state ?? ''),
+      'the run finished in region-b',
+      120_000,
+    );
+    expect(run?.status?.state).toBe('completed');
+    expect(run?.metadata.labels?.[LABELS.region]).toBe('region-b');
+  });
 });
 
 describe('each region operator', () => {

@@ -335,7 +335,10 @@ export class DeployService {
       });
       await this.logWarnings(auth, created, warnings);
     }
-    const copies = await this.deployments.copies(auth.tenant.namespace, id);
+    // One API: the copy just created is the only one (no extra read on the single-region path).
+    const copies = this.deployments.apis.single
+      ? [{ api: this.deployments.apis.homeApi, object: created }]
+      : await this.deployments.copies(auth.tenant.namespace, id);
     await mintDeploymentKey(
       this.deps.accounts,
       auth,
