@@ -121,7 +121,7 @@ export function controlPlaneDeps(
     workspaces,
     regionChanges: new RegionChangeService({ workspaces, regions: config.regions }),
     operations: OperationStore.open(conn.db),
-    secrets: new SecretService(conn.kc, agents),
+    secrets: new SecretService(agentRepository, agents),
     codehost: buildCodehost({
       db: conn.db,
       kc: conn.kc,

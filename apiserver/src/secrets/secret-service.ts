@@ -1,18 +1,21 @@
 /**
  * The rules of an agent's secrets: set (upsert), list, rotate and delete,
- * over the agent's Kubernetes Secret (see secret-store.ts). Every write then
- * stamps the Secret's new resourceVersion on the Agent
+ * over the agent's Kubernetes Secret (see secret-store.ts), one beside each
+ * region's copy of the Agent (owned by that copy, read by that region's
+ * operator): a change is decided on the first copy's Secret, in region order,
+ * and the others are made to hold the same. Every write then stamps the
+ * Secret's new resourceVersion on each copy of the Agent
  * (`svc.dev/secrets-revision`), which wakes the operator: it rolls the
  * agent's running service so its processes see the new values within
  * seconds. Runs read the values current when they start.
  */
 import { randomUUID } from 'node:crypto';
 import {
+  CoreV1Api,
   CustomObjectsApi,
   PatchStrategy,
   setHeaderOptions,
   type KubeConfig,
-  CoreV1Api,
 } from '@kubernetes/client-node';
 import { isKubeNotFound } from '../../../common/kube/errors.js';
 import {
@@ -23,9 +26,15 @@ import {
   PLURALS,
   type Agent,
 } from '../../../crds/src/index.js';
+import type { AgentRepository } from '../agents/agent-repository.js';
 import type { AgentService } from '../agents/agent-service.js';
 import type { AuthContext } from '../auth/authenticate.js';
-import { PlanLimitExceeded, SecretNotFound, SecretValueTooLarge } from '../errors/catalogue.js';
+import {
+  AgentNotFound,
+  PlanLimitExceeded,
+  SecretNotFound,
+  SecretValueTooLarge,
+} from '../errors/catalogue.js';
 import { asUnavailable } from '../store/kube-errors.js';
 import { MAX_TOTAL_VALUE_BYTES, MAX_VALUE_BYTES, SECRETS_PER_AGENT } from './secret-rules.js';
 import {
@@ -43,6 +52,16 @@ export interface SecretInput {
   description?: string | null;
 }
 
+/** One region's copy of an agent, with the clients of its API. */
+interface RegionalCopy {
+  agent: Agent;
+  store: SecretStore;
+  custom: CustomObjectsApi;
+}
+
+/** Every copy of an agent, at least one. */
+type RegionalCopies = [RegionalCopy, ...RegionalCopy[]];
+
 /** A secret of an agent, without its value. */
 export interface AgentSecret extends StoredSecret {
   agentId: string;
@@ -50,22 +69,46 @@ export interface AgentSecret extends StoredSecret {
 
 /** The agent secret operations. */
 export class SecretService {
-  private readonly store: SecretStore;
-  private readonly custom: CustomObjectsApi;
+  private readonly clients = new Map<
+    KubeConfig,
+    { store: SecretStore; custom: CustomObjectsApi }
+  >();
 
   constructor(
-    kc: KubeConfig,
+    private readonly repository: Pick<AgentRepository, 'copies'>,
     private readonly agents: Pick<AgentService, 'resolve'>,
-  ) {
-    this.store = new SecretStore(kc.makeApiClient(CoreV1Api));
-    this.custom = kc.makeApiClient(CustomObjectsApi);
+  ) {}
+
+  /** The store and custom-resource client of one region's API. */
+  private clientsOf(kc: KubeConfig) {
+    let clients = this.clients.get(kc);
+    if (!clients) {
+      clients = {
+        store: new SecretStore(kc.makeApiClient(CoreV1Api)),
+        custom: kc.makeApiClient(CustomObjectsApi),
+      };
+      this.clients.set(kc, clients);
+    }
+    return clients;
+  }
+
+  /** Every region's copy of the agent the caller names, the first in region order first. */
+  private async copiesOf(auth: AuthContext, ref: string): Promise<RegionalCopies> {
+    const agent = await this.agents.resolve(auth, ref);
+    const copies = await this.repository.copies(auth.tenant.namespace, agent.metadata.name ?? '');
+    const [first, ...others] = copies.map((copy) => ({
+      agent: copy.object,
+      ...this.clientsOf(copy.api.kc),
+    }));
+    if (!first) throw new AgentNotFound(`No agent ${ref}.`, { fields: { agent: ref } });
+    return [first, ...others];
   }
 
   /** The agent's secrets, by key; 404 AGENT_NOT_FOUND for an agent the caller cannot see. */
   async list(auth: AuthContext, ref: string): Promise<AgentSecret[]> {
-    const agent = await this.agents.resolve(auth, ref);
-    const id = agent.metadata.name ?? '';
-    const secrets = await this.store.list(auth.tenant.namespace, OBJECT_NAMES.agentSecrets(id));
+    const [first] = await this.copiesOf(auth, ref);
+    const id = first.agent.metadata.name ?? '';
+    const secrets = await first.store.list(auth.tenant.namespace, OBJECT_NAMES.agentSecrets(id));
     return secrets.map((secret) => ({ ...secret, agentId: id }));
   }
 
@@ -80,9 +123,9 @@ export class SecretService {
     input: SecretInput,
   ): Promise<{ secret: AgentSecret; created: boolean }> {
     checkValueSize(input.value);
-    const agent = await this.agents.resolve(auth, ref);
+    const copies = await this.copiesOf(auth, ref);
     const tier = auth.plan.tier;
-    const { result } = await this.write(agent, (set) => {
+    const { result, agentId } = await this.write(copies, (set) => {
       const existing = set.get(input.key);
       if (!existing && set.keys().length >= SECRETS_PER_AGENT[tier]) {
         throw new PlanLimitExceeded(
@@ -103,7 +146,7 @@ export class SecretService {
       return { secret: { key: input.key, ...metadata }, created: !existing };
     });
     return {
-      secret: { ...result.secret, agentId: agent.metadata.name ?? '' },
+      secret: { ...result.secret, agentId },
       created: result.created,
     };
   }
@@ -111,8 +154,8 @@ export class SecretService {
   /** Replaces the value of an existing secret; 404 SECRET_NOT_FOUND when there is none. */
   async rotate(auth: AuthContext, ref: string, key: string, value: string): Promise<AgentSecret> {
     checkValueSize(value);
-    const agent = await this.agents.resolve(auth, ref);
-    const { result } = await this.write(agent, (set) => {
+    const copies = await this.copiesOf(auth, ref);
+    const { result, agentId } = await this.write(copies, (set) => {
       const existing = set.get(key);
       if (!existing) throw notFound(key);
       const { key: _key, ...metadata } = existing;
@@ -121,28 +164,39 @@ export class SecretService {
       checkTotalSize(set);
       return { key, ...rotated };
     });
-    return { ...result, agentId: agent.metadata.name ?? '' };
+    return { ...result, agentId };
   }
 
   /** Deletes a secret; 404 SECRET_NOT_FOUND when there is none. */
   async delete(auth: AuthContext, ref: string, key: string): Promise<void> {
-    const agent = await this.agents.resolve(auth, ref);
-    await this.write(agent, (set) => {
+    const copies = await this.copiesOf(auth, ref);
+    await this.write(copies, (set) => {
       if (!set.get(key)) throw notFound(key);
       set.remove(key);
     });
   }
 
-  /** Writes the change, then stamps the new revision on the Agent so its service is rolled. */
-  private async write<T>(agent: Agent, change: (set: SecretSet) => T) {
-    const written = await this.store.update(agentSecretsHolder(agent), change);
-    await this.markRevision(agent, written.revision);
-    return written;
+  /**
+   * Applies the change to the first copy's Secret, makes every other copy's
+   * hold the same, then stamps each Secret's new revision on its Agent copy so
+   * the service is rolled in every region.
+   */
+  private async write<T>(copies: RegionalCopies, change: (set: SecretSet) => T) {
+    const [first, ...others] = copies;
+    const written = await first.store.update(agentSecretsHolder(first.agent), change);
+    await this.markRevision(first, written.revision);
+    for (const copy of others) {
+      const mirrored = await copy.store.update(agentSecretsHolder(copy.agent), (set) =>
+        set.copyFrom(written.set),
+      );
+      await this.markRevision(copy, mirrored.revision);
+    }
+    return { result: written.result, agentId: first.agent.metadata.name ?? '' };
   }
 
-  private async markRevision(agent: Agent, revision: string): Promise<void> {
+  private async markRevision({ agent, custom }: RegionalCopy, revision: string): Promise<void> {
     try {
-      await this.custom.patchNamespacedCustomObject(
+      await custom.patchNamespacedCustomObject(
         {
           group: API_GROUP,
           version: API_VERSION,

@@ -72,6 +72,13 @@ export class SecretSet {
     delete this.metadata[key];
   }
 
+  /** Makes this set hold exactly what `other` holds (a copy of the secrets for another region). */
+  copyFrom(other: SecretSet): void {
+    for (const key of Object.keys(this.data)) this.remove(key);
+    Object.assign(this.data, other.data);
+    Object.assign(this.metadata, other.metadata);
+  }
+
   /** The bytes of every value together. */
   totalValueBytes(): number {
     return Object.values(this.data).reduce((n, b64) => n + Buffer.from(b64, 'base64').length, 0);
@@ -161,12 +168,13 @@ export class SecretStore {
    * Applies `change` to the holder's secrets and writes them (creating the
    * Secret on first use), re-reading and retrying when another write came
    * first. `change` returns what the caller wants back, or throws to write
-   * nothing. Resolves with that and the Secret's new resourceVersion.
+   * nothing. Resolves with that, the set as written, and the Secret's new
+   * resourceVersion.
    */
   async update<T>(
     holder: SecretHolder,
     change: (secrets: SecretSet) => T,
-  ): Promise<{ result: T; revision: string }> {
+  ): Promise<{ result: T; set: SecretSet; revision: string }> {
     const { namespace, secretName: name } = holder;
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
       const current = await this.read(namespace, name);
@@ -194,7 +202,7 @@ export class SecretStore {
         const written = current
           ? await this.core.replaceNamespacedSecret({ namespace, name, body })
           : await this.core.createNamespacedSecret({ namespace, body });
-        return { result, revision: written.metadata?.resourceVersion ?? '' };
+        return { result, set, revision: written.metadata?.resourceVersion ?? '' };
       } catch (err) {
         if (!isKubeConflict(err)) sanitized(err);
       }
