@@ -441,6 +441,28 @@ describe('push webhooks', () => {
     expect(res.status).toBe(413);
   });
 
+  it("drops a deleted agent's link at its next push: 202 ignored, then 401", async () => {
+    const gone = await call<{ id: string }>('POST', '/api/v1/agents', {
+      key: owner.key,
+      body: { name: 'gone' },
+    });
+    expect(gone.status).toBe(201);
+    const link = await rawCall<Link>(stack.server, 'POST', '/api/v1/agents/gone/codehost', {
+      key: owner.key,
+      body: { repository: repoUrl, subdirectory: 'svc' },
+    });
+    expect(link.status).toBe(201);
+    const secret = link.body.webhook_secret ?? '';
+    const path = `/api/v1/webhooks/codehost/${gone.body.id}`;
+    expect((await call('DELETE', '/api/v1/agents/gone', { key: owner.key })).status).toBe(202);
+    const commit = await gitServer.commit('shop', 'main', { 'svc/main.py': service('gone') }, 'g');
+    const res = await call<Delivered>('POST', path, delivery('main', commit, { secret }));
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({ status: 'ignored', reason: 'the agent no longer exists' });
+    const later = await call('POST', path, delivery('main', commit, { secret }));
+    expect(later.status).toBe(401);
+  });
+
   it('unlinks: the secret is deleted and later deliveries are 401', async () => {
     const res = await call('DELETE', `/api/v1/agents/${agentId}/codehost`, { key: owner.key });
     expect(res.status).toBe(204);

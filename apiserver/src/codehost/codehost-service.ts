@@ -29,6 +29,7 @@ import type {
   CodehostProvider,
 } from './model.js';
 import { normaliseSubdirectory, SubdirectoryError } from './pack.js';
+import { comparableRepository } from './push-event.js';
 import { linkSecretName, TOKEN_SECRET, type CodehostSecrets } from './secret-store.js';
 
 /** What connecting a host takes. */
@@ -42,7 +43,8 @@ export interface ConnectInput {
 /** What linking an agent takes. */
 export interface LinkInput {
   repository: string;
-  branch: string;
+  /** Defaults to `main`. */
+  branch?: string;
   subdirectory?: string | null;
 }
 
@@ -123,6 +125,8 @@ export class CodehostService {
     let subdirectory: string;
     try {
       repository = resolveRepository(host.url, input.repository, this.deps.policy);
+      // Hosted forges redirect a clone URL without .git, and git here follows no redirect.
+      if (host.provider !== 'git' && !repository.endsWith('.git')) repository += '.git';
     } catch (err) {
       throw refused(err, 'repository');
     }
@@ -140,7 +144,9 @@ export class CodehostService {
       environment: auth.tenant.environment,
       namespace: auth.tenant.namespace,
       repository,
-      branch: input.branch,
+      repositoryKey: comparableRepository(repository),
+      // Bodies are validated strictly, which applies no schema defaults.
+      branch: input.branch ?? 'main',
       subdirectory: subdirectory || null,
       createdAt: existing?.createdAt ?? now,
       updatedAt: now,

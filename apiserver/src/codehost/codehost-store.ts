@@ -41,6 +41,7 @@ export class CodehostStore {
   async ensureIndexes(): Promise<void> {
     await Promise.all([
       this.links.createIndex({ accountId: 1, environment: 1 }),
+      this.links.createIndex({ repositoryKey: 1 }),
       this.deliveries.createIndex({ receivedAt: 1 }),
       this.deployments.createIndex({ agentId: 1, createdAt: -1 }),
     ]);
@@ -89,9 +90,9 @@ export class CodehostStore {
       .toArray();
   }
 
-  /** Every link, for matching a delivery on the route without an agent id. */
-  allLinks(): Promise<CodehostLinkDoc[]> {
-    return this.links.find({}).toArray();
+  /** The links to any of the repositories `keys` (comparable forms), for the route without an agent id. */
+  linksTo(keys: readonly string[]): Promise<CodehostLinkDoc[]> {
+    return this.links.find({ repositoryKey: { $in: [...keys] } }).toArray();
   }
 
   /** Creates or replaces the agent's link. */

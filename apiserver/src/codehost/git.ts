@@ -41,6 +41,8 @@ export function gitEnvironment(
   const config: Array<[string, string]> = [
     ['http.lowSpeedLimit', '1000'],
     ['http.lowSpeedTime', '30'],
+    // The token header would follow a redirect to wherever it points.
+    ['http.followRedirects', 'false'],
   ];
   if (credentials) {
     const basic = Buffer.from(`${credentials.username}:${credentials.token}`).toString('base64');

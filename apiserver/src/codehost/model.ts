@@ -34,6 +34,8 @@ export interface CodehostLinkDoc {
   namespace: string;
   /** Clone URL over HTTP(S), on the account's host. */
   repository: string;
+  /** The repository as deliveries are matched to it (push-event.ts comparableRepository). */
+  repositoryKey: string;
   branch: string;
   /** Directory of the repository that is deployed, or null for its root. */
   subdirectory: string | null;

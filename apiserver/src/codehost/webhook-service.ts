@@ -34,7 +34,7 @@ import {
   readDelivery,
   type Delivery,
 } from './push-event.js';
-import type { CodehostSecrets } from './secret-store.js';
+import { linkSecretName, type CodehostSecrets } from './secret-store.js';
 import { signatureForm, verifySignature, type SignatureHeaders } from './signatures.js';
 import { webhookAuth } from './webhook-auth.js';
 
@@ -135,9 +135,7 @@ export class WebhookService {
     } catch {
       return [];
     }
-    if (urls.length === 0) return [];
-    const links = await this.deps.store.allLinks();
-    return links.filter((l) => urls.includes(comparableRepository(l.repository)));
+    return urls.length === 0 ? [] : this.deps.store.linksTo(urls);
   }
 
   private async act(link: CodehostLinkDoc, delivery: Delivery): Promise<WebhookOutcome> {
@@ -204,6 +202,9 @@ export class WebhookService {
         deployment = await this.deps.deploy.deploy(auth, link._id, Readable.from([archive]));
       } catch (err) {
         if (err instanceof AgentNotFound) {
+          // The agent was deleted: its link and secret go too, so later deliveries are 401.
+          await this.deps.store.deleteLink(link._id);
+          await this.deps.secrets.delete(link.namespace, linkSecretName(link._id));
           return { status: 'ignored', ...base, reason: 'the agent no longer exists' };
         }
         throw err;
