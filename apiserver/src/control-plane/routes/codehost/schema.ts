@@ -12,21 +12,14 @@ const dateTime = () => yup.string().meta({ openapi: { format: 'date-time' } });
 /** PUT /api/v1/auth/codehost. */
 export const CodehostConnect = yup
   .object({
-    url: text()
-      .required()
-      .max(2048)
-      .meta({
-        description:
-          'Base URL of the Git host over HTTPS, e.g. https://github.com or https://git.example.com.',
-      }),
-    token: text()
-      .required()
-      .min(1)
-      .max(4096)
-      .meta({
-        description:
-          'Access token with read access to the repositories; stored in a Kubernetes Secret, never returned.',
-      }),
+    url: text().required().max(2048).meta({
+      description:
+        'Base URL of the Git host over HTTPS, e.g. https://github.com or https://git.example.com.',
+    }),
+    token: text().required().min(1).max(4096).meta({
+      description:
+        'Access token with read access to the repositories; stored in a Kubernetes Secret, never returned.',
+    }),
     provider: yup
       .mixed<CodehostProvider>()
       .nullable()
@@ -35,13 +28,10 @@ export const CodehostConnect = yup
         description:
           'github, gitlab, gitea or git (any Git server over HTTPS); guessed from the URL when omitted.',
       }),
-    username: text()
-      .nullable()
-      .max(255)
-      .meta({
-        description:
-          'User name sent with the token (HTTP Basic); by default x-access-token (GitHub), oauth2 (GitLab), git (others).',
-      }),
+    username: text().nullable().max(255).meta({
+      description:
+        'User name sent with the token (HTTP Basic); by default x-access-token (GitHub), oauth2 (GitLab), git (others).',
+    }),
   })
   .noUnknown('${path} has an unknown field');
 
@@ -90,25 +80,19 @@ export const CodehostStatus = yup.object({
 /** POST /api/v1/agents/{agent}/codehost. */
 export const CodehostLinkCreate = yup
   .object({
-    repository: text()
-      .required()
-      .max(2048)
-      .meta({
-        description: "Clone URL on the account's code host, or a path under it (owner/name).",
-      }),
+    repository: text().required().max(2048).meta({
+      description: "Clone URL on the account's code host, or a path under it (owner/name).",
+    }),
     branch: text()
       .default('main')
       .min(1)
       .max(255)
       .matches(/^(?!\/|.*\.\.|.*\/$)[^\s~^:?*[\\]+$/, '${path} must be a branch name')
       .meta({ description: 'The branch whose pushes deploy; main by default.' }),
-    subdirectory: text()
-      .nullable()
-      .max(1024)
-      .meta({
-        description:
-          'Directory of the repository that is deployed (it holds svc.yaml); the root when omitted.',
-      }),
+    subdirectory: text().nullable().max(1024).meta({
+      description:
+        'Directory of the repository that is deployed (it holds svc.yaml); the root when omitted.',
+    }),
   })
   .noUnknown('${path} has an unknown field');
 
@@ -134,12 +118,10 @@ export const CodehostLinkRecord = yup.object({
     .string()
     .required()
     .meta({ description: 'Where the code host sends push events.' }),
-  webhook_secret: yup
-    .string()
-    .meta({
-      description:
-        'Only in the answer to POST: the secret to configure on the code host. It is never shown again; POST again to replace it.',
-    }),
+  webhook_secret: yup.string().meta({
+    description:
+      'Only in the answer to POST: the secret to configure on the code host. It is never shown again; POST again to replace it.',
+  }),
   recent_deployments: yup
     .array(CodehostDeploymentRecord)
     .required()
