@@ -433,6 +433,46 @@ describe('push webhooks', () => {
     expect(await deploymentCount()).toBe(before);
   });
 
+  it("verifies GitLab's X-Gitlab-Token and Gitea's X-Gitea-Signature forms too", async () => {
+    const gitlabBody = JSON.stringify({
+      object_kind: 'push',
+      ref: 'refs/heads/feature',
+      after: 'b'.repeat(40),
+      project: { git_http_url: repoUrl },
+    });
+    const gitlab = (token: string) =>
+      call<Delivered>('POST', webhookPath, {
+        rawBody: gitlabBody,
+        headers: {
+          'content-type': 'application/json',
+          'x-gitlab-event': 'Push Hook',
+          'x-gitlab-event-uuid': randomUUID(),
+          'x-gitlab-token': token,
+        },
+      });
+    expect((await gitlab(webhookSecret)).body).toMatchObject({ status: 'ignored' });
+    expect((await gitlab(`${webhookSecret}x`)).status).toBe(401);
+    const giteaBody = JSON.stringify({
+      ref: 'refs/heads/feature',
+      after: 'c'.repeat(40),
+      repository: { clone_url: repoUrl },
+    });
+    const gitea = (secret: string) =>
+      call<Delivered>('POST', '/api/v1/webhooks/codehost', {
+        rawBody: giteaBody,
+        headers: {
+          'content-type': 'application/json',
+          'x-gitea-event': 'push',
+          'x-gitea-delivery': randomUUID(),
+          'x-gitea-signature': githubSignature(giteaBody, secret).slice('sha256='.length),
+        },
+      });
+    const signed = await gitea(webhookSecret);
+    expect(signed.status).toBe(202);
+    expect(signed.body).toMatchObject({ status: 'ignored', agent_id: agentId });
+    expect((await gitea('other')).status).toBe(401);
+  });
+
   it('returns 413 for a body over the cap without reading it', async () => {
     const res = await call('POST', webhookPath, {
       rawBody: 'x'.repeat(1024 * 1024 + 1),
