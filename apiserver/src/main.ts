@@ -15,10 +15,10 @@ import { createLogger } from '../../common/logger.js';
 import { buildControlPlane } from './assemble.js';
 import { loadConfig } from './config.js';
 import { LOG_RETENTION_MS } from './logs/log-store.js';
-import { AgentIndex } from './edge/agent-index.js';
 import { createEdgeServer } from './edge/edge-server.js';
 import { buildVectorPlane } from './vector/assemble.js';
 import { RegionApis } from './regions/region-apis.js';
+import { RegionalAgentIndex } from './regions/regional-agent-index.js';
 
 const config = readConfigOrExit('apiserver', () => loadConfig());
 const log = createLogger('apiserver', config.logLevel);
@@ -61,7 +61,8 @@ const vectorsPort = (vectorServer.address() as AddressInfo).port;
 log.info('vector plane listening', { url: `http://${config.host}:${vectorsPort}` });
 
 // The agent edge: its own port, routing agent addresses by Host header.
-const agentIndex = new AgentIndex(kc, log.child({ front: 'edge' }));
+// Every region's agents: one edge answers for all of them.
+const agentIndex = new RegionalAgentIndex(apis, log.child({ front: 'edge' }));
 await agentIndex.start();
 const edge = createEdgeServer({
   domain: config.agentDomain,

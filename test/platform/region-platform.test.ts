@@ -3,14 +3,16 @@
  * `SVC_LOCAL_REGIONS=local,region-2`: region-2 is a kube-apiserver of its own
  * on the same etcd, with its own engine and its own operator, and the API
  * server's registry names both. An agent of a workspace in region-2 lives in
- * region-2's API only, and region-2's operator deploys it.
+ * region-2's API only, and region-2's operator deploys it; a service there
+ * answers through the one edge.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { KubeConfig } from '@kubernetes/client-node';
 import { CustomResourceClient } from '../../common/kube/custom-resources.js';
 import { bootstrapKey } from '../../hack/platform/bootstrap.js';
 import { startScratchPlatform, type ScratchPlatform } from '../../hack/platform/scratch.js';
-import { makeArchive } from '../factories/archives.js';
+import { request } from 'node:http';
+import { makeArchive, PYTHON_SERVICE } from '../factories/archives.js';
 
 let platform: ScratchPlatform;
 let key: string;
@@ -104,4 +106,59 @@ describe('npm start with two regions', () => {
       regions_total: 1,
     });
   }, 240_000);
+
+  it('answers a region-2 service through the one edge', async () => {
+    await api('POST', '/api/v1/agents', { name: 'far-svc', workspace_name: 'second' });
+    const deployed = await api<{ id: string }>(
+      'POST',
+      '/api/v1/agents/far-svc/deploy',
+      undefined,
+      await makeArchive({ 'main.py': PYTHON_SERVICE }),
+    );
+    expect(deployed.status).toBe(202);
+    const active = await until(async () => {
+      const d = (await api(`GET`, `/api/v1/deployments/${deployed.body.id}`)).body;
+      return d.state === 'active' || d.state === 'failed' ? d : undefined;
+    });
+    expect(active.state).toBe('active');
+    const agent = await until(async () => {
+      const a = (await api<{ url: string | null }>('GET', '/api/v1/agents/far-svc')).body;
+      return a.url ? a : undefined;
+    });
+    const answer = await until(async () => {
+      const res = await viaEdge(agent.url!);
+      return res.status === 200 ? res : undefined;
+    });
+    expect(answer.text).toBe('hello');
+  }, 240_000);
 });
+
+async function until<T>(check: () => Promise<T | undefined>, timeoutMs = 180_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+/** GETs an agent URL through the platform's edge, with the agent's Host. */
+function viaEdge(url: string): Promise<{ status: number; text: string }> {
+  const { host, pathname } = new URL(url);
+  const edgePort = Number(new URL(platform.edgeUrl).port);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: '127.0.0.1', port: edgePort, path: pathname, headers: { host } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}

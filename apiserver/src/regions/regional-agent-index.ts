@@ -1,0 +1,62 @@
+/**
+ * The edge's agent index over every region's API: the one edge (the global
+ * front door) finds an agent by its address wherever it runs, and marks its
+ * activity on the copy it found, in that copy's API, whose operator wakes it.
+ * With one API it is the plain index.
+ */
+import type { Agent } from '../../../crds/src/index.js';
+import type { Logger } from '../../../common/logger.js';
+import { AgentIndex } from '../edge/agent-index.js';
+import type { RegionApis } from './region-apis.js';
+
+/** An AgentIndex per region API, asked in region order. */
+export class RegionalAgentIndex extends AgentIndex {
+  private readonly others: AgentIndex[];
+
+  constructor(apis: RegionApis, log: Logger) {
+    super(apis.homeApi.kc, log);
+    this.others = apis.apis
+      .slice(1)
+      .map((api) => new AgentIndex(api.kc, log.child({ region: api.regions[0] })));
+  }
+
+  /** Starts every region's watch; resolves once each has its first list. */
+  override async start(): Promise<void> {
+    await Promise.all([super.start(), ...this.others.map((i) => i.start())]);
+  }
+
+  /** Stops every watch. */
+  override async stop(): Promise<void> {
+    await Promise.all([super.stop(), ...this.others.map((i) => i.stop())]);
+  }
+
+  /** The agent with this address label: its copy in the first region that has one. */
+  override find(label: string): Agent | undefined {
+    const home = super.find(label);
+    if (home) return home;
+    for (const index of this.others) {
+      const found = index.find(label);
+      if (found) return found;
+    }
+    return undefined;
+  }
+
+  /** Marks activity on the copy `agent` is, in its own API. */
+  override async markActivity(agent: Agent, force = false): Promise<void> {
+    const other = this.otherHolding(agent);
+    return other ? other.markActivity(agent, force) : super.markActivity(agent, force);
+  }
+
+  /** Records WebSocket use on the copy `agent` is, in its own API. */
+  override async markServesWebsocket(agent: Agent): Promise<void> {
+    const other = this.otherHolding(agent);
+    return other ? other.markServesWebsocket(agent) : super.markServesWebsocket(agent);
+  }
+
+  /** The index of another region whose copy `agent` is (by UID); undefined for home's. */
+  private otherHolding(agent: Agent): AgentIndex | undefined {
+    const label = agent.spec.addressLabel;
+    if (!label) return undefined;
+    return this.others.find((i) => i.find(label)?.metadata.uid === agent.metadata.uid);
+  }
+}
