@@ -413,6 +413,13 @@ describe('push webhooks', () => {
     const res = await call<Delivered>('POST', webhookPath, firstDelivery);
     expect(res.status).toBe(200);
     expect(res.body.status).toBe('duplicate');
+    // The delivery id header is not signed: the same body under a new id is the same delivery.
+    const renamed = await call<Delivered>('POST', webhookPath, {
+      ...firstDelivery,
+      headers: { ...firstDelivery.headers, 'x-github-delivery': randomUUID() },
+    });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.status).toBe('duplicate');
     expect(await deploymentCount()).toBe(before);
   });
 

@@ -15,6 +15,7 @@ describe('readDelivery', () => {
     const d = readDelivery({ 'x-github-event': 'push', 'x-github-delivery': 'd-1' }, body);
     expect(d).toEqual({
       deliveryId: 'd-1',
+      bodyDigest: expect.stringMatching(/^[0-9a-f]{64}$/),
       event: 'push',
       branch: 'main',
       commit: sha,
@@ -40,6 +41,7 @@ describe('readDelivery', () => {
     const body = Buffer.from(JSON.stringify({ ref: 'refs/tags/v1', after: sha }));
     const d = readDelivery({}, body);
     expect(d.deliveryId).toMatch(/^[0-9a-f]{64}$/);
+    expect(d.deliveryId).toBe(d.bodyDigest);
     expect(d.branch).toBeNull();
     expect(d.event).toBe('push');
   });

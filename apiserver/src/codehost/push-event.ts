@@ -12,6 +12,11 @@ import type { SignatureHeaders } from './signatures.js';
 export interface Delivery {
   /** The provider's delivery id, or the SHA-256 of the body when it sends none. */
   deliveryId: string;
+  /**
+   * The SHA-256 of the body. The delivery id header is not signed, so a
+   * captured delivery resent under a new id is recognised by its body.
+   */
+  bodyDigest: string;
   /** `push`, `ping`, or the provider's own name of another event. */
   event: string;
   /** The branch pushed to, or null when the ref is not a branch. */
@@ -41,10 +46,12 @@ export function readDelivery(headers: SignatureHeaders, body: Buffer): Delivery 
   }
   const ref = typeof payload.ref === 'string' ? payload.ref : '';
   const after = typeof payload.after === 'string' ? payload.after.toLowerCase() : '';
+  const bodyDigest = createHash('sha256').update(body).digest('hex');
   return {
     deliveryId:
       first(headers, ['x-github-delivery', 'x-gitea-delivery', 'x-gitlab-event-uuid']) ??
-      createHash('sha256').update(body).digest('hex'),
+      bodyDigest,
+    bodyDigest,
     event: eventName(headers, payload),
     branch: ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : null,
     commit: SHA.test(after) && !ZERO.test(after) ? after : null,

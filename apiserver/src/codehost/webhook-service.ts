@@ -154,14 +154,25 @@ export class WebhookService {
     if (delivery.commit === null) {
       return { status: 'ignored', ...base, reason: 'the push deleted the branch' };
     }
-    if (!(await this.deps.store.claimDelivery(link._id, delivery.deliveryId, new Date()))) {
-      return { status: 'duplicate', ...base };
+    // Both the id and the body must be new: the id header is not signed.
+    const claims = [delivery.deliveryId, `sha256:${delivery.bodyDigest}`];
+    const claimed: string[] = [];
+    const release = () =>
+      Promise.all(
+        claimed.map((id) => this.deps.store.releaseDelivery(link._id, id).catch(() => undefined)),
+      );
+    for (const id of new Set(claims)) {
+      if (!(await this.deps.store.claimDelivery(link._id, id, new Date()))) {
+        await release();
+        return { status: 'duplicate', ...base };
+      }
+      claimed.push(id);
     }
     try {
       return await this.deployCommit(link, delivery, delivery.commit);
     } catch (err) {
       // Let the provider's redelivery try again.
-      await this.deps.store.releaseDelivery(link._id, delivery.deliveryId).catch(() => undefined);
+      await release();
       throw err;
     }
   }
