@@ -20,8 +20,10 @@ export interface GitCredentials {
 /** A git command that failed; the message is git's own, without the token. */
 export class GitError extends Error {}
 
-/** How long one git command may take. */
+/** How long a fetch may take. */
 const GIT_TIMEOUT_MS = 120_000;
+/** How long the status check's ls-remote may take: someone is waiting on the answer. */
+const LS_REMOTE_TIMEOUT_MS = 20_000;
 
 /** The environment of a git command using `credentials` (none for an anonymous one). */
 export function gitEnvironment(
@@ -59,7 +61,7 @@ export function gitEnvironment(
 /** Runs git with `args` in `cwd`; resolves with stdout, rejects with a scrubbed GitError. */
 export function runGit(
   args: string[],
-  options: { cwd: string; credentials: GitCredentials | null },
+  options: { cwd: string; credentials: GitCredentials | null; timeoutMs?: number },
 ): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(
@@ -68,7 +70,7 @@ export function runGit(
       {
         cwd: options.cwd,
         env: gitEnvironment(options.credentials, options.cwd),
-        timeout: GIT_TIMEOUT_MS,
+        timeout: options.timeoutMs ?? GIT_TIMEOUT_MS,
         maxBuffer: 16 * 1024 * 1024,
         encoding: 'utf8',
       },
@@ -85,7 +87,11 @@ export function runGit(
 export async function lsRemote(repository: string, credentials: GitCredentials): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-git-'));
   try {
-    await runGit(['ls-remote', '--heads', '--', repository], { cwd: dir, credentials });
+    await runGit(['ls-remote', '--heads', '--', repository], {
+      cwd: dir,
+      credentials,
+      timeoutMs: LS_REMOTE_TIMEOUT_MS,
+    });
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
