@@ -11,6 +11,10 @@
  * nodes are counted from the tail alone. Slots move only in a vacuum, and the graph follows
  * them ({@link VectorIndex.remap}); while a build runs, only slots above those it reads
  * ({@link VectorIndex.frozenBelow}) may move.
+ *
+ * With scalar quantization, each build also writes the int8 codes of the slots it adds
+ * (quantization/), and searches walk the same graph over the codes, then rescore the
+ * candidates from the float vectors; the codes follow a vacuum like the graph.
  */
 import type { Distance } from '../distance.js';
 import { QuantizedVectors } from '../quantization/quantized-vectors.js';
