@@ -1,6 +1,6 @@
 /**
  * Keeps secret values out of the answers to malformed requests on the secret
- * routes. The JSON parser's message quotes the text around the error (which
+ * and code-host routes. The JSON parser's message quotes the text around the error (which
  * may be the value itself), so on these routes an invalid-JSON violation says
  * only that the body is not JSON. Request bodies are never logged anywhere
  * (the access line holds method, path and status), so this is the one place
@@ -9,8 +9,11 @@
 import type { Middleware } from 'koa';
 import { ValidationFailed } from '../errors/catalogue.js';
 
-/** Paths whose request bodies may hold a secret value. */
-export const SECRET_PATH = /\/secrets(\/|$)/;
+/**
+ * Paths whose request bodies may hold a secret value: the secret routes and
+ * the code-host routes (`PUT /auth/codehost` carries the host's access token).
+ */
+export const SECRET_PATH = /\/(secrets|codehost)(\/|$)/;
 
 interface Violation {
   loc: unknown[];
