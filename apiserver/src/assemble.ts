@@ -56,7 +56,7 @@ export function controlPlaneDeps(
   const apis = conn.apis ?? RegionApis.shared(config.regions, conn.kc);
   const agentRepository = new AgentRepository(apis);
   const keys = new DeploymentKeyReaper(
-    conn.kc,
+    apis.apis.map((a) => a.kc),
     accounts,
     new RegionalRepository(apis, 'AgentDeployment', 'deployment'),
     log.child({ component: 'deployment-keys' }),

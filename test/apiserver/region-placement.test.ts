@@ -38,6 +38,7 @@ let db: Db;
 let owner: Caller;
 let operatorA: LocalOperator;
 let operatorB: LocalOperator;
+let deps: Awaited<ReturnType<typeof buildControlPlane>>['deps'];
 /** Namespaces only region-b's operator reconciles (for the test that it ignores region A). */
 const onlyB = new Set<string>();
 
@@ -59,11 +60,14 @@ beforeAll(async () => {
     internalSecret: generateSecret(),
   };
   const apis = RegionApis.fromRegistry(registry, home);
-  const { app, deps } = await buildControlPlane(
+  let app;
+  ({ app, deps } = await buildControlPlane(
     { mongo, db, kc: home, apis },
     config,
     createLogger('apiserver', 'silent'),
-  );
+  ));
+  // Keys of retired deployments are revoked at once here (no shutdown grace).
+  await deps.keys.start({ graceMs: 0 });
   http = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => http.once('listening', resolve));
   server = {
@@ -84,6 +88,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
+  await deps?.keys.stop();
   await operatorB?.stop();
   await operatorA?.stop();
   http?.close();
@@ -166,6 +171,28 @@ describe('an agent of a workspace placed in region-b', () => {
     );
     expect(run?.status?.state).toBe('completed');
     expect(run?.metadata.labels?.[LABELS.region]).toBe('region-b');
+  });
+
+  it("revokes the key of a version superseded in region-b, keeping the active one's", async () => {
+    const before = await deps.accounts.liveDeploymentKeys(agentId);
+    const res = await deployFiles(server, owner.key, 'b-job', { 'main.py': 'print("v2")\n' });
+    expect(res.status).toBe(202);
+    const id = res.body.id as string;
+    await eventually(
+      () => deploymentIn(regionB.kc, id),
+      (d) => d?.status?.state === 'active',
+      'version 2 active in region-b',
+      120_000,
+    );
+    const live = await eventually(
+      () => deps.accounts.liveDeploymentKeys(agentId),
+      (keys) => keys.length === 1,
+      "version 1's key revoked",
+    );
+    // Version 1's key was live until version 2 replaced it.
+    expect(before.map((k) => k.deploymentId)).not.toContain(id);
+    expect(before.length).toBe(1);
+    expect(live.map((k) => k.deploymentId)).toEqual([id]);
   });
 });
 

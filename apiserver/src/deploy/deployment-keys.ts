@@ -110,15 +110,17 @@ const agentKey = (namespace: string, agentId: string) => `${namespace}/${agentId
 
 /** Revokes deployment keys that nothing runs with any more (see the module comment). */
 export class DeploymentKeyReaper {
-  private readonly informer: ResilientInformer<AgentDeployment>;
+  /** One watch per region API: a deployment's copies are where its agent is. */
+  private readonly informers: ResilientInformer<AgentDeployment>[];
   private readonly queue: WorkQueue;
   /** Deployment names by `namespace/agentId`, from the informer. */
   private readonly byAgent = new Map<string, Set<string>>();
   private graceMs = KEY_SHUTDOWN_GRACE_MS;
   private sweepTimer: NodeJS.Timeout | undefined;
 
+  /** Watches the AgentDeployments of `kc`, or of each region API's in `kc`. */
   constructor(
-    kc: KubeConfig,
+    kc: KubeConfig | readonly KubeConfig[],
     private readonly accounts: Pick<
       AccountService,
       'liveDeploymentKeys' | 'revokeKeys' | 'revokeAgentKeys'
@@ -126,21 +128,27 @@ export class DeploymentKeyReaper {
     private readonly deployments: Pick<CustomResourceRepository<'AgentDeployment'>, 'get'>,
     private readonly log: Logger,
   ) {
-    this.informer = new ResilientInformer<AgentDeployment>(
-      kc,
-      customResourceSource<AgentDeployment>(kc, {
-        group: API_GROUP,
-        version: API_VERSION,
-        plural: PLURALS.AgentDeployment,
-      }),
-      { name: 'deployment-keys', logger: log },
+    const apis = Array.isArray(kc) ? (kc as readonly KubeConfig[]) : [kc as KubeConfig];
+    this.informers = apis.map(
+      (api) =>
+        new ResilientInformer<AgentDeployment>(
+          api,
+          customResourceSource<AgentDeployment>(api, {
+            group: API_GROUP,
+            version: API_VERSION,
+            plural: PLURALS.AgentDeployment,
+          }),
+          { name: 'deployment-keys', logger: log },
+        ),
     );
     this.queue = new WorkQueue({ name: 'deployment-keys', logger: log });
     const seen = (d: AgentDeployment, present: boolean) => {
       const key = agentKey(d.metadata.namespace ?? '', d.spec.agentId);
       const names = this.byAgent.get(key) ?? new Set<string>();
       if (present) names.add(d.metadata.name ?? '');
-      else names.delete(d.metadata.name ?? '');
+      // Gone only once no region has a copy left.
+      else if (!this.seen(d.metadata.namespace ?? '', d.metadata.name ?? ''))
+        names.delete(d.metadata.name ?? '');
       if (names.size > 0) this.byAgent.set(key, names);
       else this.byAgent.delete(key);
       // Only an ending (or a disappearance) can retire a key.
@@ -149,16 +157,27 @@ export class DeploymentKeyReaper {
         this.queue.add(key);
       }
     };
-    this.informer.on('add', (d) => seen(d, true));
-    this.informer.on('update', (d) => seen(d, true));
-    this.informer.on('delete', (d) => seen(d, false));
+    for (const informer of this.informers) {
+      informer.on('add', (d) => seen(d, true));
+      informer.on('update', (d) => seen(d, true));
+      informer.on('delete', (d) => seen(d, false));
+    }
+  }
+
+  /** The deployment as last seen, its first copy in region order. */
+  private seen(namespace: string, name: string): AgentDeployment | undefined {
+    for (const informer of this.informers) {
+      const found = informer.get(namespace, name);
+      if (found) return found;
+    }
+    return undefined;
   }
 
   /** Starts watching; once the first list is in, checks every agent with live keys. */
   async start(options: DeploymentKeyReaperOptions = {}): Promise<void> {
     this.graceMs = options.graceMs ?? KEY_SHUTDOWN_GRACE_MS;
-    this.informer.start();
-    await this.informer.synced;
+    for (const informer of this.informers) informer.start();
+    await Promise.all(this.informers.map((i) => i.synced));
     this.queue.start((key) => this.reconcile(key), { concurrency: 2 });
     await this.sweep();
     this.sweepTimer = setInterval(
@@ -174,7 +193,7 @@ export class DeploymentKeyReaper {
   async stop(): Promise<void> {
     clearInterval(this.sweepTimer);
     await this.queue.stop();
-    await this.informer.stop();
+    await Promise.all(this.informers.map((i) => i.stop()));
   }
 
   /** Queues every agent that has live deployment keys. */
@@ -202,7 +221,7 @@ export class DeploymentKeyReaper {
     );
     if (keys.length === 0) return;
     const deployments = [...(this.byAgent.get(key) ?? [])]
-      .map((name) => this.informer.get(namespace, name))
+      .map((name) => this.seen(namespace, name))
       .filter((d): d is AgentDeployment => d !== undefined);
     const now = Date.now();
     const verdicts = retiredDeploymentKeys(keys, deployments, now, this.graceMs);
