@@ -17,4 +17,12 @@ describe('loadOperatorConfig', () => {
     const secret = generateSecret();
     expect(loadOperatorConfig({ SVC_INTERNAL_SECRET: secret }).internalSecret).toBe(secret);
   });
+
+  it('serves the region SVC_REGION names, local by default', () => {
+    const secret = generateSecret();
+    expect(loadOperatorConfig({ SVC_INTERNAL_SECRET: secret }).region).toBe('local');
+    expect(loadOperatorConfig({ SVC_INTERNAL_SECRET: secret, SVC_REGION: 'region-2' }).region).toBe(
+      'region-2',
+    );
+  });
 });
