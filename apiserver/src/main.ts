@@ -50,6 +50,7 @@ const vectors = await buildVectorPlane(
     engineUrl: config.engineUrl,
     engineApiKey: config.engineApiKey,
     regions: config.regions,
+    regionUrls: Object.fromEntries(config.registry.regions.map((r) => [r.name, r.publicUrl])),
     plansJson: config.plansJson,
     coalesceSearches: config.coalesceSearches,
   },

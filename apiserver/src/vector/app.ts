@@ -28,6 +28,8 @@ export interface VectorAppDeps {
   schemas: SchemaService;
   storage: StorageMeter;
   regions: readonly string[];
+  /** Each region's public URL (the registry's publicUrl), for `GET /api/v1/regions`. */
+  regionUrls?: Readonly<Record<string, string | null>>;
   /** Upsert limits; tests shorten the idle timeout. */
   upsert?: Partial<UpsertLimits>;
 }

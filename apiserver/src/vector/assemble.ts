@@ -30,6 +30,8 @@ export interface VectorPlaneConfig {
   engineApiKey: string;
   /** Regions this installation offers; the first is the default. */
   regions: string[];
+  /** Each region's public URL (the registry's publicUrl; null or absent: the request's origin). */
+  regionUrls?: Readonly<Record<string, string | null>>;
   /** `SVC_PLANS_JSON`. */
   plansJson?: string | undefined;
   /**
@@ -109,6 +111,7 @@ export function vectorPlaneApp(
     schemas: new SchemaService(c.payloadSchemas, engine, options.schema, now),
     storage: new StorageMeter(c, engine, undefined, options.storageTtlMs),
     regions: config.regions,
+    regionUrls: config.regionUrls,
     upsert: options.upsert,
   };
   const { app, routes } = createVectorAppWithRouter(deps);

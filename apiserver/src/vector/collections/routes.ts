@@ -34,6 +34,8 @@ export interface CollectionRouteDeps {
   collections: CollectionService;
   engine: EngineClient;
   regions: readonly string[];
+  /** Each region's public URL from the registry; a region without one is served from the request's origin. */
+  regionUrls?: Readonly<Record<string, string | null>>;
   schemas: Pick<SchemaService, 'current'>;
 }
 
@@ -218,10 +220,13 @@ export function collectionRoutes(deps: CollectionRouteDeps): VectorRoute[] {
       success: { status: 200, description: '{result: {region: url}, status}.' },
       errors: [],
       handler: (ctx) => {
-        // One installation serves every region it offers from this origin.
+        // A region the registry gives no public URL is served from this origin.
         ctx.body = {
           result: Object.fromEntries(
-            deps.regions.map((region) => [region, `${ctx.protocol}://${ctx.host}`]),
+            deps.regions.map((region) => [
+              region,
+              deps.regionUrls?.[region] ?? `${ctx.protocol}://${ctx.host}`,
+            ]),
           ),
           status: 'ok',
         };
