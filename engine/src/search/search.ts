@@ -92,8 +92,12 @@ export function search(collection: Collection, query: SearchQuery): Hit[] {
     const ef = Math.max(query.hnswEf ?? config.hnsw.efConstruct, k);
     // Below this share of points passing, the walk steps over rejected ones (ACORN-1).
     const twoHop = plan !== undefined && plan.matches < TWO_HOP_BELOW * points.liveCount;
-    const quantization = query.quantization ?? DEFAULT_QUANTIZATION;
-    found = index.search(q, k, ef, accept, twoHop, { vector: query.vector, params: quantization });
+    // Only a quantized collection reads the quantization params (Qdrant skips them elsewhere).
+    const quantized = config.quantization && {
+      vector: query.vector,
+      params: query.quantization ?? DEFAULT_QUANTIZATION,
+    };
+    found = index.search(q, k, ef, accept, twoHop, quantized);
   }
 
   const hits: Hit[] = [];
