@@ -8,7 +8,9 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
+import { CustomResourceClient } from '../../common/kube/custom-resources.js';
 import type { ProcessGroup } from '../../common/processes.js';
+import { PLURALS } from '../../crds/src/index.js';
 import type { Supervisor } from '../lib/supervisor.js';
 import { startControllerManager, startKubeApiserver } from './components.js';
 import { applyCrds } from './crds.js';
@@ -60,7 +62,7 @@ export async function startRegionApi(opts: RegionApiOptions): Promise<RegionApi>
   const kc = new KubeConfig();
   kc.loadFromFile(kubeconfigPath);
   await Promise.all([
-    applyCrds(kc),
+    applyCrds(kc).then(() => untilCustomResourcesServe(kc)),
     opts.controllerManager === false
       ? Promise.resolve()
       : startControllerManager(
@@ -72,4 +74,25 @@ export async function startRegionApi(opts: RegionApiOptions): Promise<RegionApi>
         ),
   ]);
   return { name, apiServerUrl, kubeconfigPath };
+}
+
+/**
+ * Waits until the new API serves every platform kind: an Established CRD's
+ * storage still answers 429 for a moment on a fresh API, and the first
+ * request of the API server or the operator would fail on it.
+ */
+async function untilCustomResourcesServe(kc: KubeConfig, timeoutMs = 30_000): Promise<void> {
+  const client = new CustomResourceClient(kc);
+  const deadline = Date.now() + timeoutMs;
+  for (const kind of Object.keys(PLURALS) as Array<keyof typeof PLURALS>) {
+    for (;;) {
+      try {
+        await client.listEverywhere(kind);
+        break;
+      } catch (err) {
+        if (Date.now() > deadline) throw err;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+  }
 }
