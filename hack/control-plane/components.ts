@@ -82,6 +82,8 @@ export async function startKubeApiserver(
         `--tls-private-key-file=${pki.servingKey}`,
         `--client-ca-file=${pki.caCert}`,
         `--token-auth-file=${pki.tokenFile}`,
+        // Secrets reach etcd encrypted; every API on this etcd has the same key (pki.ts).
+        `--encryption-provider-config=${pki.encryptionConfig}`,
         '--authorization-mode=RBAC',
         '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
         `--service-account-key-file=${pki.serviceAccountPub}`,

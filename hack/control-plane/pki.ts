@@ -1,8 +1,10 @@
 /**
  * Certificates and keys for the local kube-apiserver: a CA, a serving
  * certificate for 127.0.0.1/localhost signed by it, the service-account
- * signing key pair, and a random admin bearer token. Kept in one directory and
- * reused when present, so a restarted platform keeps trusting the same CA.
+ * signing key pair, a random admin bearer token, and the key that encrypts
+ * Secrets in etcd (./encryption.ts). Kept in one directory and reused when
+ * present, so a restarted platform keeps trusting the same CA and reading the
+ * same Secrets; a second region's API is given the same directory.
  */
 import { execFile } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
@@ -10,6 +12,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { ensureEncryptionConfig } from './encryption.js';
 
 const run = promisify(execFile);
 
@@ -24,6 +27,8 @@ export interface Pki {
   serviceAccountPub: string;
   tokenFile: string;
   adminToken: string;
+  /** The `EncryptionConfiguration` every kube-apiserver on this etcd is started with. */
+  encryptionConfig: string;
 }
 
 /** Creates the credentials in `dir` unless they already exist there. */
@@ -39,6 +44,7 @@ export async function ensurePki(dir: string): Promise<Pki> {
     serviceAccountPub: join(dir, 'sa.pub'),
     tokenFile: join(dir, 'tokens.csv'),
     adminToken: '',
+    encryptionConfig: join(dir, 'encryption-config.yaml'),
   };
   if (!existsSync(pki.caCert)) await makeCertificates(pki);
   if (!existsSync(pki.serviceAccountKey)) {
@@ -55,6 +61,7 @@ export async function ensurePki(dir: string): Promise<Pki> {
       mode: 0o600,
     });
   }
+  await ensureEncryptionConfig(pki.encryptionConfig);
   pki.adminToken = (await readFile(pki.tokenFile, 'utf8')).split(',')[0] ?? '';
   return pki;
 }
