@@ -66,7 +66,10 @@ export function presentDeployment(d: AgentDeployment, facts: DeploymentFacts): D
     is_serving: status.isServing ?? false,
     is_degraded: status.isDegraded ?? false,
     regions_total: regional?.regionsTotal ?? status.regionsTotal ?? regions.length,
-    regions_ready: regional?.regionsReady ?? status.regionsReady ?? 0,
+    // One region's operator writes no per-region count: an active version is
+    // ready in every region it serves.
+    regions_ready:
+      regional?.regionsReady ?? status.regionsReady ?? (state === 'active' ? regions.length : 0),
     pending_region_alert_stage: status.pendingRegionAlertStage ?? null,
     can_redeploy: !d.spec.ephemeral && facts.archiveStored,
     can_rollback: canRollback(d, facts),

@@ -1,3 +1,4 @@
+import { describe, expect, it } from '@jest/globals';
 import type { Context } from 'koa';
 import { ValidationFailed } from '../errors/catalogue.js';
 import { SECRET_PATH, secretBodies } from './secret-bodies.js';

@@ -269,7 +269,12 @@ describe('POST /api/v1/agents/{agent}/deployments/{version}/rollback', () => {
       can_rollback: true,
       can_redeploy: true,
     });
-    expect(listed.body.items.find((d) => d.version === 2)).toMatchObject({ can_rollback: false });
+    expect(listed.body.items.find((d) => d.version === 2)).toMatchObject({
+      can_rollback: false,
+      regions_total: 1,
+      regions_ready: 1,
+    });
+    expect(listed.body.items.find((d) => d.version === 1)).toMatchObject({ regions_ready: 0 });
 
     const res = await call<Deployment>(
       server,
