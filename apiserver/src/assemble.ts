@@ -142,7 +142,7 @@ export function controlPlaneDeps(
 /** The configuration the control plane needs. */
 export type ControlPlaneConfig = Pick<ApiServerConfig, 'regions' | 'plansJson' | 'internalSecret'> &
   Partial<Pick<ApiServerConfig, 'maxArchiveBytes' | 'platformStatusFile'>> & {
-    /** Code-host settings (main.ts does not read any yet: the defaults apply). */
+    /** Code-host settings (from `loadConfig`; the defaults apply when left out). */
     codehost?: CodehostConfig;
   };
 

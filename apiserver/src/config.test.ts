@@ -27,6 +27,29 @@ describe('loadConfig', () => {
     });
   });
 
+  it('reads the code-host settings, off and unset by default', () => {
+    expect(loadConfig(secrets).codehost).toEqual({
+      publicApiUrl: undefined,
+      webhookPerMinute: 120,
+      allowLoopbackHttp: false,
+    });
+    expect(
+      loadConfig({
+        ...secrets,
+        SVC_PUBLIC_API_URL: 'https://api.example.com',
+        SVC_CODEHOST_WEBHOOK_PER_MINUTE: '30',
+        SVC_CODEHOST_ALLOW_LOOPBACK_HTTP: 'true',
+      }).codehost,
+    ).toEqual({
+      publicApiUrl: 'https://api.example.com',
+      webhookPerMinute: 30,
+      allowLoopbackHttp: true,
+    });
+    expect(() => loadConfig({ ...secrets, SVC_CODEHOST_WEBHOOK_PER_MINUTE: '0' })).toThrow(
+      /SVC_CODEHOST_WEBHOOK_PER_MINUTE/,
+    );
+  });
+
   it('offers one region, local, on its own KUBECONFIG and SVC_ENGINE_URL by default', () => {
     const config = loadConfig({ ...secrets, KUBECONFIG: '/k/home', SVC_ENGINE_URL: 'http://e:1' });
     expect(config).toMatchObject({

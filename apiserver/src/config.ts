@@ -8,6 +8,7 @@ import { envBool, envInt, envOptional, envString } from '../../common/env.js';
 import { requireSecret } from '../../common/secrets.js';
 import { loadRegionRegistry } from './regions/load-regions.js';
 import type { RegionRegistry } from './regions/registry.js';
+import type { CodehostConfig } from './codehost/assemble.js';
 
 /** Configuration of the API server process. */
 export interface ApiServerConfig {
@@ -49,6 +50,13 @@ export interface ApiServerConfig {
    * written by its supervisor), shown by `/api/v1/health`; unset elsewhere.
    */
   platformStatusFile: string | undefined;
+  /**
+   * Code-host links: `SVC_PUBLIC_API_URL` (base of the webhook URLs; by default
+   * the origin a request came to), `SVC_CODEHOST_WEBHOOK_PER_MINUTE` (deliveries
+   * per agent, 120) and `SVC_CODEHOST_ALLOW_LOOPBACK_HTTP` (plain HTTP to a Git
+   * server on loopback; off).
+   */
+  codehost: CodehostConfig;
   logLevel: string;
 }
 
@@ -73,6 +81,11 @@ export function loadConfig(env = process.env): ApiServerConfig {
     maxArchiveBytes: envInt('SVC_MAX_ARCHIVE_MB', 200, { min: 1, max: 10_000 }, env) * 1024 * 1024,
     internalSecret: requireSecret('SVC_INTERNAL_SECRET', env),
     platformStatusFile: envOptional('SVC_PLATFORM_STATUS_FILE', env),
+    codehost: {
+      publicApiUrl: envOptional('SVC_PUBLIC_API_URL', env),
+      webhookPerMinute: envInt('SVC_CODEHOST_WEBHOOK_PER_MINUTE', 120, { min: 1 }, env),
+      allowLoopbackHttp: envBool('SVC_CODEHOST_ALLOW_LOOPBACK_HTTP', false, env),
+    },
     logLevel: envString('SVC_LOG_LEVEL', 'info', env),
   };
 }
