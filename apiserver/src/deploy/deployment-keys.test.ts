@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { AgentDeployment } from '../../../crds/src/index.js';
+import { agentDeploymentResource } from '../../../test/factories/custom-resources.js';
 import { retiredDeploymentKeys } from './deployment-keys.js';
 
 const NOW = Date.parse('2026-05-01T12:00:00Z');
@@ -12,22 +13,12 @@ function deployment(
   state: string,
   extra: { ephemeral?: boolean; finishedAt?: string; deleting?: boolean } = {},
 ): AgentDeployment {
-  return {
-    apiVersion: 'svc.dev/v1alpha1',
-    kind: 'AgentDeployment',
-    metadata: {
-      name,
-      namespace: 'ns',
-      ...(extra.deleting ? { deletionTimestamp: ago(1000) } : {}),
-    },
-    spec: {
-      agentId: 'agent',
-      version,
-      ephemeral: extra.ephemeral ?? false,
-      config: { runtime: 'python3.12', agentType: 'job', memoryMb: 256, regions: ['local'] },
-    },
+  return agentDeploymentResource('ns', 'agent', {
+    metadata: { name, ...(extra.deleting ? { deletionTimestamp: ago(1000) } : {}) },
+    spec: { version, ephemeral: extra.ephemeral ?? false },
+    config: { runtime: 'python3.12', agentType: 'job' },
     status: { state: state as never, finishedAt: extra.finishedAt ?? null },
-  };
+  });
 }
 
 const key = (deploymentId: string) => ({ keyId: `key-${deploymentId}`, deploymentId });
