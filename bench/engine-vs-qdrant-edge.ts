@@ -23,6 +23,25 @@
  *   node --import tsx bench/engine-vs-qdrant-edge.ts
  *
  * A quick run: BENCH_POINTS=20000 BENCH_QUERIES=100 BENCH_SETS=clustered-128,uniform-128.
+ *
+ * A set named with `:int8` (`clustered-128:int8`) is the same data with scalar int8
+ * quantization on both sides (`quantization_config.scalar`, quantile BENCH_QUANTILE, none
+ * unless given: at 0.99 both lose recall on clustered data) and every approximate search
+ * rescored from the originals with BENCH_OVERSAMPLING (1 unless given); exact search ignores
+ * the codes on both sides. Each side then also walks its same graph over the floats
+ * (`quantization.ignore`), right after each quantized step, so int8 and float are compared
+ * back to back on one build.
+ *
+ * What it printed for int8 (BENCH_SETS=clustered-768:int8,clustered-128:int8
+ * BENCH_OVERSAMPLING=2 BENCH_HTTP=0, 100k points, 200 queries; 2 cores shared with other
+ * jobs at load 7-11, so single points swing 2x: read the curves, not one number), QPS at
+ * recall@10 0.95, int8 / the same graph over floats:
+ * - 768-d: engine 4201/2695, 5341/4396, 3872/2623 (1.2-1.6x); qdrant-edge 6216/2245,
+ *   4050/3661, 3488/2821 (1.1-2.8x). RSS 805-808 MiB against 732 MiB without int8 (the codes,
+ *   100k x 784 bytes, are kept beside the floats); qdrant-edge 1118-1135 against 1063 MiB.
+ * - 128-d: engine 8318/8057, 11795/11540 at ef 16: no gain (the walk's cost is not in the
+ *   distance kernel at this width); qdrant-edge 9588/8935. RSS 272-288 against 241 MiB;
+ *   qdrant-edge 312 both ways.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -50,6 +69,12 @@ const httpFor = (name: string) => HTTP === '1' || HTTP.split(',').includes(name)
 const CURVE_END_RECALL = 0.99;
 const K = 10;
 const TARGET_RECALL = 0.95;
+/** `quantization_config.scalar.quantile`; absent (Qdrant's default: every value in range) unless given. */
+const QUANTILE = env.BENCH_QUANTILE === undefined ? undefined : Number(env.BENCH_QUANTILE);
+const SCALAR = { type: 'int8', ...(QUANTILE === undefined ? {} : { quantile: QUANTILE }) };
+const OVERSAMPLING = Number(env.BENCH_OVERSAMPLING ?? 1);
+/** The search params of an approximate search on a quantized set, the same on both sides. */
+const RESCORED = { ignore: false, rescore: true, oversampling: OVERSAMPLING };
 const SELECTIVITIES = [1, 10, 50];
 const BUCKETS = 100;
 /** Live points before the engine builds its graph: its default, or a fifth of a small run. */
@@ -182,11 +207,15 @@ async function benchHttp(
   queries: Float32Array[],
   ef: number,
   truth: Ids,
+  quantized: boolean,
 ): Promise<HttpSide> {
   const engine = await startEngine({ env: { SVC_ENGINE_INDEX_THRESHOLD: String(THRESHOLD) } });
   const call = httpClient(engine.url, CLIENTS);
   try {
-    await call('PUT', '/collections/bench', { vectors: { size: dim, distance: 'Cosine' } });
+    await call('PUT', '/collections/bench', {
+      vectors: { size: dim, distance: 'Cosine' },
+      ...(quantized ? { quantization_config: { scalar: SCALAR } } : {}),
+    });
     await call('PUT', '/collections/bench/index?wait=true', {
       field_name: 'bucket',
       field_schema: 'integer',
@@ -211,7 +240,11 @@ async function benchHttp(
     }
     const loadAndIndexSeconds = (performance.now() - started) / 1000;
     const bodies = queries.map((q) =>
-      JSON.stringify({ vector: Array.from(q), limit: K, params: { hnsw_ef: ef } }),
+      JSON.stringify({
+        vector: Array.from(q),
+        limit: K,
+        params: { hnsw_ef: ef, ...(quantized ? { quantization: RESCORED } : {}) },
+      }),
     );
     for (const text of bodies.slice(0, 20))
       await call('POST', '/collections/bench/points/search', text);
@@ -289,7 +322,10 @@ interface SetResult {
 }
 
 async function benchSet(name: string): Promise<SetResult> {
-  const [kind, dimText] = name.split('-') as [DataKind, string];
+  const [dataName, variant] = name.split(':') as [string, string | undefined];
+  if (variant !== undefined && variant !== 'int8') throw new Error(`unknown variant ${variant}`);
+  const quantized = variant === 'int8';
+  const [kind, dimText] = dataName.split('-') as [DataKind, string];
   const dim = Number(dimText);
   const data = makeVectors(kind, dim, POINTS, QUERIES);
   const dir = mkdtempSync(join(tmpdir(), 'engine-vs-edge-'));
@@ -298,7 +334,12 @@ async function benchSet(name: string): Promise<SetResult> {
   writeVectors(basePath, data.base, dim);
   writeVectors(queryPath, data.queries, dim);
   const queries = data.queries.map((v) => Array.from(v));
-  console.log(`\n== ${POINTS} ${kind} ${dim}-d vectors (Cosine), ${QUERIES} queries, top ${K}`);
+  console.log(
+    `\n== ${POINTS} ${kind} ${dim}-d vectors (Cosine), ${QUERIES} queries, top ${K}` +
+      (quantized
+        ? `, int8 (quantile ${QUANTILE ?? 1}, rescored, oversampling ${OVERSAMPLING})`
+        : ''),
+  );
 
   const edge = LineProcess.start(VENV_PYTHON, [
     join(root, 'test/engine/differential/qdrant_edge_driver.py'),
@@ -310,7 +351,13 @@ async function benchSet(name: string): Promise<SetResult> {
     join(root, 'bench/support/engine-core.ts'),
   ]);
   try {
-    await edge.ok({ cmd: 'create', name: 'bench', size: dim, distance: 'Cosine' });
+    await edge.ok({
+      cmd: 'create',
+      name: 'bench',
+      size: dim,
+      distance: 'Cosine',
+      ...(quantized ? { quantization: { quantile: QUANTILE, always_ram: true } } : {}),
+    });
     await edge.ok({
       cmd: 'create_index',
       name: 'bench',
@@ -333,18 +380,28 @@ async function benchSet(name: string): Promise<SetResult> {
       dim,
       buckets: BUCKETS,
       threshold: THRESHOLD,
+      ...(quantized ? { quantization: QUANTILE === undefined ? {} : { quantile: QUANTILE } } : {}),
     })) as { upsertSeconds: number; indexSeconds: number };
     const coreBuild = coreLoad.upsertSeconds + coreLoad.indexSeconds;
     const rss = { engine: rssMiB(core.pid), edge: rssMiB(edge.pid) };
 
+    // On a quantized set, approximate searches rescore and exact ones ignore the codes.
+    const quantization = (req: Record<string, unknown>) =>
+      !quantized ? {} : { quantization: req.exact ? { ignore: true } : RESCORED };
     const engineSearch = async (req: Record<string, unknown>) =>
-      (await core.ok({ cmd: 'search_many', limit: K, ...req })) as SearchAnswer;
+      (await core.ok({
+        cmd: 'search_many',
+        limit: K,
+        ...quantization(req),
+        ...req,
+      })) as SearchAnswer;
     const edgeSearch = async (req: Record<string, unknown>) =>
       (await edge.ok({
         cmd: 'search_many',
         name: 'bench',
         vectors: queries,
         limit: K,
+        ...quantization(req),
         ...req,
       })) as SearchAnswer;
 
@@ -354,18 +411,31 @@ async function benchSet(name: string): Promise<SetResult> {
     const engineExact = await engineSearch({ exact: true });
     const edgeExact = await edgeSearch({ exact: true });
     const truth = engineExact.ids;
+    // Again after the exact scans, or the first point of the curve pays for their garbage.
+    await engineSearch({ ef: EFS[0] });
+    await edgeSearch({ hnsw_ef: EFS[0] });
     const curves = { engine: [] as CurvePoint[], edge: [] as CurvePoint[] };
+    // On a quantized set, each side also walks the same graph over its float vectors
+    // (`ignore: true`), right after the quantized walk: int8 against float, back to back.
+    const floatCurves = { engine: [] as CurvePoint[], edge: [] as CurvePoint[] };
+    const IGNORE = { quantization: { ignore: true } };
+    const done = (curve: CurvePoint[]) => !curve.length || curve.at(-1)!.recall >= CURVE_END_RECALL;
     for (const ef of EFS) {
       const e = await engineSearch({ ef });
       const q = await edgeSearch({ hnsw_ef: ef });
       curves.engine.push({ ef, ...summary(e.latencies), recall: recall(e.ids, truth) });
       curves.edge.push({ ef, ...summary(q.latencies), recall: recall(q.ids, truth) });
-      if (
-        curves.engine.at(-1)!.recall >= CURVE_END_RECALL &&
-        curves.edge.at(-1)!.recall >= CURVE_END_RECALL
-      ) {
-        break;
+      if (quantized) {
+        const ignored = await engineSearch({ ef, ...IGNORE });
+        const qf = await edgeSearch({ hnsw_ef: ef, ...IGNORE });
+        floatCurves.engine.push({
+          ef,
+          ...summary(ignored.latencies),
+          recall: recall(ignored.ids, truth),
+        });
+        floatCurves.edge.push({ ef, ...summary(qf.latencies), recall: recall(qf.ids, truth) });
       }
+      if ([curves.engine, curves.edge, floatCurves.engine, floatCurves.edge].every(done)) break;
     }
     console.log('  ef   engine recall   QPS    p99 ms | edge recall   QPS    p99 ms');
     curves.engine.forEach((e, i) => {
@@ -374,6 +444,15 @@ async function benchSet(name: string): Promise<SetResult> {
         `${p.recall.toFixed(3).padStart(13)} ${p.qps.toFixed(0).padStart(6)} ${p.p99.toFixed(2).padStart(8)}`;
       console.log(`${String(e.ef).padStart(5)}${col(e)} |${col(q)}`);
     });
+    if (quantized) {
+      console.log('  the same graphs walked over float vectors (quantization ignored):');
+      floatCurves.engine.forEach((e, i) => {
+        const q = floatCurves.edge[i]!;
+        const col = (p: CurvePoint) =>
+          `${p.recall.toFixed(3).padStart(13)} ${p.qps.toFixed(0).padStart(6)} ${p.p99.toFixed(2).padStart(8)}`;
+        console.log(`${String(e.ef).padStart(5)}${col(e)} |${col(q)}`);
+      });
+    }
     const at = { engine: qpsAtTarget(curves.engine), edge: qpsAtTarget(curves.edge) };
     const efOf = (side: 'engine' | 'edge') => at[side]?.ef ?? curves[side].at(-1)!.ef;
     const p99At = (side: 'engine' | 'edge') => curves[side].find((p) => p.ef === efOf(side))!.p99;
@@ -397,6 +476,18 @@ async function benchSet(name: string): Promise<SetResult> {
       [`  ef reaching it`, at.engine?.ef, at.edge?.ef, 'lower'],
       [`  p99 ms at that ef`, p99At('engine'), p99At('edge'), 'lower'],
     ];
+    if (quantized) {
+      const floatAt = {
+        engine: qpsAtTarget(floatCurves.engine),
+        edge: qpsAtTarget(floatCurves.edge),
+      };
+      rows.push([
+        `  same graph, quantization ignored`,
+        floatAt.engine?.qps,
+        floatAt.edge?.qps,
+        'higher',
+      ]);
+    }
     for (const f of filtered) {
       rows.push([`filtered ${f.percent}% QPS (at that ef)`, f.engine.qps, f.edge.qps, 'higher']);
       rows.push([`  recall@10`, f.engine.recall, f.edge.recall, 'higher']);
@@ -413,7 +504,7 @@ async function benchSet(name: string): Promise<SetResult> {
 
     let rssRatio = rss.engine / rss.edge;
     if (httpFor(name)) {
-      const http = await benchHttp(dim, data.base, data.queries, efOf('engine'), truth);
+      const http = await benchHttp(dim, data.base, data.queries, efOf('engine'), truth, quantized);
       rows.push(
         ['HTTP upsert points/s', http.upsertPerSec, undefined, 'higher'],
         ['HTTP load + index build s', http.loadAndIndexSeconds, edgeBuild, 'lower'],

@@ -5,13 +5,17 @@
  * stdin/stdout like the qdrant-edge driver: one command per line, one answer per line,
  * `{ok}` or `{error}`; its memory is read from /proc by the parent.
  *
- *   {cmd: 'load', path, queries, dim, buckets, threshold}  vectors from little-endian float32 files
- *   {cmd: 'search_many', ef?, exact?, filter?, limit}      latencies (s) and ids, as edge's
+ *   {cmd: 'load', path, queries, dim, buckets, threshold, quantization?}  from float32 files
+ *   {cmd: 'search_many', ef?, exact?, filter?, limit, quantization?}    latencies (s) and ids
+ *
+ * `quantization` on load is `{quantile?}` for int8 codes; on a search, Qdrant's
+ * `{ignore, rescore, oversampling}`.
  */
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { preprocess } from '../../engine/src/distance.js';
 import { parseFilter } from '../../engine/src/filter/parse.js';
+import type { QuantizationSearchParams } from '../../engine/src/quantization/scalar.js';
 import { search } from '../../engine/src/search/search.js';
 import { Collection } from '../../engine/src/store/collection.js';
 import { newCollectionConfig } from '../../engine/src/store/collection-config.js';
@@ -36,9 +40,11 @@ async function load(req: {
   dim: number;
   buckets: number;
   threshold: number;
+  quantization?: { quantile?: number };
 }) {
   const { dim, buckets } = req;
   const config = newCollectionConfig('bench', dim, 'Cosine');
+  if (req.quantization) config.quantization = { type: 'int8', ...req.quantization };
   const c = new Collection(config, {
     threshold: req.threshold,
     idleMs: 200,
@@ -73,7 +79,13 @@ async function load(req: {
 }
 
 /** Searches each query in turn, timing each as qdrant-edge's search_many does. */
-function searchMany(req: { ef?: number; exact?: boolean; filter?: unknown; limit: number }) {
+function searchMany(req: {
+  ef?: number;
+  exact?: boolean;
+  filter?: unknown;
+  limit: number;
+  quantization?: QuantizationSearchParams;
+}) {
   const c = collection!;
   const filter = parseFilter(req.filter);
   const latencies: number[] = [];
@@ -87,6 +99,7 @@ function searchMany(req: { ef?: number; exact?: boolean; filter?: unknown; limit
       exact: req.exact ?? false,
       ...(req.ef === undefined ? {} : { hnswEf: req.ef }),
       ...(filter ? { filter } : {}),
+      ...(req.quantization ? { quantization: req.quantization } : {}),
     });
     latencies.push((performance.now() - started) / 1000);
     ids.push(hits.map((h) => c.points.ids[h.slot]));
