@@ -6,10 +6,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { ENCRYPTION_KEY_NAME } from '../../hack/control-plane/encryption.js';
+import { startControlPlane } from '../../hack/control-plane/index.js';
 import { regionEtcdPrefix } from '../../hack/control-plane/region.js';
 import { createNamespace, harness, kubeConfig } from '../harness/env.js';
 import { startTestRegion, type TestRegion } from '../harness/regions.js';
@@ -139,4 +141,40 @@ describe('Secrets in etcd', () => {
       .readNamespacedSecret({ name: 'from-before', namespace });
     expect(Buffer.from(read.data!.API_TOKEN!, 'base64').toString()).toBe(value);
   });
+});
+
+describe('a restarted control plane', () => {
+  it('keeps its key and reads the Secrets it sealed before', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'svc-etcd-enc-'));
+    const start = () => startControlPlane({ dir, durable: false, controllerManager: false });
+    const client = (kubeconfigPath: string) => {
+      const kc = new KubeConfig();
+      kc.loadFromFile(kubeconfigPath);
+      return kc;
+    };
+    const { value } = distinctiveValue();
+    try {
+      const first = await start();
+      let written: Awaited<ReturnType<typeof writeSecret>>;
+      let config: string;
+      try {
+        written = await writeSecret(client(first.kubeconfigPath), HOME_PREFIX, value);
+        config = await readFile(first.pki.encryptionConfig, 'utf8');
+      } finally {
+        await first.stop();
+      }
+      const second = await start();
+      try {
+        expect(await readFile(second.pki.encryptionConfig, 'utf8')).toBe(config);
+        const read = await client(second.kubeconfigPath)
+          .makeApiClient(CoreV1Api)
+          .readNamespacedSecret({ name: written.name, namespace: written.namespace });
+        expect(Buffer.from(read.data!.API_TOKEN!, 'base64').toString()).toBe(value);
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
 });
