@@ -7,22 +7,15 @@
  * its regions from what region-b's operator observed.
  */
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
-import type { Db, MongoClient } from 'mongodb';
 import { CustomResourceClient } from '../../common/kube/custom-resources.js';
-import { createLogger } from '../../common/logger.js';
-import { generateSecret } from '../../common/secrets.js';
 import { LABELS } from '../../crds/src/index.js';
-import { buildControlPlane } from '../../apiserver/src/assemble.js';
-import { RegionApis } from '../../apiserver/src/regions/region-apis.js';
-import { parseRegionList } from '../../apiserver/src/regions/registry.js';
 import { agentResource } from '../factories/custom-resources.js';
-import { harness, kubeConfig, mongoDatabase } from '../harness/env.js';
+import { kubeConfig } from '../harness/env.js';
 import { startTestRegion, type TestRegion } from '../harness/regions.js';
 import { startLocalOperator, type LocalOperator } from '../operator/local-operator.js';
 import { eventually } from '../operator/operator-harness.js';
+import { startTwoRegionServer, type TwoRegionServer } from './two-region-server.js';
 import { call, createCaller, type Caller, type TestServer } from './control-plane-server.js';
 import { deployFiles, type Deployment } from './deploy/deploy-helpers.js';
 
@@ -32,53 +25,19 @@ jest.setTimeout(240_000);
 let regionB: TestRegion;
 let home: KubeConfig;
 let server: TestServer;
-let http: Server;
-let mongo: MongoClient;
-let db: Db;
 let owner: Caller;
 let operatorA: LocalOperator;
 let operatorB: LocalOperator;
-let deps: Awaited<ReturnType<typeof buildControlPlane>>['deps'];
+let deps: TwoRegionServer['deps'];
 /** Namespaces only region-b's operator reconciles (for the test that it ignores region A). */
 const onlyB = new Set<string>();
 
 beforeAll(async () => {
   regionB = await startTestRegion('region-b');
   home = kubeConfig();
-  const registry = parseRegionList(
-    JSON.stringify([
-      { name: 'local', kubeconfig: harness().kubeconfigPath, engineUrl: 'http://127.0.0.1:1' },
-      regionB.entry,
-    ]),
-    { kubeconfig: undefined, engineUrl: 'http://127.0.0.1:1' },
-    'SVC_REGIONS_JSON',
-  );
-  ({ client: mongo, db } = await mongoDatabase('regions'));
-  const config = {
-    regions: registry.names,
-    plansJson: undefined,
-    internalSecret: generateSecret(),
-  };
-  const apis = RegionApis.fromRegistry(registry, home);
-  let app;
-  ({ app, deps } = await buildControlPlane(
-    { mongo, db, kc: home, apis },
-    config,
-    createLogger('apiserver', 'silent'),
-  ));
+  ({ server, deps } = await startTwoRegionServer(regionB, 'regions'));
   // Keys of retired deployments are revoked at once here (no shutdown grace).
   await deps.keys.start({ graceMs: 0 });
-  http = app.listen(0, '127.0.0.1');
-  await new Promise((resolve) => http.once('listening', resolve));
-  server = {
-    base: `http://127.0.0.1:${(http.address() as AddressInfo).port}`,
-    db,
-    mongo,
-    kc: home,
-    accounts: deps.accounts,
-    internalSecret: config.internalSecret,
-    close: async () => undefined,
-  };
   owner = await createCaller(server, { tier: 'enterprise' });
   operatorA = await startLocalOperator(server, (ns) => ns === owner.namespace);
   operatorB = await startLocalOperator(
@@ -91,9 +50,7 @@ afterAll(async () => {
   await deps?.keys.stop();
   await operatorB?.stop();
   await operatorA?.stop();
-  http?.close();
-  await db?.dropDatabase().catch(() => undefined);
-  await mongo?.close();
+  await server?.close();
   await regionB?.stop();
 });
 

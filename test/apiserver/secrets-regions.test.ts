@@ -6,19 +6,13 @@
  * Secret in the home region.
  */
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
-import type { Db, MongoClient } from 'mongodb';
 import { CustomResourceClient } from '../../common/kube/custom-resources.js';
-import { createLogger } from '../../common/logger.js';
-import { generateSecret } from '../../common/secrets.js';
 import { ANNOTATIONS, OBJECT_NAMES } from '../../crds/src/index.js';
-import { buildControlPlane } from '../../apiserver/src/assemble.js';
-import { RegionApis } from '../../apiserver/src/regions/region-apis.js';
-import { parseRegionList } from '../../apiserver/src/regions/registry.js';
-import { harness, kubeConfig, mongoDatabase } from '../harness/env.js';
+import { generateSecret } from '../../common/secrets.js';
+import { kubeConfig } from '../harness/env.js';
 import { startTestRegion, type TestRegion } from '../harness/regions.js';
+import { startTwoRegionServer } from './two-region-server.js';
 import { call, createCaller, type Caller, type TestServer } from './control-plane-server.js';
 
 jest.setTimeout(180_000);
@@ -26,69 +20,19 @@ jest.setTimeout(180_000);
 let regionB: TestRegion;
 let home: KubeConfig;
 let server: TestServer;
-let http: Server;
-let mongo: MongoClient;
-let db: Db;
 let owner: Caller;
 
 beforeAll(async () => {
   regionB = await startTestRegion('region-b');
-  await untilServing(regionB.kc);
   home = kubeConfig();
-  const registry = parseRegionList(
-    JSON.stringify([
-      { name: 'local', kubeconfig: harness().kubeconfigPath, engineUrl: 'http://127.0.0.1:1' },
-      regionB.entry,
-    ]),
-    { kubeconfig: undefined, engineUrl: 'http://127.0.0.1:1' },
-    'SVC_REGIONS_JSON',
-  );
-  ({ client: mongo, db } = await mongoDatabase('secrets-regions'));
-  const config = {
-    regions: registry.names,
-    plansJson: undefined,
-    internalSecret: generateSecret(),
-  };
-  const { app, deps } = await buildControlPlane(
-    { mongo, db, kc: home, apis: RegionApis.fromRegistry(registry, home) },
-    config,
-    createLogger('apiserver', 'silent'),
-  );
-  http = app.listen(0, '127.0.0.1');
-  await new Promise((resolve) => http.once('listening', resolve));
-  server = {
-    base: `http://127.0.0.1:${(http.address() as AddressInfo).port}`,
-    db,
-    mongo,
-    kc: home,
-    accounts: deps.accounts,
-    internalSecret: config.internalSecret,
-    close: async () => undefined,
-  };
+  ({ server } = await startTwoRegionServer(regionB, 'secrets-regions'));
   owner = await createCaller(server, { tier: 'enterprise' });
 }, 150_000);
 
 afterAll(async () => {
-  http?.close();
-  await db?.dropDatabase().catch(() => undefined);
-  await mongo?.close();
+  await server?.close();
   await regionB?.stop();
 });
-
-/** Waits until a new API serves the custom resources (its storage answers 429 while it initialises). */
-async function untilServing(kc: KubeConfig): Promise<void> {
-  const client = new CustomResourceClient(kc);
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await client.list('Workspace', 'default');
-      await client.list('Agent', 'default');
-      return;
-    } catch (err) {
-      if (attempt > 100) throw err;
-      await new Promise((resolve) => setTimeout(resolve, 300));
-    }
-  }
-}
 
 async function secretIn(kc: KubeConfig, agentId: string) {
   try {

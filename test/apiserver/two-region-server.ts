@@ -1,0 +1,68 @@
+/**
+ * A control plane whose region registry names two real regions: the harness's
+ * kube-apiserver (`local`) and a second one started by the test
+ * (../harness/regions.ts). Neither region's engine is used by these servers.
+ */
+import type { AddressInfo } from 'node:net';
+import { createLogger } from '../../common/logger.js';
+import { generateSecret } from '../../common/secrets.js';
+import { buildControlPlane } from '../../apiserver/src/assemble.js';
+import { RegionApis } from '../../apiserver/src/regions/region-apis.js';
+import { parseRegionList } from '../../apiserver/src/regions/registry.js';
+import { harness, kubeConfig, mongoDatabase } from '../harness/env.js';
+import type { TestRegion } from '../harness/regions.js';
+import type { TestServer } from './control-plane-server.js';
+
+/** What {@link startTwoRegionServer} started. */
+export interface TwoRegionServer {
+  server: TestServer;
+  deps: Awaited<ReturnType<typeof buildControlPlane>>['deps'];
+}
+
+/**
+ * Starts the control plane on 127.0.0.1:0 with `local` and `second` in its
+ * registry, on a fresh database named after `database`. `close()` stops the
+ * server and drops the database; the region is the caller's to stop.
+ */
+export async function startTwoRegionServer(
+  second: TestRegion,
+  database: string,
+): Promise<TwoRegionServer> {
+  const home = kubeConfig();
+  const unused = 'http://127.0.0.1:1';
+  const registry = parseRegionList(
+    JSON.stringify([
+      { name: 'local', kubeconfig: harness().kubeconfigPath, engineUrl: unused },
+      second.entry,
+    ]),
+    { kubeconfig: undefined, engineUrl: unused },
+    'SVC_REGIONS_JSON',
+  );
+  const { client: mongo, db } = await mongoDatabase(database);
+  const config = {
+    regions: registry.names,
+    plansJson: undefined,
+    internalSecret: generateSecret(),
+  };
+  const { app, deps } = await buildControlPlane(
+    { mongo, db, kc: home, apis: RegionApis.fromRegistry(registry, home) },
+    config,
+    createLogger('apiserver', 'silent'),
+  );
+  const http = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => http.once('listening', resolve));
+  const server: TestServer = {
+    base: `http://127.0.0.1:${(http.address() as AddressInfo).port}`,
+    db,
+    mongo,
+    kc: home,
+    accounts: deps.accounts,
+    internalSecret: config.internalSecret,
+    close: async () => {
+      await new Promise((resolve) => http.close(resolve));
+      await db.dropDatabase().catch(() => undefined);
+      await mongo.close();
+    },
+  };
+  return { server, deps };
+}
