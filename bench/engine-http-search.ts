@@ -32,11 +32,11 @@
  * 0.051-0.058 ms), 0.015 ms JSON.parse of the vector's 17-digit numbers, and the search.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TEST_ENGINE_API_KEY, startEngine } from '../test/engine/support/engine-process.js';
+import { keepAliveClient } from './support/keep-alive-client.js';
 import { LineProcess } from './support/line-process.js';
 import { makeVectors } from './support/vectors.js';
 import type { DataKind } from './support/vectors.js';
@@ -91,34 +91,7 @@ function ownCpuSeconds(): number {
 
 /** A keep-alive HTTP/1.1 client sending pre-serialised bodies, as light as node:http gets. */
 function httpClient(base: string, sockets: number) {
-  const agent = new Agent({ keepAlive: true, maxSockets: sockets });
-  const url = new URL(base);
-  return (method: string, path: string, text?: string): Promise<{ status: number; body: string }> =>
-    new Promise((done, fail) => {
-      const req = request(
-        {
-          agent,
-          host: url.hostname,
-          port: url.port,
-          method,
-          path,
-          headers: {
-            'api-key': TEST_ENGINE_API_KEY,
-            ...(text ? { 'content-type': 'application/json' } : {}),
-          },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () =>
-            done({ status: res.statusCode!, body: Buffer.concat(chunks).toString() }),
-          );
-          res.on('error', fail);
-        },
-      );
-      req.on('error', fail);
-      req.end(text);
-    });
+  return keepAliveClient(base, sockets, { 'api-key': TEST_ENGINE_API_KEY });
 }
 
 /**

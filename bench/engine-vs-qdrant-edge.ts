@@ -44,12 +44,12 @@
  *   qdrant-edge 312 both ways.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { VENV_PYTHON } from '../test/engine/differential/edge-driver.js';
 import { TEST_ENGINE_API_KEY, startEngine } from '../test/engine/support/engine-process.js';
+import { keepAliveClient } from './support/keep-alive-client.js';
 import { LineProcess } from './support/line-process.js';
 import { makeVectors } from './support/vectors.js';
 import type { DataKind } from './support/vectors.js';
@@ -143,43 +143,13 @@ interface SearchAnswer {
   ids: Ids;
 }
 
-/** A plain HTTP/1.1 client with keep-alive, lighter than fetch for many small requests. */
+/** A keep-alive client of the engine that parses each answer as JSON. */
 function httpClient(base: string, sockets: number) {
-  const agent = new Agent({ keepAlive: true, maxSockets: sockets });
-  const url = new URL(base);
-  return (method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> =>
-    new Promise((resolve, reject) => {
-      // A string is sent as it is: searches are serialised once, not on every request,
-      // so the client takes less of the CPU the engine shares with it.
-      const text =
-        body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
-      const req = request(
-        {
-          agent,
-          host: url.hostname,
-          port: url.port,
-          method,
-          path,
-          headers: {
-            'api-key': TEST_ENGINE_API_KEY,
-            ...(text ? { 'content-type': 'application/json' } : {}),
-          },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () =>
-            resolve({
-              status: res.statusCode!,
-              body: JSON.parse(Buffer.concat(chunks).toString()),
-            }),
-          );
-          res.on('error', reject);
-        },
-      );
-      req.on('error', reject);
-      req.end(text);
-    });
+  const send = keepAliveClient(base, sockets, { 'api-key': TEST_ENGINE_API_KEY });
+  return async (method: string, path: string, body?: unknown) => {
+    const res = await send(method, path, body);
+    return { status: res.status, body: JSON.parse(res.body) as Json };
+  };
 }
 
 interface HttpSide {
