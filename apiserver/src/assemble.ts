@@ -31,6 +31,7 @@ import { WorkspaceService } from './workspaces/workspace-service.js';
 import { RegionChangeService } from './workspaces/region-change.js';
 import { OperationStore } from './operations/operation-store.js';
 import { SecretService } from './secrets/secret-service.js';
+import { WorkspaceSecretService } from './secrets/workspace-secret-service.js';
 import { buildCodehost, type CodehostConfig } from './codehost/assemble.js';
 
 /** The connections the server runs on. */
@@ -122,6 +123,7 @@ export function controlPlaneDeps(
     regionChanges: new RegionChangeService({ workspaces, regions: config.regions }),
     operations: OperationStore.open(conn.db),
     secrets: new SecretService(agentRepository, agents),
+    workspaceSecrets: new WorkspaceSecretService(conn.kc, workspaces, agentRepository),
     codehost: buildCodehost({
       db: conn.db,
       kc: conn.kc,

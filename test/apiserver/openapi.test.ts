@@ -73,6 +73,7 @@ describe('GET /openapi.json', () => {
       regionChanges: {} as never,
       operations: {} as never,
       secrets: {} as never,
+      workspaceSecrets: {} as never,
     })
       .map((r) => `${r.method.toUpperCase()} ${r.path.replace(/:([a-z_]+)/g, '{$1}')}`)
       .sort();

@@ -9,6 +9,7 @@ import type { LogStore } from '../logs/log-store.js';
 import { requestContext } from '../middleware/request-context.js';
 import { secretBodies } from '../middleware/secret-bodies.js';
 import type { SecretService } from '../secrets/secret-service.js';
+import type { WorkspaceSecretService } from '../secrets/workspace-secret-service.js';
 import type { MongoWindowStore } from '../rate-limit/mongo-window-store.js';
 import { controlPlaneErrors } from './error-envelope.js';
 import { controlPlaneGuards } from './guards.js';
@@ -22,6 +23,7 @@ import { workspaceRoutes } from './routes/workspaces/index.js';
 import { regionRoutes } from './routes/regions/index.js';
 import { operationRoutes } from './routes/operations/index.js';
 import { secretRoutes } from './routes/secrets/index.js';
+import { workspaceSecretRoutes } from './routes/secrets/workspace.js';
 import { accountRoutes } from './routes/account/index.js';
 import { codehostRoutes } from './routes/codehost/index.js';
 import { webhookRoutes } from './routes/webhooks/index.js';
@@ -66,6 +68,8 @@ export interface ControlPlaneDeps {
   operations: OperationStore;
   /** Agent secrets. */
   secrets: SecretService;
+  /** Workspace secrets. */
+  workspaceSecrets: WorkspaceSecretService;
   /** Code hosts, repository links and their webhooks. */
   codehost: CodehostDeps;
   /** Revokes deployment keys nothing runs with any more; started by the process, not the app. */
@@ -90,6 +94,7 @@ export function controlPlaneRoutes(
     | 'regionChanges'
     | 'operations'
     | 'secrets'
+    | 'workspaceSecrets'
   > &
     Partial<Pick<ControlPlaneDeps, 'codehost' | 'now'>>,
 ): AnyRoute[] {
@@ -102,6 +107,7 @@ export function controlPlaneRoutes(
     ...regionRoutes(deps.regionChanges),
     ...operationRoutes(deps.operations),
     ...secretRoutes(deps.secrets),
+    ...workspaceSecretRoutes(deps.workspaceSecrets),
     ...accountRoutes(),
     ...codehostRoutes(deps.codehost),
     ...webhookRoutes(deps.codehost, deps.now),

@@ -32,7 +32,14 @@ import {
 } from './routes/workspaces/schema.js';
 import { RegionChangeNoOp, RegionsUpdateRequest } from './routes/regions/schema.js';
 import { OperationRecord } from './routes/operations/schema.js';
-import { SecretCreate, SecretList, SecretRecord, SecretRotate } from './routes/secrets/schema.js';
+import {
+  SecretCreate,
+  SecretList,
+  SecretRecord,
+  SecretRotate,
+  WorkspaceSecretList,
+  WorkspaceSecretRecord,
+} from './routes/secrets/schema.js';
 import { MeRecord } from './routes/account/schema.js';
 import {
   CodehostConnect,
@@ -88,6 +95,8 @@ export function controlPlaneOpenApi(routes: readonly AnyRoute[]) {
       SecretCreate,
       SecretRotate,
       SecretList,
+      WorkspaceSecret: WorkspaceSecretRecord,
+      WorkspaceSecretList,
       Me: MeRecord,
       Codehost: CodehostRecord,
       CodehostConnect,

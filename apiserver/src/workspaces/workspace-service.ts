@@ -176,10 +176,13 @@ export class WorkspaceService {
     }
     const id = workspace.metadata.name ?? '';
     const { namespace } = auth.tenant;
+    // The Secret first: it is owned by the Workspace, so once that is gone the garbage
+    // collector may delete it before it is counted.
+    const secretsDeleted = await this.deps.repository.deleteSecrets(namespace, id);
     if (!(await this.deps.repository.delete(namespace, id))) {
       throw new WorkspaceNotFound(`No workspace ${ref}.`, { fields: { workspace: ref } });
     }
-    return { secretsDeleted: await this.deps.repository.deleteSecrets(namespace, id) };
+    return { secretsDeleted };
   }
 
   /** The agents in the workspace `ref`, by name. */

@@ -105,3 +105,45 @@ export type SecretRecordValue = yup.InferType<typeof SecretRecord>;
 
 /** The list envelope of `GET /api/v1/agents/{agent}/secrets`. */
 export const SecretList = pageEnvelope('Secret');
+
+/** Path parameter `{workspace}`. */
+export const WorkspaceSecretListParams = yup.object({
+  workspace: yup
+    .string()
+    .min(1)
+    .max(255)
+    .required()
+    .meta({ description: 'The workspace name or id.' }),
+});
+
+/** Path parameters `{workspace}` and `{key}`. */
+export const WorkspaceSecretKeyParams = yup.object({
+  workspace: yup
+    .string()
+    .min(1)
+    .max(255)
+    .required()
+    .meta({ description: 'The workspace name or id.' }),
+  key: yup.string().min(1).max(MAX_KEY_LENGTH).required().meta({ description: 'The secret key.' }),
+});
+
+/** The WorkspaceSecret record: what is known about a workspace's secret, never its value. */
+export const WorkspaceSecretRecord = yup
+  .object({
+    id: yup.string().uuid().required(),
+    workspace_name: yup.string().required().meta({ example: 'research' }),
+    user_id: yup.string().uuid().required(),
+    key: yup.string().required().meta({ example: 'API_TOKEN' }),
+    description: yup.string().nullable().defined(),
+    created_at: dateTime().required(),
+    updated_at: dateTime().required().meta({ description: 'When the value last changed.' }),
+  })
+  .meta({
+    description:
+      'A secret of a workspace, seen by every agent in it. No response carries a secret value.',
+  });
+/** A WorkspaceSecret record as returned. */
+export type WorkspaceSecretRecordValue = yup.InferType<typeof WorkspaceSecretRecord>;
+
+/** The list envelope of `GET /api/v1/workspaces/{workspace}/secrets`. */
+export const WorkspaceSecretList = pageEnvelope('WorkspaceSecret');
