@@ -4,6 +4,7 @@
  * contract's Workspace record maps to one here (`id` is `metadata.name`,
  * `created_at` is `metadata.creationTimestamp`).
  */
+import { createHash } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import { Conditions, dateTime, nullable, stringSet, type ObjectMeta } from './schema.js';
 
@@ -42,4 +43,25 @@ export interface Workspace {
  */
 export function workspaceSecretsName(workspaceId: string): string {
   return `svc-ws-secrets-${workspaceId}`;
+}
+
+/** The RFC 9562 name space of workspace ids (a fixed random UUID). */
+const WORKSPACE_ID_NAMESPACE = Buffer.from('6f1d3c2a9b7e4e0f8a51c0d2e3f4a5b6', 'hex');
+
+/**
+ * The id (the Workspace resource's name) of the workspace `name` in
+ * `namespace`: a UUID version 5 of both, so the API server knows it before the
+ * workspace exists (concurrent creates race on one object) and the operator
+ * can find a workspace's Secret from an agent's workspace name alone.
+ */
+export function workspaceId(namespace: string, name: string): string {
+  const hash = createHash('sha1')
+    .update(WORKSPACE_ID_NAMESPACE)
+    .update(`${namespace}/${name}`, 'utf8')
+    .digest();
+  const bytes = hash.subarray(0, 16);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x50;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }

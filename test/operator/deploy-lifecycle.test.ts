@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { V1Deployment, V1Job } from '@kubernetes/client-node';
-import { OBJECT_NAMES, LABELS } from '../../crds/src/index.js';
+import { OBJECT_NAMES, LABELS, workspaceId, workspaceSecretsName } from '../../crds/src/index.js';
 import { PYTHON_SERVICE } from '../factories/archives.js';
 import { readAgent } from '../apiserver/agents/operator-view.js';
 import {
@@ -203,7 +203,14 @@ describe('deploy finishes successfully: deployment active, agent running', () =>
     expect(env).toHaveProperty('SVC_API_URL');
     expect(env).toHaveProperty('SVC_VECTORS_URL');
     expect(env).not.toHaveProperty('SVC_SPAWN_ID');
+    // The workspace's secrets first, then the agent's own: the later wins on a shared key.
     expect(container?.envFrom).toEqual([
+      {
+        secretRef: {
+          name: workspaceSecretsName(workspaceId(owner.namespace, 'team-a')),
+          optional: true,
+        },
+      },
       { secretRef: { name: OBJECT_NAMES.agentSecrets(agent.id), optional: true } },
     ]);
     const service = await eventually(

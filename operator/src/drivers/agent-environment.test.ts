@@ -4,7 +4,8 @@ import {
   agentResource,
 } from '../../../test/factories/custom-resources.js';
 import { loadOperatorConfig } from '../config.js';
-import { agentEnv, vcpusFor } from './agent-environment.js';
+import { OBJECT_NAMES, workspaceId, workspaceSecretsName } from '../../../crds/src/index.js';
+import { agentEnv, agentSecretSources, vcpusFor } from './agent-environment.js';
 
 const cfg = loadOperatorConfig({ SVC_INTERNAL_SECRET: 'k3Jx9vQ2mZp7Lw4tR8nB1cY6hF0sD5gA' });
 
@@ -45,5 +46,22 @@ describe('agentEnv', () => {
 describe('vcpusFor', () => {
   it('gives one vCPU per 2 GiB, at least one', () => {
     expect([128, 2048, 2049, 8192].map(vcpusFor)).toEqual([1, 1, 2, 4]);
+  });
+});
+
+describe('agentSecretSources', () => {
+  it("lists the workspace's Secret before the agent's own, so the agent's own wins on a shared key", () => {
+    const agent = agentResource('svc-live-a', { name: 'hello', workspaceName: 'research' });
+    expect(agentSecretSources(agent)).toEqual([
+      workspaceSecretsName(workspaceId('svc-live-a', 'research')),
+      OBJECT_NAMES.agentSecrets(agent.metadata.name ?? ''),
+    ]);
+  });
+
+  it("lists only the agent's own Secret when it is in no workspace", () => {
+    const agent = agentResource('svc-live-a', { name: 'loner', workspaceName: null });
+    expect(agentSecretSources(agent)).toEqual([
+      OBJECT_NAMES.agentSecrets(agent.metadata.name ?? ''),
+    ]);
   });
 });

@@ -3,7 +3,13 @@
  * (a pod's `env`, a local process's environment): the contract's `SVC_*` variables and
  * `PORT`. A pure function of the resources and the configuration.
  */
-import type { Agent, AgentDeployment } from '../../../crds/src/index.js';
+import {
+  OBJECT_NAMES,
+  workspaceId,
+  workspaceSecretsName,
+  type Agent,
+  type AgentDeployment,
+} from '../../../crds/src/index.js';
 import type { OperatorConfig } from '../config.js';
 
 /** One variable. */
@@ -61,4 +67,18 @@ export function agentEnv(
   if (agent.spec.workspaceName)
     env.push({ name: 'SVC_WORKSPACE', value: agent.spec.workspaceName });
   return env;
+}
+
+/**
+ * The Secrets whose keys become the agent's environment variables, in the
+ * order they apply: its workspace's (when it is in one), then its own, so
+ * on the same key the agent's own value wins (later wins, as in envFrom).
+ */
+export function agentSecretSources(agent: Agent): string[] {
+  const namespace = agent.metadata.namespace ?? '';
+  const workspaceName = agent.spec.workspaceName;
+  return [
+    ...(workspaceName ? [workspaceSecretsName(workspaceId(namespace, workspaceName))] : []),
+    OBJECT_NAMES.agentSecrets(agent.metadata.name ?? ''),
+  ];
 }

@@ -16,7 +16,13 @@ import {
 import { internalToken } from '../../../../common/internal-token.js';
 import type { OperatorConfig } from '../../config.js';
 import { customImageContainer, podSecurity, restrictedContainer } from './security.js';
-import { AGENT_PORT, agentEnv, vcpusFor, type AgentEnvOptions } from '../agent-environment.js';
+import {
+  AGENT_PORT,
+  agentEnv,
+  agentSecretSources,
+  vcpusFor,
+  type AgentEnvOptions,
+} from '../agent-environment.js';
 
 /** The runner image of a runtime; the built image for `dockerfile`. */
 export function agentImage(runtime: Runtime, cfg: OperatorConfig, builtImage: string): string {
@@ -38,7 +44,6 @@ export function agentPodSpec(
   cfg: OperatorConfig,
   opts: AgentEnvOptions,
 ): V1PodSpec {
-  const agentId = agent.metadata.name ?? '';
   const deploymentId = deployment.metadata.name ?? '';
   const runtime = deployment.spec.config.runtime;
   const memory = `${deployment.spec.config.memoryMb}Mi`;
@@ -62,8 +67,9 @@ export function agentPodSpec(
         },
       },
     ],
-    // Every secret of the agent, as environment variables; the Secret may not exist yet.
-    envFrom: [{ secretRef: { name: OBJECT_NAMES.agentSecrets(agentId), optional: true } }],
+    // Every secret of the agent's workspace, then its own (later wins on a shared key), as
+    // environment variables; a Secret may not exist yet.
+    envFrom: agentSecretSources(agent).map((name) => ({ secretRef: { name, optional: true } })),
     ports: opts.mode === 'service' ? [{ name: 'http', containerPort: AGENT_PORT }] : [],
     resources: { requests: { memory, cpu: '100m' }, limits: { memory, cpu } },
     ...(opts.mode === 'service'

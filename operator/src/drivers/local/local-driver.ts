@@ -28,7 +28,7 @@ import type {
   TaskStatus,
   WorkloadDriver,
 } from '../driver.js';
-import { agentEnv } from '../agent-environment.js';
+import { agentEnv, agentSecretSources } from '../agent-environment.js';
 import { secretMasker } from '../secret-masking.js';
 import { AgentLauncher } from './agent-launcher.js';
 import { buildDeployment, relativeToCode } from './builder.js';
@@ -276,7 +276,9 @@ export class LocalDriver implements WorkloadDriver {
         throw err;
       }
     };
-    const secrets = await secret(OBJECT_NAMES.agentSecrets(agent.metadata.name ?? ''));
+    // The workspace's secrets, then the agent's own: its own wins on a shared key.
+    const secrets: Record<string, string> = {};
+    for (const name of agentSecretSources(agent)) Object.assign(secrets, await secret(name));
     return {
       env: {
         ...secrets,
