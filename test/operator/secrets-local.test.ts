@@ -238,6 +238,14 @@ const JOB = [
   '',
 ].join('\n');
 
+/** A job printing the hashes of a workspace-only secret and of one both the workspace and the agent hold. */
+const WORKSPACE_JOB = [
+  'import hashlib, os',
+  'print("workspace hash", hashlib.sha256(os.environ["WS_ONLY"].encode()).hexdigest(), flush=True)',
+  'print("shared hash", hashlib.sha256(os.environ["SHARED"].encode()).hexdigest(), flush=True)',
+  '',
+].join('\n');
+
 /** A job that spawns sec-child through SVC_SPAWN_URL with its own key. */
 const SPAWNER = [
   'import json, os, urllib.request',
@@ -406,6 +414,50 @@ describe('agent secrets with the local driver', () => {
     );
     expect(lines.map((l) => l.message)).toContain(`job hash ${sha256(childValue)}`);
     expect(lines.find((l) => l.message.startsWith('job token'))?.message).toBe('job token ***');
+  });
+
+  it("gives an agent in a workspace the workspace's secrets, its own value winning on a shared key", async () => {
+    expect((await call('POST', '/api/v1/workspaces', { name: 'sec-team' })).status).toBe(201);
+    const workspaceOnly = newValue('ws-only');
+    const workspaceShared = newValue('ws-shared');
+    const own = newValue('own-shared');
+    for (const [key, value] of [
+      ['WS_ONLY', workspaceOnly],
+      ['SHARED', workspaceShared],
+    ] as const) {
+      const res = await call('POST', '/api/v1/workspaces/sec-team/secrets', { key, value });
+      expect(res.status).toBe(201);
+    }
+    await deployAndWait(
+      'sec-ws-job',
+      { agent_type: 'job', workspace_name: 'sec-team' },
+      { 'main.py': WORKSPACE_JOB },
+      { key: 'SHARED', value: own },
+    );
+    const accepted = await call<{ deployment_id: string }>(
+      'POST',
+      '/api/v1/agents/sec-ws-job/run',
+      { payload: {} },
+    );
+    expect(accepted.status).toBe(202);
+    const run = await eventually(
+      async () =>
+        (await call<Deployment>('GET', `/api/v1/deployments/${accepted.body.deployment_id}`)).body,
+      (x) => ['completed', 'failed'].includes(x.state),
+      'the run finished',
+      90_000,
+    );
+    expect(run.state).toBe('completed');
+    const messages = (
+      await eventually(
+        () => logs('sec-ws-job'),
+        (all) => all.some((l) => l.message.startsWith('shared hash')),
+        'the run logged',
+      )
+    ).map((l) => l.message);
+    expect(messages).toContain(`workspace hash ${sha256(workspaceOnly)}`);
+    expect(messages).toContain(`shared hash ${sha256(own)}`);
+    expect(messages).not.toContain(`shared hash ${sha256(workspaceShared)}`);
   });
 
   it("wrote no value in any response body, stored log line, or line of the API server's and operator's logs", async () => {
