@@ -33,6 +33,8 @@ import { OperationStore } from './operations/operation-store.js';
 import { SecretService } from './secrets/secret-service.js';
 import { WorkspaceSecretService } from './secrets/workspace-secret-service.js';
 import { buildCodehost, type CodehostConfig } from './codehost/assemble.js';
+import { HomeRegionService } from './accounts/home-region.js';
+import { placedRegions } from './accounts/placed-regions.js';
 
 /** The connections the server runs on. */
 export interface Connections {
@@ -137,6 +139,11 @@ export function controlPlaneDeps(
       config: config.codehost,
     }),
     keys,
+    homeRegions: new HomeRegionService(
+      accounts,
+      config.regions,
+      placedRegions(c.vectorCollections, agentRepository),
+    ),
     now,
   };
 }

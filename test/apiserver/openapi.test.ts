@@ -74,6 +74,7 @@ describe('GET /openapi.json', () => {
       operations: {} as never,
       secrets: {} as never,
       workspaceSecrets: {} as never,
+      homeRegions: {} as never,
     })
       .map((r) => `${r.method.toUpperCase()} ${r.path.replace(/:([a-z_]+)/g, '{$1}')}`)
       .sort();

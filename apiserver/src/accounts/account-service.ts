@@ -75,7 +75,9 @@ export class AccountService {
   /** Changes fields of an account; throws NotFoundError when it does not exist. */
   async updateAccount(
     accountId: string,
-    changes: Partial<Pick<AccountDoc, 'tier' | 'subscriptionStatus' | 'suspended' | 'name'>>,
+    changes: Partial<
+      Pick<AccountDoc, 'tier' | 'subscriptionStatus' | 'suspended' | 'name' | 'homeRegion'>
+    >,
   ): Promise<AccountDoc> {
     const updated = await this.c.accounts.findOneAndUpdate(
       { _id: accountId },

@@ -28,6 +28,7 @@ import { accountRoutes } from './routes/account/index.js';
 import { codehostRoutes } from './routes/codehost/index.js';
 import { webhookRoutes } from './routes/webhooks/index.js';
 import type { CodehostDeps } from '../codehost/assemble.js';
+import type { HomeRegionService } from '../accounts/home-region.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
 import type { RegionChangeService } from '../workspaces/region-change.js';
 import type { OperationStore } from '../operations/operation-store.js';
@@ -72,6 +73,8 @@ export interface ControlPlaneDeps {
   workspaceSecrets: WorkspaceSecretService;
   /** Code hosts, repository links and their webhooks. */
   codehost: CodehostDeps;
+  /** Changes of the account's home region. */
+  homeRegions: HomeRegionService;
   /** Revokes deployment keys nothing runs with any more; started by the process, not the app. */
   keys: DeploymentKeyReaper;
   /** Clock of the rate limiter (tests move it). */
@@ -95,6 +98,7 @@ export function controlPlaneRoutes(
     | 'operations'
     | 'secrets'
     | 'workspaceSecrets'
+    | 'homeRegions'
   > &
     Partial<Pick<ControlPlaneDeps, 'codehost' | 'now'>>,
 ): AnyRoute[] {
@@ -108,7 +112,7 @@ export function controlPlaneRoutes(
     ...operationRoutes(deps.operations),
     ...secretRoutes(deps.secrets),
     ...workspaceSecretRoutes(deps.workspaceSecrets),
-    ...accountRoutes(),
+    ...accountRoutes(deps.homeRegions),
     ...codehostRoutes(deps.codehost),
     ...webhookRoutes(deps.codehost, deps.now),
     ...internalRoutes(deps.internal),

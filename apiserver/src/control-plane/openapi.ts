@@ -40,7 +40,7 @@ import {
   WorkspaceSecretList,
   WorkspaceSecretRecord,
 } from './routes/secrets/schema.js';
-import { MeRecord } from './routes/account/schema.js';
+import { HomeRegionChange, MeRecord } from './routes/account/schema.js';
 import {
   CodehostConnect,
   CodehostLinkCreate,
@@ -98,6 +98,7 @@ export function controlPlaneOpenApi(routes: readonly AnyRoute[]) {
       WorkspaceSecret: WorkspaceSecretRecord,
       WorkspaceSecretList,
       Me: MeRecord,
+      HomeRegionChange,
       Codehost: CodehostRecord,
       CodehostConnect,
       CodehostStatus,

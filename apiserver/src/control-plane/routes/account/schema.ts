@@ -1,6 +1,7 @@
 /** Schemas of the account routes. */
 import * as yup from 'yup';
 import { SUBSCRIPTION_STATUSES } from '../../../accounts/model.js';
+import { REGION_NAME } from '../../../regions/registry.js';
 
 const bounds = () =>
   yup.object({ min: yup.number().integer().required(), max: yup.number().integer().required() });
@@ -84,3 +85,14 @@ export const MeRecord = yup.object({
     .required()
     .meta({ openapi: { format: 'date-time' } }),
 });
+
+/** The body of `PATCH /api/v1/users/me/home-region`. */
+export const HomeRegionChange = yup
+  .object({
+    home_region: yup
+      .string()
+      .required()
+      .matches(REGION_NAME, 'home_region must be a region name')
+      .meta({ description: 'A region GET /api/v1/regions lists.' }),
+  })
+  .noUnknown();
