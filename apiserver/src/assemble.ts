@@ -125,7 +125,7 @@ export function controlPlaneDeps(
     regionChanges: new RegionChangeService({ workspaces, regions: config.regions }),
     operations: OperationStore.open(conn.db),
     secrets: new SecretService(agentRepository, agents),
-    workspaceSecrets: new WorkspaceSecretService(conn.kc, workspaces, agentRepository),
+    workspaceSecrets: new WorkspaceSecretService(workspaces, agentRepository),
     codehost: buildCodehost({
       db: conn.db,
       kc: conn.kc,

@@ -3,12 +3,14 @@
  * second one on the same etcd): the agent's Secret sits beside each region's
  * copy of the Agent, owned by that copy, holding the same values; each copy
  * carries its own Secret's revision; an agent placed in region-b only has no
- * Secret in the home region.
+ * Secret in the home region. A workspace's secrets are copied into each of its
+ * regions (the operator there reads only its own API), each agent copy
+ * carries its region's revision, and deleting the workspace removes them all.
  */
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { CustomResourceClient } from '../../common/kube/custom-resources.js';
-import { ANNOTATIONS, OBJECT_NAMES } from '../../crds/src/index.js';
+import { ANNOTATIONS, OBJECT_NAMES, workspaceSecretsName } from '../../crds/src/index.js';
 import { generateSecret } from '../../common/secrets.js';
 import { kubeConfig } from '../harness/env.js';
 import { startTestRegion, type TestRegion } from '../harness/regions.js';
@@ -35,10 +37,14 @@ afterAll(async () => {
 });
 
 async function secretIn(kc: KubeConfig, agentId: string) {
+  return secretNamed(kc, OBJECT_NAMES.agentSecrets(agentId));
+}
+
+async function secretNamed(kc: KubeConfig, name: string) {
   try {
     return await kc.makeApiClient(CoreV1Api).readNamespacedSecret({
       namespace: owner.namespace,
-      name: OBJECT_NAMES.agentSecrets(agentId),
+      name,
     });
   } catch (err) {
     if ((err as { code?: number }).code === 404) return null;
@@ -122,4 +128,73 @@ describe('agent secrets in two regions', () => {
     expect(await secretIn(regionB.kc, id)).not.toBeNull();
     expect(await secretIn(home, id)).toBeNull();
   });
+
+  it("copies a workspace's secrets into each of its regions and removes them with the workspace", async () => {
+    const id = await agentInWorkspace('ws-shared', ['local', 'region-b']);
+    const workspace = await call<{ id: string }>(server, 'GET', '/api/v1/workspaces/ws-ws-shared', {
+      key: owner.key,
+    });
+    const name = workspaceSecretsName(workspace.body.id);
+    const value = generateSecret();
+    const set = await call(server, 'POST', '/api/v1/workspaces/ws-ws-shared/secrets', {
+      key: owner.key,
+      body: { key: 'SHARED_TOKEN', value },
+    });
+    expect(set.status).toBe(201);
+    for (const kc of [home, regionB.kc]) {
+      const secret = await secretNamed(kc, name);
+      expect(decoded(secret?.data, 'SHARED_TOKEN')).toBe(value);
+      const agent = await new CustomResourceClient(kc).get('Agent', owner.namespace, id);
+      expect(agent?.metadata.annotations?.[ANNOTATIONS.secretsRevision]).toBe(
+        secret?.metadata?.resourceVersion,
+      );
+    }
+    // Owned by the Workspace at home only: region-b has no Workspace to own it.
+    expect((await secretNamed(home, name))?.metadata?.ownerReferences?.[0]?.kind).toBe('Workspace');
+    expect((await secretNamed(regionB.kc, name))?.metadata?.ownerReferences ?? []).toEqual([]);
+
+    const removed = await call(
+      server,
+      'DELETE',
+      '/api/v1/workspaces/ws-ws-shared/secrets/SHARED_TOKEN',
+      {
+        key: owner.key,
+      },
+    );
+    expect(removed.status).toBe(204);
+    expect((await secretNamed(regionB.kc, name))?.data ?? {}).not.toHaveProperty('SHARED_TOKEN');
+
+    await call(server, 'POST', '/api/v1/workspaces/ws-ws-shared/secrets', {
+      key: owner.key,
+      body: { key: 'SHARED_TOKEN', value },
+    });
+    expect((await call(server, 'DELETE', `/api/v1/agents/${id}`, { key: owner.key })).status).toBe(
+      202,
+    );
+    await waitForAgentGone(id);
+    const gone = await call<{ secrets_deleted: number }>(
+      server,
+      'DELETE',
+      '/api/v1/workspaces/ws-ws-shared',
+      { key: owner.key },
+    );
+    expect(gone.status).toBe(200);
+    expect(gone.body.secrets_deleted).toBe(1);
+    for (const kc of [home, regionB.kc]) expect(await secretNamed(kc, name)).toBeNull();
+  });
 });
+
+/** Waits until no region holds a copy of the agent (its finalizers done). */
+async function waitForAgentGone(id: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const copies = await Promise.all(
+      [home, regionB.kc].map((kc) =>
+        new CustomResourceClient(kc).get('Agent', owner.namespace, id),
+      ),
+    );
+    if (copies.every((c) => c === null)) return;
+    if (Date.now() > deadline) throw new Error(`agent ${id} still has a copy after 60 s`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}

@@ -35,6 +35,8 @@ export interface Plan {
   dockerfile: boolean;
   /** How far a deployed code archive may expand: total unpacked bytes, entries, bytes of one file. */
   archive: ArchiveLimits;
+  /** Secrets one agent may hold, and (separately) one workspace. */
+  secretsPerHolder: number;
 }
 
 const MiB = 1024 * 1024;
@@ -55,6 +57,7 @@ export const PLANS: Readonly<Record<Tier, Plan>> = {
     regionCap: 1,
     dockerfile: false,
     archive: { maxUnpackedBytes: 512 * MiB, maxEntries: 20_000, maxFileBytes: 100 * MiB },
+    secretsPerHolder: 10,
   },
   starter: {
     tier: 'starter',
@@ -69,6 +72,7 @@ export const PLANS: Readonly<Record<Tier, Plan>> = {
     regionCap: 2,
     dockerfile: true,
     archive: { maxUnpackedBytes: 1 * GiB, maxEntries: 50_000, maxFileBytes: 256 * MiB },
+    secretsPerHolder: 50,
   },
   performance: {
     tier: 'performance',
@@ -83,6 +87,7 @@ export const PLANS: Readonly<Record<Tier, Plan>> = {
     regionCap: 5,
     dockerfile: true,
     archive: { maxUnpackedBytes: 4 * GiB, maxEntries: 100_000, maxFileBytes: 1 * GiB },
+    secretsPerHolder: 100,
   },
   enterprise: {
     tier: 'enterprise',
@@ -97,6 +102,7 @@ export const PLANS: Readonly<Record<Tier, Plan>> = {
     regionCap: 10,
     dockerfile: true,
     archive: { maxUnpackedBytes: 8 * GiB, maxEntries: 200_000, maxFileBytes: 2 * GiB },
+    secretsPerHolder: 200,
   },
 };
 

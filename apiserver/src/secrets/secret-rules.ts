@@ -4,7 +4,6 @@
  * be (one Kubernetes Secret holds every value of an agent, and Kubernetes
  * refuses a Secret over 1 MiB), and which keys are the platform's own.
  */
-import type { Tier } from '../../../crds/src/index.js';
 
 /** Keys usable as environment variable names: a letter or `_`, then letters, digits and `_`. */
 export const SECRET_KEY_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -23,14 +22,6 @@ export const MAX_VALUE_BYTES = 64 * 1024;
  * Kubernetes' 1 MiB per Secret, leaving room for keys, base64 and metadata.
  */
 export const MAX_TOTAL_VALUE_BYTES = 512 * 1024;
-
-/** Secrets one agent may hold, by the account's plan. */
-export const SECRETS_PER_AGENT: Readonly<Record<Tier, number>> = {
-  free: 10,
-  starter: 50,
-  performance: 100,
-  enterprise: 200,
-};
 
 /** Variables the platform sets in every agent process: a secret may not take their names. */
 export function isReservedKey(key: string): boolean {

@@ -9,48 +9,28 @@
  * agent's running service so its processes see the new values within
  * seconds. Runs read the values current when they start.
  */
-import { randomUUID } from 'node:crypto';
-import {
-  CoreV1Api,
-  CustomObjectsApi,
-  PatchStrategy,
-  setHeaderOptions,
-  type KubeConfig,
-} from '@kubernetes/client-node';
-import { isKubeNotFound } from '../../../common/kube/errors.js';
-import {
-  ANNOTATIONS,
-  OBJECT_NAMES,
-  API_GROUP,
-  API_VERSION,
-  PLURALS,
-  type Agent,
-} from '../../../crds/src/index.js';
+import type { CustomObjectsApi } from '@kubernetes/client-node';
+import { OBJECT_NAMES, type Agent } from '../../../crds/src/index.js';
 import type { AgentRepository } from '../agents/agent-repository.js';
 import type { AgentService } from '../agents/agent-service.js';
 import type { AuthContext } from '../auth/authenticate.js';
+import { AgentNotFound, SecretNotFound } from '../errors/catalogue.js';
 import {
-  AgentNotFound,
-  PlanLimitExceeded,
-  SecretNotFound,
-  SecretValueTooLarge,
-} from '../errors/catalogue.js';
-import { asUnavailable } from '../store/kube-errors.js';
-import { MAX_TOTAL_VALUE_BYTES, MAX_VALUE_BYTES, SECRETS_PER_AGENT } from './secret-rules.js';
+  checkTotalSize,
+  checkValueSize,
+  SecretClients,
+  stampSecretsRevision,
+  upsertSecret,
+  type SecretInput,
+} from './secret-writes.js';
 import {
   agentSecretsHolder,
-  SecretStore,
+  type SecretStore,
   type SecretSet,
   type StoredSecret,
 } from './secret-store.js';
 
-/** A secret as set by a client. */
-export interface SecretInput {
-  key: string;
-  value: string;
-  /** Omitted: kept on replace, none on create; null clears it. */
-  description?: string | null;
-}
+export type { SecretInput } from './secret-writes.js';
 
 /** One region's copy of an agent, with the clients of its API. */
 interface RegionalCopy {
@@ -69,28 +49,12 @@ export interface AgentSecret extends StoredSecret {
 
 /** The agent secret operations. */
 export class SecretService {
-  private readonly clients = new Map<
-    KubeConfig,
-    { store: SecretStore; custom: CustomObjectsApi }
-  >();
+  private readonly clients = new SecretClients();
 
   constructor(
     private readonly repository: Pick<AgentRepository, 'copies'>,
     private readonly agents: Pick<AgentService, 'resolve'>,
   ) {}
-
-  /** The store and custom-resource client of one region's API. */
-  private clientsOf(kc: KubeConfig) {
-    let clients = this.clients.get(kc);
-    if (!clients) {
-      clients = {
-        store: new SecretStore(kc.makeApiClient(CoreV1Api)),
-        custom: kc.makeApiClient(CustomObjectsApi),
-      };
-      this.clients.set(kc, clients);
-    }
-    return clients;
-  }
 
   /** Every region's copy of the agent the caller names, the first in region order first. */
   private async copiesOf(auth: AuthContext, ref: string): Promise<RegionalCopies> {
@@ -98,7 +62,7 @@ export class SecretService {
     const copies = await this.repository.copies(auth.tenant.namespace, agent.metadata.name ?? '');
     const [first, ...others] = copies.map((copy) => ({
       agent: copy.object,
-      ...this.clientsOf(copy.api.kc),
+      ...this.clients.of(copy.api.kc),
     }));
     if (!first) throw new AgentNotFound(`No agent ${ref}.`, { fields: { agent: ref } });
     return [first, ...others];
@@ -124,27 +88,9 @@ export class SecretService {
   ): Promise<{ secret: AgentSecret; created: boolean }> {
     checkValueSize(input.value);
     const copies = await this.copiesOf(auth, ref);
-    const tier = auth.plan.tier;
-    const { result, agentId } = await this.write(copies, (set) => {
-      const existing = set.get(input.key);
-      if (!existing && set.keys().length >= SECRETS_PER_AGENT[tier]) {
-        throw new PlanLimitExceeded(
-          `The ${tier} plan allows ${SECRETS_PER_AGENT[tier]} secrets per agent; delete one first.`,
-          { fields: { field: 'secrets', allowed: SECRETS_PER_AGENT[tier], tier } },
-        );
-      }
-      const now = new Date().toISOString();
-      const metadata = {
-        id: existing?.id ?? randomUUID(),
-        description:
-          input.description === undefined ? (existing?.description ?? null) : input.description,
-        created_at: existing?.created_at ?? now,
-        updated_at: now,
-      };
-      set.set(input.key, input.value, metadata);
-      checkTotalSize(set);
-      return { secret: { key: input.key, ...metadata }, created: !existing };
-    });
+    const { result, agentId } = await this.write(copies, (set) =>
+      upsertSecret(set, input, auth.plan, 'agent'),
+    );
     return {
       secret: { ...result.secret, agentId },
       created: result.created,
@@ -161,7 +107,7 @@ export class SecretService {
       const { key: _key, ...metadata } = existing;
       const rotated = { ...metadata, updated_at: new Date().toISOString() };
       set.set(key, value, rotated);
-      checkTotalSize(set);
+      checkTotalSize(set, 'agent');
       return { key, ...rotated };
     });
     return { ...result, agentId };
@@ -184,53 +130,17 @@ export class SecretService {
   private async write<T>(copies: RegionalCopies, change: (set: SecretSet) => T) {
     const [first, ...others] = copies;
     const written = await first.store.update(agentSecretsHolder(first.agent), change);
-    await this.markRevision(first, written.revision);
+    await stampSecretsRevision(first.custom, first.agent, written.revision);
     for (const copy of others) {
       const mirrored = await copy.store.update(agentSecretsHolder(copy.agent), (set) =>
         set.copyFrom(written.set),
       );
-      await this.markRevision(copy, mirrored.revision);
+      await stampSecretsRevision(copy.custom, copy.agent, mirrored.revision);
     }
     return { result: written.result, agentId: first.agent.metadata.name ?? '' };
-  }
-
-  private async markRevision({ agent, custom }: RegionalCopy, revision: string): Promise<void> {
-    try {
-      await custom.patchNamespacedCustomObject(
-        {
-          group: API_GROUP,
-          version: API_VERSION,
-          namespace: agent.metadata.namespace ?? '',
-          plural: PLURALS.Agent,
-          name: agent.metadata.name ?? '',
-          body: { metadata: { annotations: { [ANNOTATIONS.secretsRevision]: revision } } },
-        },
-        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-      );
-    } catch (err) {
-      // Deleted meanwhile: its Secret goes with it.
-      if (!isKubeNotFound(err)) asUnavailable(err);
-    }
   }
 }
 
 function notFound(key: string): SecretNotFound {
   return new SecretNotFound(`The agent has no secret ${key}.`, { fields: { key } });
-}
-
-function checkValueSize(value: string): void {
-  if (Buffer.byteLength(value, 'utf8') > MAX_VALUE_BYTES) {
-    throw new SecretValueTooLarge(`A secret value may hold at most ${MAX_VALUE_BYTES} bytes.`, {
-      fields: { field: 'value', max_bytes: MAX_VALUE_BYTES },
-    });
-  }
-}
-
-function checkTotalSize(set: SecretSet): void {
-  if (set.totalValueBytes() > MAX_TOTAL_VALUE_BYTES) {
-    throw new SecretValueTooLarge(
-      `An agent's secret values may hold at most ${MAX_TOTAL_VALUE_BYTES} bytes together; delete or shorten some first.`,
-      { fields: { field: 'secrets', max_bytes: MAX_TOTAL_VALUE_BYTES } },
-    );
-  }
 }

@@ -124,11 +124,15 @@ function parseMetadata(secret: V1Secret): Record<string, SecretMetadata> {
   }
 }
 
-/** What holds a set of secrets: its Secret's namespace, name and labels, and the owner it goes with. */
+/**
+ * What holds a set of secrets: its Secret's namespace, name and labels, and
+ * the owner it goes with (null for a copy in a region where the owner has no
+ * object of its own: whoever deletes the owner deletes that copy too).
+ */
 export interface SecretHolder {
   namespace: string;
   secretName: string;
-  owner: OwnerLike;
+  owner: OwnerLike | null;
   labels: Record<string, string>;
 }
 
@@ -154,6 +158,12 @@ export class SecretStore {
       if (isKubeNotFound(err)) return null;
       return sanitized(err);
     }
+  }
+
+  /** The secrets of the Secret `name` as a set (empty when there is none), to copy elsewhere. */
+  async load(namespace: string, name: string): Promise<SecretSet> {
+    const secret = await this.read(namespace, name);
+    return new SecretSet({ ...(secret?.data ?? {}) }, secret ? parseMetadata(secret) : {});
   }
 
   /** The secrets of the Secret `name`, by key, without values. */
@@ -192,7 +202,7 @@ export class SecretStore {
             ...current?.metadata?.annotations,
             [SECRETS_METADATA_ANNOTATION]: JSON.stringify(set.metadata),
           },
-          ownerReferences: [controllerRef(holder.owner)],
+          ownerReferences: holder.owner ? [controllerRef(holder.owner)] : undefined,
           resourceVersion: current?.metadata?.resourceVersion,
         },
         type: 'Opaque',

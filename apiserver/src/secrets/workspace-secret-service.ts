@@ -2,42 +2,28 @@
  * The rules of a workspace's secrets: set (upsert), list and delete, over the
  * workspace's Kubernetes Secret `svc-ws-secrets-<workspace id>` (owned by the
  * Workspace, so deleting it deletes them) in the home region's API, with the
- * same key, size and plan rules as an agent's own. Every write stamps the
- * Secret's new resourceVersion on every copy of every agent in the workspace
- * (`svc.dev/secrets-revision`), so the operator rolls their services.
+ * same key, size and plan rules as an agent's own. The workspace's agents run
+ * in its regions, and each region's operator reads only its own API, so every
+ * other region of the workspace holds a copy of that Secret (no owner there:
+ * the Workspace lives in the home API; the workspace's delete removes the
+ * copies). Every write stamps each region's new Secret revision on that
+ * region's copy of every agent in the workspace (`svc.dev/secrets-revision`),
+ * so the operators roll their services.
  */
-import { randomUUID } from 'node:crypto';
-import {
-  CoreV1Api,
-  CustomObjectsApi,
-  PatchStrategy,
-  setHeaderOptions,
-  type KubeConfig,
-} from '@kubernetes/client-node';
-import { isKubeNotFound } from '../../../common/kube/errors.js';
-import {
-  ANNOTATIONS,
-  API_GROUP,
-  API_VERSION,
-  LABELS,
-  PLURALS,
-  workspaceSecretsName,
-  type Agent,
-  type Workspace,
-} from '../../../crds/src/index.js';
+import { LABELS, workspaceSecretsName, type Workspace } from '../../../crds/src/index.js';
 import type { AgentRepository } from '../agents/agent-repository.js';
 import type { AuthContext } from '../auth/authenticate.js';
-import { PlanLimitExceeded, SecretNotFound, SecretValueTooLarge } from '../errors/catalogue.js';
-import { asUnavailable } from '../store/kube-errors.js';
+import { SecretNotFound } from '../errors/catalogue.js';
+import type { RegionApi } from '../regions/region-apis.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
-import { MAX_TOTAL_VALUE_BYTES, MAX_VALUE_BYTES, SECRETS_PER_AGENT } from './secret-rules.js';
-import type { SecretInput } from './secret-service.js';
 import {
-  SecretStore,
-  type SecretHolder,
-  type SecretSet,
-  type StoredSecret,
-} from './secret-store.js';
+  checkValueSize,
+  SecretClients,
+  stampSecretsRevision,
+  upsertSecret,
+  type SecretInput,
+} from './secret-writes.js';
+import type { SecretHolder, SecretSet, StoredSecret } from './secret-store.js';
 
 /** The value of `svc.dev/component` on a workspace's secrets. */
 export const WORKSPACE_SECRETS_COMPONENT = 'workspace-secrets';
@@ -48,34 +34,30 @@ export interface WorkspaceSecret extends StoredSecret {
   userId: string;
 }
 
-/** The holder of a workspace's secrets. */
-export function workspaceSecretsHolder(workspace: Workspace): SecretHolder {
+/** The holder of a workspace's secrets; `owned` false for a copy in another region's API. */
+export function workspaceSecretsHolder(workspace: Workspace, owned = true): SecretHolder {
   return {
     namespace: workspace.metadata.namespace ?? '',
     secretName: workspaceSecretsName(workspace.metadata.name ?? ''),
-    owner: workspace,
+    owner: owned ? workspace : null,
     labels: { [LABELS.component]: WORKSPACE_SECRETS_COMPONENT },
   };
 }
 
 /** The workspace secret operations. */
 export class WorkspaceSecretService {
-  private readonly store: SecretStore;
-  private readonly customs = new Map<KubeConfig, CustomObjectsApi>();
+  private readonly clients = new SecretClients();
 
   constructor(
-    kc: KubeConfig,
     private readonly workspaces: Pick<WorkspaceService, 'resolve' | 'agents'>,
-    private readonly agentCopies: Pick<AgentRepository, 'copies'>,
-  ) {
-    this.store = new SecretStore(kc.makeApiClient(CoreV1Api));
-  }
+    private readonly agentCopies: Pick<AgentRepository, 'copies' | 'apis' | 'ensureNamespace'>,
+  ) {}
 
   /** The workspace's secrets, by key; 404 WORKSPACE_NOT_FOUND for one the caller cannot see. */
   async list(auth: AuthContext, ref: string): Promise<WorkspaceSecret[]> {
     const workspace = await this.workspaces.resolve(auth, ref);
     const holder = workspaceSecretsHolder(workspace);
-    const secrets = await this.store.list(holder.namespace, holder.secretName);
+    const secrets = await this.home().store.list(holder.namespace, holder.secretName);
     return secrets.map((secret) => withWorkspace(secret, workspace));
   }
 
@@ -91,28 +73,9 @@ export class WorkspaceSecretService {
   ): Promise<{ secret: WorkspaceSecret; created: boolean }> {
     checkValueSize(input.value);
     const workspace = await this.workspaces.resolve(auth, ref);
-    const tier = auth.plan.tier;
-    const cap = SECRETS_PER_AGENT[tier];
-    const result = await this.write(auth, workspace, (set) => {
-      const existing = set.get(input.key);
-      if (!existing && set.keys().length >= cap) {
-        throw new PlanLimitExceeded(
-          `The ${tier} plan allows ${cap} secrets per workspace; delete one first.`,
-          { fields: { field: 'secrets', allowed: cap, tier } },
-        );
-      }
-      const now = new Date().toISOString();
-      const metadata = {
-        id: existing?.id ?? randomUUID(),
-        description:
-          input.description === undefined ? (existing?.description ?? null) : input.description,
-        created_at: existing?.created_at ?? now,
-        updated_at: now,
-      };
-      set.set(input.key, input.value, metadata);
-      checkTotalSize(set);
-      return { secret: { key: input.key, ...metadata }, created: !existing };
-    });
+    const result = await this.write(auth, workspace, (set) =>
+      upsertSecret(set, input, auth.plan, 'workspace'),
+    );
     return { secret: withWorkspace(result.secret, workspace), created: result.created };
   }
 
@@ -127,67 +90,62 @@ export class WorkspaceSecretService {
     });
   }
 
-  /** Applies the change, then stamps the new revision on every agent of the workspace. */
+  /**
+   * Makes every region of the workspace other than home hold a copy of its
+   * secrets (after its regions changed, or to repair a copy); the new
+   * revision of each copy, by API.
+   */
+  async mirror(workspace: Workspace, set?: SecretSet): Promise<Map<RegionApi, string>> {
+    const apis = this.agentCopies.apis;
+    const revisions = new Map<RegionApi, string>();
+    const holder = workspaceSecretsHolder(workspace);
+    const source = set ?? (await this.home().store.load(holder.namespace, holder.secretName));
+    for (const target of apis.targets(workspace.spec.regions)) {
+      if (target.api === apis.homeApi) continue;
+      await this.agentCopies.ensureNamespace(workspace.metadata.namespace ?? '', [target.region]);
+      const copy = await this.clients
+        .of(target.api.kc)
+        .store.update(workspaceSecretsHolder(workspace, false), (copySet) =>
+          copySet.copyFrom(source),
+        );
+      revisions.set(target.api, copy.revision);
+    }
+    return revisions;
+  }
+
+  /** Applies the change at home, copies it to the other regions, then stamps each region's revision on its agent copies. */
   private async write<T>(
     auth: AuthContext,
     workspace: Workspace,
     change: (set: SecretSet) => T,
   ): Promise<T> {
-    const written = await this.store.update(workspaceSecretsHolder(workspace), change);
+    const written = await this.home().store.update(workspaceSecretsHolder(workspace), change);
+    const revisions = await this.mirror(workspace, written.set);
+    revisions.set(this.agentCopies.apis.homeApi, written.revision);
     const members = await this.workspaces.agents(auth, workspace.spec.name);
-    await Promise.all(members.map((agent) => this.stampAgent(agent, written.revision)));
+    for (const agent of members) {
+      const copies = await this.agentCopies.copies(
+        agent.metadata.namespace ?? '',
+        agent.metadata.name ?? '',
+      );
+      await Promise.all(
+        copies.map((copy) =>
+          stampSecretsRevision(
+            this.clients.of(copy.api.kc).custom,
+            copy.object,
+            revisions.get(copy.api) ?? written.revision,
+          ),
+        ),
+      );
+    }
     return written.result;
   }
 
-  /** Stamps `revision` on every region's copy of `agent`. */
-  private async stampAgent(agent: Agent, revision: string): Promise<void> {
-    const copies = await this.agentCopies.copies(
-      agent.metadata.namespace ?? '',
-      agent.metadata.name ?? '',
-    );
-    for (const copy of copies) {
-      let custom = this.customs.get(copy.api.kc);
-      if (!custom) {
-        custom = copy.api.kc.makeApiClient(CustomObjectsApi);
-        this.customs.set(copy.api.kc, custom);
-      }
-      try {
-        await custom.patchNamespacedCustomObject(
-          {
-            group: API_GROUP,
-            version: API_VERSION,
-            namespace: copy.object.metadata.namespace ?? '',
-            plural: PLURALS.Agent,
-            name: copy.object.metadata.name ?? '',
-            body: { metadata: { annotations: { [ANNOTATIONS.secretsRevision]: revision } } },
-          },
-          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-        );
-      } catch (err) {
-        // Deleted meanwhile: nothing to roll.
-        if (!isKubeNotFound(err)) asUnavailable(err);
-      }
-    }
+  private home() {
+    return this.clients.of(this.agentCopies.apis.homeApi.kc);
   }
 }
 
 function withWorkspace(secret: StoredSecret, workspace: Workspace): WorkspaceSecret {
   return { ...secret, workspaceName: workspace.spec.name, userId: workspace.spec.userId };
-}
-
-function checkValueSize(value: string): void {
-  if (Buffer.byteLength(value, 'utf8') > MAX_VALUE_BYTES) {
-    throw new SecretValueTooLarge(`A secret value may hold at most ${MAX_VALUE_BYTES} bytes.`, {
-      fields: { field: 'value', max_bytes: MAX_VALUE_BYTES },
-    });
-  }
-}
-
-function checkTotalSize(set: SecretSet): void {
-  if (set.totalValueBytes() > MAX_TOTAL_VALUE_BYTES) {
-    throw new SecretValueTooLarge(
-      `A workspace's secret values may hold at most ${MAX_TOTAL_VALUE_BYTES} bytes together; delete or shorten some first.`,
-      { fields: { field: 'secrets', max_bytes: MAX_TOTAL_VALUE_BYTES } },
-    );
-  }
 }

@@ -7,10 +7,15 @@ import { workspaceSecretsName, type Workspace } from '../../../crds/src/index.js
 import { isKubeNotFound } from '../../../common/kube/errors.js';
 import { CustomResourceRepository } from '../store/custom-resources.js';
 import { asUnavailable } from '../store/kube-errors.js';
+import type { RegionApis } from '../regions/region-apis.js';
 
-/** Creates a tenant namespace on first use (the agent repository does), in the given regions (home when none). */
+/**
+ * Creates a tenant namespace on first use (the agent repository does), in the
+ * given regions (home when none), and knows the regions' APIs.
+ */
 export interface NamespaceMaker {
   ensureNamespace(namespace: string, regions?: readonly string[]): Promise<void>;
+  readonly apis: RegionApis;
 }
 
 /** CRUD of Workspace resources. */
@@ -48,16 +53,32 @@ export class WorkspaceRepository extends CustomResourceRepository<'Workspace'> {
     });
   }
 
-  /** Deletes the workspace's secrets; how many keys it held (0 when it had none). */
+  /**
+   * Deletes the workspace's secrets: the Secret at home and its copies in the
+   * other regions' APIs; how many keys it held (0 when it had none).
+   */
   async deleteSecrets(namespace: string, workspaceId: string): Promise<number> {
     const name = workspaceSecretsName(workspaceId);
-    try {
-      const secret = await this.core.readNamespacedSecret({ namespace, name });
-      await this.core.deleteNamespacedSecret({ namespace, name });
-      return Object.keys(secret.data ?? {}).length;
-    } catch (err) {
-      if (isKubeNotFound(err)) return 0;
-      return asUnavailable(err);
+    for (const api of this.namespaces.apis.apis) {
+      if (api === this.namespaces.apis.homeApi) continue;
+      await deleteSecret(api.kc.makeApiClient(CoreV1Api), namespace, name);
     }
+    return (await deleteSecret(this.core, namespace, name))?.keys ?? 0;
+  }
+}
+
+/** Deletes a Secret; how many keys it held, or null when there was none. */
+async function deleteSecret(
+  core: CoreV1Api,
+  namespace: string,
+  name: string,
+): Promise<{ keys: number } | null> {
+  try {
+    const secret = await core.readNamespacedSecret({ namespace, name });
+    await core.deleteNamespacedSecret({ namespace, name });
+    return { keys: Object.keys(secret.data ?? {}).length };
+  } catch (err) {
+    if (isKubeNotFound(err)) return null;
+    return asUnavailable(err);
   }
 }

@@ -32,7 +32,7 @@ export function secretRoutes(secrets: SecretService): AnyRoute[] {
       path: '/api/v1/agents/:agent/secrets',
       operationId: 'setAgentSecret',
       summary: 'Set a secret of an agent (upsert)',
-      description: `Creates the key (201) or replaces the value of an existing one (200); the response is the Secret record, never the value. ${scope} ${injection} Caps: the plan's number of secrets per agent (400 PLAN_LIMIT_EXCEEDED: free 10, starter 50, performance 100, enterprise 200), 64 KiB per value and 512 KiB for all of an agent's values together (413 SECRET_VALUE_TOO_LARGE).`,
+      description: `Creates the key (201) or replaces the value of an existing one (200); the response is the Secret record, never the value. ${scope} ${injection} Caps: the plan's number of secrets per agent (400 PLAN_LIMIT_EXCEEDED: free 10, starter 50, performance 100, enterprise 200 by default; secretsPerHolder in SVC_PLANS_JSON), 64 KiB per value and 512 KiB for all of an agent's values together (413 SECRET_VALUE_TOO_LARGE).`,
       tag: TAG,
       params: SecretListParams,
       body: SecretCreate,

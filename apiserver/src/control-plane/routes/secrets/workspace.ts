@@ -32,7 +32,7 @@ export function workspaceSecretRoutes(secrets: WorkspaceSecretService): AnyRoute
       path: '/api/v1/workspaces/:workspace/secrets',
       operationId: 'setWorkspaceSecret',
       summary: 'Set a secret of a workspace (upsert)',
-      description: `Creates the key (201) or replaces the value of an existing one (200); the response is the WorkspaceSecret record, never the value. Keys follow the agent secret rules. ${scope} ${injection} Caps: the plan's number of secrets per workspace (400 PLAN_LIMIT_EXCEEDED: free 10, starter 50, performance 100, enterprise 200), 64 KiB per value and 512 KiB for all of a workspace's values together (413 SECRET_VALUE_TOO_LARGE).`,
+      description: `Creates the key (201) or replaces the value of an existing one (200); the response is the WorkspaceSecret record, never the value. Keys follow the agent secret rules. ${scope} ${injection} Caps: the plan's number of secrets per workspace (400 PLAN_LIMIT_EXCEEDED: free 10, starter 50, performance 100, enterprise 200 by default; secretsPerHolder in SVC_PLANS_JSON), 64 KiB per value and 512 KiB for all of a workspace's values together (413 SECRET_VALUE_TOO_LARGE).`,
       tag: TAG,
       params: WorkspaceSecretListParams,
       body: SecretCreate,
