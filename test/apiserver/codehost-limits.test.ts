@@ -4,10 +4,20 @@
  * of forgeries cannot make the server read bodies or ask Kubernetes without
  * end), the rule that hosts are HTTPS holds when configuration does not
  * allow loopback HTTP, and an agent's own key cannot manage the account's
- * code host.
+ * code host. And a hostile tenant's repository, against real git: a "git
+ * bomb" tree is refused before checkout with the plan's archive limits, a
+ * subdirectory that is a symbolic link to another repository of the host is
+ * not followed, and the status check follows no redirect of the host's API.
  */
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { githubSignature } from '../../apiserver/src/codehost/signatures.js';
 import {
   call as rawCall,
   createCaller,
@@ -15,12 +25,18 @@ import {
   type Caller,
 } from './control-plane-server.js';
 import { startCodehostStack, type CodehostStack } from './support/codehost-stack.js';
+import { git, startGitServer, type GitServer } from './support/codehost-git-server.js';
+
+jest.setTimeout(120_000);
 
 type Detail = { detail: { code: string } & Record<string, unknown> };
 
 let limited: CodehostStack;
 let strict: CodehostStack;
 let owner: Caller;
+let gitServer: GitServer;
+const TOKEN = `glpat-${randomUUID()}`;
+const scratch: string[] = [];
 
 const call = <T = Detail>(
   stack: CodehostStack,
@@ -38,11 +54,14 @@ beforeAll(async () => {
   limited = await startCodehostStack({ webhookPerMinute: 3 });
   strict = await startCodehostStack({ allowLoopbackHttp: false });
   owner = await createCaller(limited.server, { tier: 'enterprise' });
+  gitServer = await startGitServer(TOKEN);
 });
 
 afterAll(async () => {
   await limited?.close();
   await strict?.close();
+  await gitServer?.close();
+  for (const dir of scratch) await rm(dir, { recursive: true, force: true });
 });
 
 describe('webhook rate limit', () => {
@@ -105,3 +124,200 @@ describe("an agent's own key", () => {
     }
   });
 });
+
+/** A new directory, removed after the tests. */
+async function scratchDir(prefix: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  scratch.push(dir);
+  return dir;
+}
+
+/**
+ * Makes the repository `name` on the Git server, then commits on its `main`
+ * whatever `build` does in a clone of it (git plumbing included) and pushes;
+ * returns the clone URL and the commit.
+ */
+async function hostileRepository(
+  name: string,
+  build: (clone: string) => Promise<void>,
+): Promise<{ url: string; commit: string }> {
+  const url = await gitServer.createRepository(name, { 'README.md': 'hostile\n' });
+  const clone = await scratchDir('svc-hostile-clone-');
+  const auth = {
+    GIT_CONFIG_COUNT: '1',
+    GIT_CONFIG_KEY_0: 'http.extraHeader',
+    GIT_CONFIG_VALUE_0: `Authorization: Basic ${Buffer.from(`git:${TOKEN}`).toString('base64')}`,
+  };
+  await git(['clone', '--quiet', url, clone], clone, auth);
+  await build(clone);
+  await git(['push', '--quiet', '--force', 'origin', 'HEAD:refs/heads/main'], clone, auth);
+  return { url, commit: (await git(['rev-parse', 'HEAD'], clone)).trim() };
+}
+
+/** A tenant on `limited` with the Git server as its host and an agent linked to `url`'s `subdirectory`. */
+async function linkedAgent(
+  tier: 'free' | 'enterprise',
+  url: string,
+  subdirectory: string,
+): Promise<{ caller: Caller; agentId: string; secret: string }> {
+  const caller = await createCaller(limited.server, { tier });
+  const host = await call(limited, 'PUT', '/api/v1/auth/codehost', {
+    key: caller.key,
+    body: { url: gitServer.url, token: TOKEN },
+  });
+  expect(host.status).toBe(200);
+  const agent = await call<{ id: string }>(limited, 'POST', '/api/v1/agents', {
+    key: caller.key,
+    body: { name: `hostile-${randomUUID().slice(0, 8)}` },
+  });
+  expect(agent.status).toBe(201);
+  const link = await call<{ webhook_secret: string }>(
+    limited,
+    'POST',
+    `/api/v1/agents/${agent.body.id}/codehost`,
+    { key: caller.key, body: { repository: url, branch: 'main', subdirectory } },
+  );
+  expect(link.status).toBe(201);
+  return { caller, agentId: agent.body.id, secret: link.body.webhook_secret };
+}
+
+/** A signed GitHub push of `commit` to `main` of `url`, delivered to the agent's webhook. */
+function push(agentId: string, secret: string, url: string, commit: string) {
+  const rawBody = JSON.stringify({
+    ref: 'refs/heads/main',
+    before: '0'.repeat(40),
+    after: commit,
+    repository: { clone_url: url },
+  });
+  return call<Detail & { status?: string }>(
+    limited,
+    'POST',
+    `/api/v1/webhooks/codehost/${agentId}`,
+    {
+      rawBody,
+      headers: {
+        'content-type': 'application/json',
+        'x-github-event': 'push',
+        'x-github-delivery': randomUUID(),
+        'x-hub-signature-256': githubSignature(rawBody, secret),
+      },
+    },
+  );
+}
+
+async function deploymentCount(caller: Caller, agentId: string): Promise<number> {
+  const res = await call<{ total: number }>(
+    limited,
+    'GET',
+    `/api/v1/agents/${agentId}/deployments`,
+    {
+      key: caller.key,
+    },
+  );
+  expect(res.status).toBe(200);
+  return res.body.total;
+}
+
+describe('a hostile repository', () => {
+  it('returns 413 ARCHIVE_TOO_LARGE for a commit whose tree passes the plan entry limit, before checking it out', async () => {
+    // 30 x 30 x 30 names of one blob (27,000 files, free allows 20,000) in a pack of a few KiB,
+    // beside a small app/ that alone would deploy: the whole tree lands on disk at checkout.
+    const { url, commit } = await hostileRepository('bomb', async (clone) => {
+      const names = Array.from({ length: 30 }, (_, i) => `n${i}`);
+      const blob = gitWithInput(clone, ['hash-object', '-w', '--stdin'], 'x');
+      let entry = `100644 blob ${blob}`;
+      for (let level = 0; level < 3; level++) {
+        const tree = mktree(clone, names.map((n) => `${entry}\t${n}`).join('\n'));
+        entry = `040000 tree ${tree}`;
+      }
+      const main = gitWithInput(clone, ['hash-object', '-w', '--stdin'], 'x = 1\n');
+      const app = mktree(clone, `100644 blob ${main}\tmain.py`);
+      const root = mktree(clone, `040000 tree ${app}\tapp\n${entry}\tbomb`);
+      const made = (await git(['commit-tree', root, '-m', 'bomb'], clone)).trim();
+      // Only the ref moves: the test's own clone never checks the bomb out.
+      await git(['update-ref', 'HEAD', made], clone);
+    });
+    const { caller, agentId, secret } = await linkedAgent('free', url, 'app');
+    const started = Date.now();
+    const res = await push(agentId, secret, url, commit);
+    expect([res.status, res.body.detail?.code]).toEqual([413, 'ARCHIVE_TOO_LARGE']);
+    expect(res.body.detail).toMatchObject({ field: 'entries', allowed: 20_000, tier: 'free' });
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(await deploymentCount(caller, agentId)).toBe(0);
+  });
+
+  it("returns 502 CODEHOST_FETCH_FAILED for a subdirectory that is a symbolic link to another of the host's repositories, and packs none of it", async () => {
+    // A repository of the API server's machine (the platform's own checkout, say).
+    const hostRepo = await scratchDir('svc-host-repo-');
+    await git(['init', '--quiet'], hostRepo);
+    await writeFile(join(hostRepo, 'main.py'), 'HOST_SECRET = "on the server"\n');
+    await git(['add', 'main.py'], hostRepo);
+    await git(['commit', '--quiet', '-m', 'host'], hostRepo);
+    const { url, commit } = await hostileRepository('linked', async (clone) => {
+      await symlink(hostRepo, join(clone, 'app'));
+      await git(['add', 'app'], clone);
+      await git(['commit', '--quiet', '-m', 'link'], clone);
+    });
+    const { caller, agentId, secret } = await linkedAgent('enterprise', url, 'app');
+    const res = await push(agentId, secret, url, commit);
+    expect([res.status, res.body.detail?.code]).toEqual([502, 'CODEHOST_FETCH_FAILED']);
+    expect(res.body.detail.message).toMatch(/symbolic link/);
+    expect(await deploymentCount(caller, agentId)).toBe(0);
+  });
+
+  it("follows no redirect of the host's user API in the status check", async () => {
+    let followed = 0;
+    const canary: Server = createServer((_req, res) => {
+      followed++;
+      res.end('{}');
+    });
+    await new Promise<void>((resolve) => canary.listen(0, '127.0.0.1', resolve));
+    const canaryUrl = `http://127.0.0.1:${(canary.address() as AddressInfo).port}/internal`;
+    const redirecting: Server = createServer((_req, res) => {
+      res.writeHead(302, { location: canaryUrl });
+      res.end();
+    });
+    await new Promise<void>((resolve) => redirecting.listen(0, '127.0.0.1', resolve));
+    try {
+      const caller = await createCaller(limited.server);
+      const host = await call(limited, 'PUT', '/api/v1/auth/codehost', {
+        key: caller.key,
+        body: {
+          url: `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}`,
+          provider: 'gitea',
+          token: TOKEN,
+        },
+      });
+      expect(host.status).toBe(200);
+      const status = await call<{ token_valid: boolean; checks: unknown[] }>(
+        limited,
+        'GET',
+        '/api/v1/auth/codehost/status',
+        { key: caller.key },
+      );
+      expect(status.body).toMatchObject({
+        token_valid: false,
+        checks: [{ kind: 'api', ok: false, error: 'The host answered 302.' }],
+      });
+      expect(followed).toBe(0);
+    } finally {
+      canary.close();
+      redirecting.close();
+    }
+  });
+});
+
+/** git reading `input` on stdin (plumbing that takes nothing else). */
+function gitWithInput(repo: string, args: string[], input: string): string {
+  return execFileSync('git', args, {
+    cwd: repo,
+    input,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH, HOME: repo, GIT_CONFIG_NOSYSTEM: '1' },
+  }).trim();
+}
+
+/** A tree object of `listing` (`ls-tree` lines) in `repo`. */
+function mktree(repo: string, listing: string): string {
+  return gitWithInput(repo, ['mktree'], `${listing}\n`);
+}

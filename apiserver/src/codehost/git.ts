@@ -6,10 +6,12 @@
  * messages are scrubbed of it anyway before they go anywhere. Git reads no
  * user or system configuration, never prompts, and speaks only HTTP(S).
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ArchiveLimits } from '../../../crds/src/index.js';
+import { ArchiveMeter } from '../../../common/archive-limits.js';
 
 /** What git authenticates with: HTTP Basic, user name and token. */
 export interface GitCredentials {
@@ -101,7 +103,8 @@ export async function lsRemote(repository: string, credentials: GitCredentials):
  * Checks out exactly `commit` of `repository` into the empty directory
  * `dir`, shallow: `git init`, `git fetch --depth 1 <url> <sha>`, checkout.
  * A server that refuses fetching by id gets the branch's tip instead, which
- * must then be that commit.
+ * must then be that commit. The commit's tree is measured against `limits`
+ * before anything is checked out (ArchiveLimitError past one).
  */
 export async function checkoutCommit(
   dir: string,
@@ -109,6 +112,7 @@ export async function checkoutCommit(
   branch: string,
   commit: string,
   credentials: GitCredentials,
+  limits: ArchiveLimits,
 ): Promise<void> {
   const opts = { cwd: dir, credentials };
   await runGit(['init', '--quiet'], opts);
@@ -124,7 +128,59 @@ export async function checkoutCommit(
       throw new GitError(`Commit ${commit} is not the tip of ${branch} any more (it is ${tip}).`);
     }
   }
+  await checkTreeWithin(dir, commit, limits);
   await runGit(['-c', 'advice.detachedHead=false', 'checkout', '--quiet', commit], opts);
+}
+
+/**
+ * What a tenant's commit may put on this machine's disk: the repository is
+ * the tenant's, so a "git bomb" (a few trees naming each other a million
+ * times over, in a pack of kilobytes) must be refused before checkout, after
+ * at most one limit's worth of listing. Counts every entry of `commit`'s
+ * tree (files, directories, links and submodules, as an upload's entries are
+ * counted) and its files' sizes, from the objects fetched into `dir`; throws
+ * ArchiveLimitError as soon as one passes a limit, GitError when git cannot
+ * list the tree.
+ */
+async function checkTreeWithin(dir: string, commit: string, limits: ArchiveLimits): Promise<void> {
+  const meter = new ArchiveMeter(limits);
+  const git = spawn('git', ['ls-tree', '-r', '-t', '-l', '-z', '--full-tree', commit], {
+    cwd: dir,
+    env: gitEnvironment(null, dir),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  git.stderr.setEncoding('utf8');
+  git.stderr.on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-2000)));
+  git.stdout.setEncoding('utf8');
+  const exited = new Promise<number | null>((resolve, reject) => {
+    git.on('error', reject);
+    git.on('close', resolve);
+  });
+  let rest = '';
+  try {
+    for await (const chunk of git.stdout as AsyncIterable<string>) {
+      const records = (rest + chunk).split('\0');
+      rest = records.pop() ?? '';
+      for (const record of records) countRecord(meter, record);
+    }
+  } catch (err) {
+    git.kill('SIGKILL');
+    await exited.catch(() => undefined);
+    throw err;
+  }
+  const code = await exited;
+  if (code !== 0) {
+    throw new GitError(`git ls-tree failed: ${stderr.trim().split('\n').slice(-2).join(' ')}`);
+  }
+}
+
+/** `<mode> <type> <object> <size>\t<path>`: the size is `-` for anything but a file. */
+function countRecord(meter: ArchiveMeter, record: string): void {
+  const tab = record.indexOf('\t');
+  if (tab < 0) return;
+  const size = record.slice(0, tab).trim().split(/\s+/)[3];
+  meter.entry(record.slice(tab + 1), size === undefined || size === '-' ? 0 : Number(size));
 }
 
 function scrub(text: string, credentials: GitCredentials | null): string {

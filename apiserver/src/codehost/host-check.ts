@@ -57,7 +57,13 @@ export async function checkHost(
 
 async function checkApi(url: string, headers: Record<string, string>): Promise<HostCheck> {
   try {
-    const res = await fetch(url, { headers, signal: AbortSignal.timeout(API_TIMEOUT_MS) });
+    // A redirect is an answer, not followed: it could point anywhere, this machine's own
+    // loopback services included, and a GitLab token header would follow it there.
+    const res = await fetch(url, {
+      headers,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(API_TIMEOUT_MS),
+    });
     await res.body?.cancel();
     return {
       kind: 'api',

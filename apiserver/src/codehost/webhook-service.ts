@@ -13,21 +13,24 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { AgentDeployment, Tier } from '../../../crds/src/index.js';
+import { ArchiveLimitError } from '../../../common/archive-limits.js';
 import type { Logger } from '../../../common/logger.js';
 import type { AccountService } from '../accounts/account-service.js';
 import type { Plan } from '../accounts/plans.js';
 import type { AuthContext } from '../auth/authenticate.js';
 import {
   AgentNotFound,
+  ArchiveTooLarge,
   CodehostFetchFailed,
   JsonBodyRequired,
   ValidationFailed,
   WebhookSignatureInvalid,
 } from '../errors/catalogue.js';
+import { deployedRoot } from './checkout-bounds.js';
 import { DELIVERY_RETENTION_MS, type CodehostStore } from './codehost-store.js';
 import { checkoutCommit, GitError } from './git.js';
 import type { CodehostLinkDoc } from './model.js';
-import { packedPaths, packFiles } from './pack.js';
+import { packedPaths, packFiles, SubdirectoryError } from './pack.js';
 import {
   comparableRepository,
   DeliveryParseError,
@@ -198,14 +201,33 @@ export class WebhookService {
     try {
       let archive: Buffer;
       try {
-        await checkoutCommit(dir, link.repository, link.branch, commit, {
-          username: host.username,
-          token,
-        });
-        const root = join(dir, link.subdirectory ?? '');
+        await checkoutCommit(
+          dir,
+          link.repository,
+          link.branch,
+          commit,
+          { username: host.username, token },
+          auth.plan.archive,
+        );
+        const root = await deployedRoot(dir, link.subdirectory ?? '');
         archive = await packFiles(root, await packedPaths(dir, link.subdirectory ?? ''));
       } catch (err) {
-        if (!(err instanceof GitError)) throw err;
+        if (err instanceof ArchiveLimitError) {
+          throw new ArchiveTooLarge(
+            `Commit ${commit}: ${err.message} A fetch checks out the whole commit, so its whole tree counts. Nothing was deployed.`,
+            {
+              cause: err,
+              fields: {
+                field: err.limit,
+                allowed: err.allowed,
+                tier: auth.account.tier,
+                commit,
+                ...(err.path ? { path: err.path } : {}),
+              },
+            },
+          );
+        }
+        if (!(err instanceof GitError) && !(err instanceof SubdirectoryError)) throw err;
         throw new CodehostFetchFailed(err.message, { fields: { commit } });
       }
       let deployment: AgentDeployment;

@@ -8,6 +8,7 @@ import type { Context } from 'koa';
 import type { CodehostDeps } from '../../../codehost/assemble.js';
 import type { WebhookOutcome } from '../../../codehost/webhook-service.js';
 import {
+  ArchiveTooLarge,
   CodehostFetchFailed,
   JsonBodyRequired,
   RateLimitExceeded,
@@ -28,6 +29,7 @@ const ERRORS = [
   ValidationFailed,
   JsonBodyRequired,
   RequestTooLarge,
+  ArchiveTooLarge,
   RateLimitExceeded,
   CodehostFetchFailed,
   ServiceUnavailable,
@@ -57,7 +59,7 @@ export function webhookRoutes(bundle: CodehostDeps | undefined, now?: () => numb
       operationId: 'codehostWebhookForAgent',
       summary: 'Code-host push webhook of one agent',
       description:
-        "The URL a link's answer gives. Authenticated only by signature with the link's webhook secret: GitHub's X-Hub-Signature-256 (sha256=HMAC-SHA256 of the raw body), Gitea's X-Gitea-Signature (the same HMAC in hex) or GitLab's X-Gitlab-Token (the secret itself); anything else is 401 and nothing happens. A push to the linked branch fetches that commit with git, packs it honouring .svcignore and deploys it (202, deployed, with the deployment id); a push elsewhere or another event is 202 ignored; a delivery id seen before is 200 duplicate and does nothing. Bodies over 1 MiB are 413; deliveries per agent are rate-limited.",
+        "The URL a link's answer gives. Authenticated only by signature with the link's webhook secret: GitHub's X-Hub-Signature-256 (sha256=HMAC-SHA256 of the raw body), Gitea's X-Gitea-Signature (the same HMAC in hex) or GitLab's X-Gitlab-Token (the secret itself); anything else is 401 and nothing happens. A push to the linked branch fetches that commit with git, packs it honouring .svcignore and deploys it (202, deployed, with the deployment id); a push elsewhere or another event is 202 ignored; a delivery id seen before is 200 duplicate and does nothing. The commit's whole tree (a fetch checks all of it out) must stay within the plan's archive limits, measured before checkout: past one, 413 ARCHIVE_TOO_LARGE names it and nothing is written. A linked subdirectory that is a symbolic link in the commit is not followed (502 CODEHOST_FETCH_FAILED). Bodies over 1 MiB are 413; deliveries per agent are rate-limited.",
       tag: TAG,
       authenticated: false,
       params: WebhookParams,
