@@ -5,22 +5,12 @@
  * contract's built-in exclusions, as a tar.gz with the directory at its root.
  * Only regular files are packed (no symbolic links, no submodules).
  */
-import { lstat, readFile } from 'node:fs/promises';
 import { join, normalize, sep } from 'node:path';
-import { createGzip } from 'node:zlib';
-import { pack } from 'tar-stream';
+import { BUILT_IN_EXCLUSIONS, IGNORE_FILE, packFiles } from '../../../common/code-archive.js';
 import { runGit } from './git.js';
 
-/** Left out of every deployment whatever `.svcignore` says (the contract's list). */
-export const BUILT_IN_EXCLUSIONS = [
-  '.git',
-  '.env',
-  '__pycache__',
-  'node_modules',
-  'venv',
-  '.DS_Store',
-  '*.log',
-] as const;
+// The writer is shared with the CLI; the code host's callers keep importing it from here.
+export { packFiles };
 
 /** A subdirectory that climbs out of the repository. */
 export class SubdirectoryError extends Error {}
@@ -50,7 +40,7 @@ export async function packedPaths(dir: string, subdirectory: string): Promise<st
           '-z',
           '--cached',
           '--ignored',
-          '--exclude-per-directory=.svcignore',
+          `--exclude-per-directory=${IGNORE_FILE}`,
           ...excludes,
         ],
         opts,
@@ -58,32 +48,4 @@ export async function packedPaths(dir: string, subdirectory: string): Promise<st
     ),
   );
   return tracked.filter((path) => !ignored.has(path)).sort();
-}
-
-/** The tar.gz of `paths` (relative to `root`), regular files only, modes kept. */
-export async function packFiles(root: string, paths: readonly string[]): Promise<Buffer> {
-  const tar = pack();
-  const gzip = createGzip();
-  const chunks: Buffer[] = [];
-  gzip.on('data', (chunk: Buffer) => chunks.push(chunk));
-  const done = new Promise<void>((resolve, reject) => {
-    gzip.on('end', resolve);
-    gzip.on('error', reject);
-    tar.on('error', reject);
-  });
-  tar.pipe(gzip);
-  for (const path of paths) {
-    const full = join(root, path);
-    const stat = await lstat(full);
-    if (!stat.isFile()) continue;
-    const content = await readFile(full);
-    await new Promise<void>((resolve, reject) =>
-      tar.entry({ name: path, mode: stat.mode & 0o111 ? 0o755 : 0o644 }, content, (err) =>
-        err ? reject(err) : resolve(),
-      ),
-    );
-  }
-  tar.finalize();
-  await done;
-  return Buffer.concat(chunks);
 }
