@@ -1,0 +1,49 @@
+/**
+ * Runs the real `svc` binary (cli/bin/svc.mjs) as a child process, the way a
+ * user's shell does: arguments, stdin, environment and working directory in;
+ * exit code, stdout and stderr out.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/** The binary the root package.json names as `svc`. */
+export const SVC_BIN = fileURLToPath(new URL('../../cli/bin/svc.mjs', import.meta.url));
+
+/** How one run ended. */
+export interface SvcResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Options of a run. */
+export interface SvcOptions {
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  /** Written to stdin, which is then closed (stdin is closed empty without it). */
+  input?: string;
+}
+
+/** Starts `svc args...`; the caller reads and ends it (a follow runs until stopped). */
+export function startSvc(args: readonly string[], options: SvcOptions): ChildProcess {
+  const child = spawn(process.execPath, [SVC_BIN, ...args], {
+    env: options.env,
+    cwd: options.cwd,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  child.stdin?.end(options.input ?? '');
+  return child;
+}
+
+/** Runs `svc args...` to its end. */
+export function runSvc(args: readonly string[], options: SvcOptions): Promise<SvcResult> {
+  const child = startSvc(args, options);
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}

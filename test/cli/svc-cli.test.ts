@@ -1,0 +1,236 @@
+/**
+ * The `svc` binary, run as a child process against the real control plane
+ * and the operator with the local driver (real Python agents; one platform
+ * for the file): login and profiles, --json output, exit codes, deploy with
+ * .svcignore (a large ignored file is neither uploaded nor in the build), a
+ * failing deploy's interpreter message, secrets from stdin, and logs --follow
+ * printing a line written after the follow started.
+ */
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { randomBytes, randomUUID } from 'node:crypto';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CoreV1Api } from '@kubernetes/client-node';
+import {
+  createCaller,
+  startControlPlaneServer,
+  type Caller,
+  type TestServer,
+} from '../apiserver/control-plane-server.js';
+import { startLocalOperator, type LocalOperator } from '../operator/local-operator.js';
+import { runSvc, startSvc, type SvcOptions } from './run-svc.js';
+
+// A deploy may wait for a Python build on a slow machine, then for its service.
+jest.setTimeout(240_000);
+
+const example = fileURLToPath(new URL('../../examples/python-service', import.meta.url));
+const BIG_FILE_BYTES = 3 * 1024 * 1024;
+let server: TestServer;
+let owner: Caller;
+let operator: LocalOperator;
+let home: string;
+let options: SvcOptions;
+
+beforeAll(async () => {
+  server = await startControlPlaneServer();
+  // The suite polls while builds run; a per-minute budget meant for people must not stop it.
+  owner = await createCaller(server, { tier: 'enterprise' });
+  operator = await startLocalOperator(server, (ns) => ns === owner.namespace, {
+    overrides: { agentDomain: 'agents.localtest' },
+  });
+  home = mkdtempSync(join(tmpdir(), 'svc-cli-'));
+  options = { cwd: home, env: cliEnv({ SVC_API_URL: server.base, SVC_API_KEY: owner.key }) };
+}, 120_000);
+
+afterAll(async () => {
+  await operator?.stop();
+  await server?.close();
+  rmSync(home, { recursive: true, force: true });
+});
+
+/** The child's environment: none of the caller's SVC_* settings, config in the test's own home. */
+function cliEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !key.startsWith('SVC_')),
+  );
+  return { ...env, XDG_CONFIG_HOME: join(home, 'config'), NO_COLOR: '1', ...extra };
+}
+
+/** A copy of examples/python-service with a large file that .svcignore leaves out. */
+function projectWithLargeIgnoredFile(): string {
+  const dir = join(home, `project-${randomBytes(3).toString('hex')}`);
+  cpSync(example, dir, { recursive: true });
+  mkdirSync(join(dir, 'data'));
+  // Random bytes do not compress: uploaded, they would make the archive larger than they are.
+  writeFileSync(join(dir, 'data', 'model.bin'), randomBytes(BIG_FILE_BYTES));
+  writeFileSync(join(dir, '.svcignore'), 'data/model.bin\n');
+  writeFileSync(join(dir, 'debug.log'), 'left out by the built-in *.log\n');
+  return dir;
+}
+
+describe('configuration', () => {
+  it('login checks the key read from stdin and stores it with mode 0600; whoami then uses it', async () => {
+    const env = cliEnv({ SVC_API_URL: server.base });
+    const login = await runSvc(['login', '--profile', 'test'], {
+      ...options,
+      env,
+      input: `${owner.key}\n`,
+    });
+    expect(login).toMatchObject({ code: 0 });
+    const file = join(home, 'config', 'svc', 'config.json');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+
+    const whoami = await runSvc(['whoami', '--json'], { ...options, env: cliEnv({}) });
+    expect(whoami.code).toBe(0);
+    const me = JSON.parse(whoami.stdout) as { profile: string; sources: Record<string, string> };
+    expect(me.profile).toBe('test');
+    expect(me.sources).toMatchObject({ apiUrl: 'profile', apiKey: 'profile' });
+  });
+
+  it('login refuses a key that does not resolve with exit code 3 and INVALID_API_KEY', async () => {
+    const env = cliEnv({ SVC_API_URL: server.base });
+    const login = await runSvc(['login', '--profile', 'bad'], {
+      ...options,
+      env,
+      input: 'svc_live_doesnotresolve\n',
+    });
+    expect(login.code).toBe(3);
+    expect(login.stderr).toContain('INVALID_API_KEY');
+  });
+});
+
+describe('agents', () => {
+  it('creates an agent and lists it as JSON that parses', async () => {
+    const name = `cli-${randomBytes(3).toString('hex')}`;
+    expect(await runSvc(['agents', 'create', name, '--type', 'job'], options)).toMatchObject({
+      code: 0,
+    });
+    const list = await runSvc(['agents', 'list', '--json', '--limit', '100'], options);
+    expect(list.code).toBe(0);
+    const page = JSON.parse(list.stdout) as { items: { name: string; agent_type: string }[] };
+    expect(page.items).toContainEqual(expect.objectContaining({ name, agent_type: 'job' }));
+  });
+
+  it('exits 4 with the contract code for an agent that does not exist', async () => {
+    const result = await runSvc(['agents', 'get', 'no-such-agent-here'], options);
+    expect(result.code).toBe(4);
+    expect(result.stderr).toContain('AGENT_NOT_FOUND');
+  });
+
+  it('exits 2 on a usage error', async () => {
+    expect((await runSvc(['agents', 'get'], options)).code).toBe(2);
+  });
+});
+
+describe('deploy', () => {
+  const agent = `cli-py-${randomBytes(3).toString('hex')}`;
+
+  it('--dry-run lists what .svcignore and the built-in exclusions leave out, uploading nothing', async () => {
+    const dir = projectWithLargeIgnoredFile();
+    const result = await runSvc(['deploy', dir, '--agent', agent, '--dry-run', '--json'], options);
+    expect(result.code).toBe(0);
+    const plan = JSON.parse(result.stdout) as { included: string[]; excluded: string[] };
+    expect(plan.included).toEqual(['.svcignore', 'main.py', 'svc.yaml']);
+    expect(plan.excluded).toEqual(['data/model.bin', 'debug.log']);
+    const agents = await runSvc(['agents', 'get', agent], options);
+    expect(agents.code).toBe(4);
+  });
+
+  it('creates the agent, uploads less than the ignored file, builds without it and ends active', async () => {
+    const dir = projectWithLargeIgnoredFile();
+    const result = await runSvc(['deploy', dir, '--agent', agent, '--json'], options);
+    expect(result).toMatchObject({ code: 0 });
+    const out = JSON.parse(result.stdout) as {
+      archive_bytes: number;
+      deployment: { id: string; state: string };
+      agent: { name: string; url: string | null; status: string };
+    };
+    expect(out.archive_bytes).toBeLessThan(BIG_FILE_BYTES / 100);
+    expect(out.deployment.state).toBe('active');
+    expect(out.agent.url).toMatch(new RegExp(`^http://${agent}-[a-z0-9]{6}\\.agents\\.localtest`));
+    expect(result.stderr).toContain(`Created agent ${agent}`);
+    const app = join(operator.dir, 'builds', out.deployment.id, 'app');
+    expect(existsSync(join(app, 'main.py'))).toBe(true);
+    expect(existsSync(join(app, 'data', 'model.bin'))).toBe(false);
+    expect(existsSync(join(app, 'debug.log'))).toBe(false);
+  });
+
+  it('secrets set reads the value from stdin, and list never shows it', async () => {
+    const value = `v-${randomUUID()}`;
+    const set = await runSvc(['secrets', 'set', agent, 'API_TOKEN'], {
+      ...options,
+      input: `${value}\n`,
+    });
+    expect(set).toMatchObject({ code: 0 });
+    const list = await runSvc(['secrets', 'list', agent, '--json'], options);
+    expect(list.code).toBe(0);
+    expect(list.stdout).not.toContain(value);
+    expect(
+      (JSON.parse(list.stdout) as { items: { key: string }[] }).items.map((s) => s.key),
+    ).toEqual(['API_TOKEN']);
+    const agentId = (
+      JSON.parse((await runSvc(['agents', 'get', agent, '--json'], options)).stdout) as {
+        id: string;
+      }
+    ).id;
+    const secret = await server.kc
+      .makeApiClient(CoreV1Api)
+      .readNamespacedSecret({ name: `svc-secrets-${agentId}`, namespace: owner.namespace });
+    expect(Buffer.from(secret.data?.API_TOKEN ?? '', 'base64').toString()).toBe(value);
+  });
+
+  it('logs --follow prints a line the agent writes after the follow started', async () => {
+    const marker = `marker-${randomUUID()}`;
+    const follow = startSvc(['logs', agent, '--follow', '--poll-ms', '200'], options);
+    let stdout = '';
+    let stderr = '';
+    follow.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    follow.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => follow.on('close', resolve));
+    try {
+      await until(() => stderr.includes('Following'), 30_000);
+      expect(stdout).not.toContain(marker);
+      const run = await runSvc(
+        ['run', agent, '--payload', JSON.stringify({ marker }), '--wait'],
+        options,
+      );
+      expect(run).toMatchObject({ code: 0 });
+      await until(() => stdout.includes(marker), 60_000);
+      expect(stdout).toMatch(new RegExp(`INFO +run requested with .*${marker}`));
+    } finally {
+      follow.kill('SIGINT');
+    }
+    expect(await exited).toBe(130);
+  });
+
+  it('a deploy whose entry point does not import exits 1 with the interpreter message', async () => {
+    const dir = join(home, 'broken');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'svc.yaml'), 'runtime: python3.11\ntype: service\n');
+    writeFileSync(
+      join(dir, 'main.py'),
+      'import no_such_module_for_svc_cli\n\n\nasync def app(scope, receive, send):\n    pass\n',
+    );
+    const result = await runSvc(['deploy', dir, '--agent', `${agent}-broken`], options);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("No module named 'no_such_module_for_svc_cli'");
+  });
+});
+
+async function until(check: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
