@@ -40,6 +40,14 @@ module.exports = {
       to: { path: '^(apiserver|operator|engine|hack|bench|test|cli)/' },
     },
     {
+      name: 'cli-is-a-client',
+      severity: 'error',
+      comment:
+        'The svc CLI talks to the platform over its public REST API only; it shares common/ (archive exclusions, env files) and nothing else.',
+      from: { path: '^cli/' },
+      to: { path: '^(apiserver|operator|engine|crds|hack|bench|test)/' },
+    },
+    {
       name: 'vector-engine-client-below-routes',
       severity: 'error',
       comment:
