@@ -26,6 +26,8 @@ groups=(
   "etcd|etcd|etcd|.|"
   "ferretdb|ferretdb|ferretdb|.|"
   "kubernetes|kube|kube-apiserver kube-controller-manager kubectl|k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kubectl|-X k8s.io/component-base/version.gitVersion=$k8s_version -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=35 -X k8s.io/client-go/pkg/version.gitVersion=$k8s_version -X k8s.io/client-go/pkg/version.gitMajor=1 -X k8s.io/client-go/pkg/version.gitMinor=35"
+  # Only the chart tests' kwok cluster schedules pods; the other tests leave them Pending.
+  "kube-scheduler|kube|kube-scheduler|k8s.io/kubernetes/cmd/kube-scheduler|-X k8s.io/component-base/version.gitVersion=$k8s_version -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=35"
   # helm's default Kubernetes version (templates without a cluster, lint's deprecation checks)
   # is that of the cluster the tests run, not its built-in 1.20.
   "helm|helm|helm|helm.sh/helm/v3/cmd/helm|-X helm.sh/helm/v3/internal/version.version=$helm_version -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor=35 -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMinor=35"
