@@ -5,7 +5,14 @@ import { toolsBin } from './paths.js';
 
 /** The binaries `hack/build-tools.sh` produces. */
 export type ToolName =
-  'etcd' | 'kube-apiserver' | 'kube-controller-manager' | 'kubectl' | 'ferretdb' | 'helm' | 'kwok';
+  | 'etcd'
+  | 'kube-apiserver'
+  | 'kube-controller-manager'
+  | 'kubectl'
+  | 'ferretdb'
+  | 'helm'
+  | 'kwok'
+  | 'kube-scheduler';
 
 /** The path of a built tool; throws a message that says how to build it when it is missing. */
 export function toolPath(name: ToolName): string {
