@@ -20,6 +20,11 @@ export interface ApiServerConfig {
   edgePort: number;
   /** Port of the vector data plane (`SVC_VECTORS_PORT`). */
   vectorsPort: number;
+  /**
+   * The Prometheus listener (`GET /metrics`): `SVC_METRICS_HOST` (default the
+   * front doors' host) and `SVC_METRICS_PORT` (default 0, a free port; -1 serves none).
+   */
+  metrics: { host: string; port: number };
   /** Base URL of the home region's vector engine or Qdrant (`SVC_ENGINE_URL`, or the registry's first region). */
   engineUrl: string;
   /** The engine's (or Qdrant's) API key, sent on every request to it (`SVC_ENGINE_API_KEY[_FILE]`). */
@@ -64,8 +69,13 @@ export interface ApiServerConfig {
 export function loadConfig(env = process.env): ApiServerConfig {
   const registry = loadRegionRegistry(env);
   const home = registry.home;
+  const host = envString('SVC_API_HOST', '127.0.0.1', env);
   return {
-    host: envString('SVC_API_HOST', '127.0.0.1', env),
+    host,
+    metrics: {
+      host: envString('SVC_METRICS_HOST', host, env),
+      port: envInt('SVC_METRICS_PORT', 0, { min: -1, max: 65535 }, env),
+    },
     controlPlanePort: envInt('SVC_API_PORT', 8000, { min: 0, max: 65535 }, env),
     edgePort: envInt('SVC_EDGE_PORT', 8002, { min: 0, max: 65535 }, env),
     vectorsPort: envInt('SVC_VECTORS_PORT', 8001, { min: 0, max: 65535 }, env),

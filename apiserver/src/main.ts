@@ -19,6 +19,9 @@ import { createEdgeServer } from './edge/edge-server.js';
 import { buildVectorPlane } from './vector/assemble.js';
 import { RegionApis } from './regions/region-apis.js';
 import { RegionalAgentIndex } from './regions/regional-agent-index.js';
+import { createMetricsRegistry } from '../../common/metrics/registry.js';
+import { HttpMetrics } from '../../common/metrics/http-metrics.js';
+import { serveMetrics } from '../../common/metrics/metrics-server.js';
 
 const config = readConfigOrExit('apiserver', () => loadConfig());
 const log = createLogger('apiserver', config.logLevel);
@@ -77,12 +80,24 @@ log.info('edge listening', {
   url: `http://${config.host}:${edgePort}`,
   domain: config.agentDomain,
 });
+// Prometheus: every front door's requests, and the process, on a port of its own.
+const registry = createMetricsRegistry();
+const httpMetrics = new HttpMetrics(registry);
+httpMetrics.instrument(server, 'control_plane');
+httpMetrics.instrument(vectorServer, 'vector_plane');
+httpMetrics.instrument(edge, 'edge');
+const metrics =
+  config.metrics.port >= 0
+    ? await serveMetrics(registry, config.metrics.host, config.metrics.port)
+    : null;
+if (metrics) log.info('metrics listening', { url: metrics.url });
 console.log(
   JSON.stringify({
     ready: 'apiserver',
     controlPlaneUrl: `http://${config.host}:${port}`,
     edgeUrl: `http://${config.host}:${edgePort}`,
     vectorsUrl: `http://${config.host}:${vectorsPort}`,
+    metricsUrl: metrics?.url,
   }),
 );
 
@@ -112,6 +127,7 @@ async function shutdown(signal: string): Promise<void> {
   server.close();
   edge.close();
   vectorServer.close();
+  await metrics?.close();
   await vectors.close();
   await agentIndex.stop();
   await deps.keys.stop();

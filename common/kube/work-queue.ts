@@ -77,6 +77,16 @@ export class WorkQueue {
     return this.queued.size;
   }
 
+  /** The keys ready to run, in order (for metrics: a snapshot, not to be changed). */
+  readyKeys(): IterableIterator<string> {
+    return this.queued.values();
+  }
+
+  /** Number of keys waiting for a delayed run (a backoff or a `requeueAfter`). */
+  get delayedCount(): number {
+    return this.delayed.size;
+  }
+
   /** Consecutive failures of `key` since its last success. */
   retries(key: string): number {
     return this.failures.get(key) ?? 0;

@@ -12,6 +12,12 @@ export interface EngineConfig {
   host: string;
   /** `SVC_ENGINE_PORT`: port (0 picks a free one; the ready line says which). */
   port: number;
+  /**
+   * `SVC_ENGINE_METRICS_PORT`: the Prometheus listener (`GET /metrics`) on the
+   * same host, unauthenticated like a health check and holding no collection
+   * names (0, the default, picks a free port; -1 serves none).
+   */
+  metricsPort: number;
   /** `SVC_ENGINE_DATA_DIR`: where collections, logs and snapshots live. */
   dataDir: string;
   /** `SVC_LOG_LEVEL`. */
@@ -37,6 +43,7 @@ export function readEngineConfig(env = process.env): EngineConfig {
   return {
     host: envString('SVC_ENGINE_HOST', '127.0.0.1', env),
     port: envInt('SVC_ENGINE_PORT', 6333, { min: 0, max: 65535 }, env),
+    metricsPort: envInt('SVC_ENGINE_METRICS_PORT', 0, { min: -1, max: 65535 }, env),
     dataDir: envString('SVC_ENGINE_DATA_DIR', '.dev/engine', env),
     logLevel: envString('SVC_LOG_LEVEL', 'info', env),
     indexThreshold: envInt('SVC_ENGINE_INDEX_THRESHOLD', 20_000, { min: 1 }, env),

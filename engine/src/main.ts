@@ -13,6 +13,9 @@ import { createLogger } from '../../common/logger.js';
 import { readEngineConfig } from './config.js';
 import { createEngineServer } from './http/server.js';
 import { Engine } from './store/engine.js';
+import { createMetricsRegistry } from '../../common/metrics/registry.js';
+import { serveMetrics, type MetricsServer } from '../../common/metrics/metrics-server.js';
+import { instrumentEngine } from './http/engine-metrics.js';
 
 const config = readConfigOrExit('engine', () => readEngineConfig());
 const logger = createLogger('engine', config.logLevel);
@@ -42,15 +45,23 @@ const server = createEngineServer(engine, logger, {
   maxBodyBytes: config.maxBodyBytes,
   apiKey: config.apiKey,
 });
+const registry = createMetricsRegistry();
+instrumentEngine(registry, engine, server);
+const metrics: MetricsServer | null =
+  config.metricsPort >= 0 ? await serveMetrics(registry, config.host, config.metricsPort) : null;
 server.listen(config.port, config.host, () => {
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host}:${port}`;
   logger.info('engine listening', {
     url,
+    metrics_url: metrics?.url,
     data_dir: config.dataDir,
     collections: engine.names().length,
   });
-  process.stdout.write(JSON.stringify({ ready: 'engine', url }) + '\n');
+  process.stdout.write(
+    JSON.stringify({ ready: 'engine', url, ...(metrics ? { metricsUrl: metrics.url } : {}) }) +
+      '\n',
+  );
 });
 
 let stopping = false;
@@ -60,6 +71,7 @@ async function stop(signal: string): Promise<void> {
   logger.info('engine stopping', { signal });
   server.close();
   server.closeAllConnections();
+  await metrics?.close();
   await engine.close();
   process.exit(0);
 }

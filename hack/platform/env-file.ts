@@ -18,6 +18,10 @@ export interface PlatformEnv {
    * engine URL of each region, the first being home), as the API server reads it.
    */
   SVC_REGIONS_JSON?: string;
+  /** The Prometheus listeners (`GET /metrics`) of the API server, the operator and the engine. */
+  SVC_APISERVER_METRICS_URL?: string;
+  SVC_OPERATOR_METRICS_URL?: string;
+  SVC_ENGINE_METRICS_URL?: string;
 }
 
 /** Writes the env file with mode 0600 (it carries an API key). */

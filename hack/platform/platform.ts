@@ -71,6 +71,12 @@ export interface Platform {
   regionProcesses: ProcessGroup;
   /** The engine's API key, for tools that call the engine directly (benchmarks). */
   engineApiKey: string;
+  /**
+   * Each process's Prometheus listener (`GET /metrics`), by component name
+   * (`apiserver`, `operator`, `engine`, and a further region's
+   * `operator-<region>`, `engine-<region>`); ports chosen once, kept across restarts.
+   */
+  metricsUrls: Record<string, string>;
   mongoUri: string;
   /** Keeps every component running; its report is in `statusFile`. */
   supervisor: Supervisor;
@@ -188,7 +194,15 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
         dataDir: join(opts.dir, 'regions', name, 'engine'),
       });
     }
+    const metricsUrls: Record<string, string> = {};
+    /** A free port for `component`'s metrics, recorded in `metricsUrls`. */
+    const metricsPort = async (component: string): Promise<string> => {
+      const port = await freePort();
+      metricsUrls[component] = `http://127.0.0.1:${port}/metrics`;
+      return String(port);
+    };
     for (const engine of engines) {
+      const engineMetricsPort = await metricsPort(engine.name);
       await supervisor.start(
         nodeComponent(
           services,
@@ -199,6 +213,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
             SVC_ENGINE_PORT: String(engine.port),
             SVC_ENGINE_DATA_DIR: engine.dataDir,
             SVC_ENGINE_API_KEY_FILE: engineApiKey.path,
+            SVC_ENGINE_METRICS_PORT: engineMetricsPort,
           },
           '{"ready":"engine"',
         ),
@@ -218,6 +233,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       MONGODB_URI: mongoUri,
       KUBECONFIG: controlPlane.kubeconfigPath,
       SVC_PLATFORM_STATUS_FILE: statusFile,
+      SVC_METRICS_PORT: await metricsPort('apiserver'),
       // The registry naming every region's API and engine.
       ...(opts.regions ? { SVC_REGIONS_JSON: regionsJson(regions) } : {}),
     };
@@ -245,6 +261,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
         SVC_AGENT_DOMAIN: opts.agentDomain,
         SVC_AGENT_PORT: String(opts.edgePort),
         SVC_OPERATOR_LEASE_SECONDS: '5',
+        SVC_METRICS_PORT: await metricsPort(home ? 'operator' : `operator-${region.name}`),
       };
       await supervisor.start(
         nodeComponent(
@@ -266,6 +283,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       regions: opts.regions ? regions : [],
       regionProcesses,
       engineApiKey: engineApiKey.value,
+      metricsUrls,
       mongoUri,
       supervisor,
       statusFile,

@@ -85,6 +85,10 @@ async function main(): Promise<void> {
       SVC_API_KEY: bootstrap.key,
       KUBECONFIG: controlPlane.kubeconfigPath,
       MONGODB_URI: mongoUri,
+      // Prometheus listeners (GET /metrics) of the API server, the operator and the engine.
+      SVC_APISERVER_METRICS_URL: platform.metricsUrls.apiserver ?? '',
+      SVC_OPERATOR_METRICS_URL: platform.metricsUrls.operator ?? '',
+      SVC_ENGINE_METRICS_URL: platform.metricsUrls.engine ?? '',
       // With SVC_LOCAL_REGIONS: the registry the API server runs with (each region's kubeconfig and engine).
       ...(platform.regions.length > 0 ? { SVC_REGIONS_JSON: regionsJson(platform.regions) } : {}),
     });
@@ -108,6 +112,11 @@ async function main(): Promise<void> {
         `platform:   region       ${region.name}: kubectl --kubeconfig ${region.kubeconfigPath}, engine ${region.engineUrl}`,
       );
     }
+    console.log(
+      `platform:   metrics      ${Object.entries(platform.metricsUrls)
+        .map(([name, url]) => `${name} ${url}`)
+        .join(', ')}`,
+    );
     console.log(`platform:   environment  .dev/env   logs .dev/logs/ and .dev/control-plane/logs/`);
     console.log(
       `platform:   supervision  a crashed component restarts; restarts in .dev/logs/platform.log and ${apiUrl}/api/v1/health`,

@@ -15,6 +15,11 @@ export interface OperatorConfig {
    * which watches only its own region's API.
    */
   region: string;
+  /**
+   * The Prometheus listener (`GET /metrics`): `SVC_METRICS_HOST` (default
+   * 127.0.0.1) and `SVC_METRICS_PORT` (default 0, a free port; -1 serves none).
+   */
+  metrics: { host: string; port: number };
   kubeconfig: string | undefined;
   /** `kubernetes` (a cluster) or `local` (child processes on this machine). */
   driver: 'kubernetes' | 'local';
@@ -77,6 +82,10 @@ export function loadOperatorConfig(env = process.env): OperatorConfig {
   const repo = envString('SVC_IMAGE_REPOSITORY', 'ghcr.io/svc-platform', env);
   return {
     region: envString('SVC_REGION', 'local', env),
+    metrics: {
+      host: envString('SVC_METRICS_HOST', '127.0.0.1', env),
+      port: envInt('SVC_METRICS_PORT', 0, { min: -1, max: 65535 }, env),
+    },
     kubeconfig: envOptional('KUBECONFIG', env),
     driver: envString('SVC_DRIVER', 'kubernetes', env) === 'local' ? 'local' : 'kubernetes',
     localDir: envString('SVC_LOCAL_DIR', '.dev/local', env),

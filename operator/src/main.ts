@@ -13,6 +13,9 @@ import { KubernetesDriver } from './drivers/kubernetes/kubernetes-driver.js';
 import { LocalDriver } from './drivers/local/local-driver.js';
 import { OperatorManager } from './manager.js';
 import { LeaderElector } from '../../common/kube/index.js';
+import { createMetricsRegistry } from '../../common/metrics/registry.js';
+import { serveMetrics } from '../../common/metrics/metrics-server.js';
+import { ReconcileMetrics } from './control-loop/reconcile-metrics.js';
 
 const cfg = readConfigOrExit('operator', () => loadOperatorConfig());
 // Read once; out of the environment, so no child process (an agent) inherits it or its file's name.
@@ -28,6 +31,13 @@ const localDriver =
   cfg.driver === 'local' ? await new LocalDriver(kc, cfg, resolve(cfg.localDir), log).init() : null;
 const driver: WorkloadDriver = localDriver ?? new KubernetesDriver(kc, cfg);
 
+// Prometheus, on a port of its own; the reconcile series read the manager while it leads.
+const registry = createMetricsRegistry();
+const reconcileMetrics = new ReconcileMetrics(registry);
+const metrics =
+  cfg.metrics.port >= 0 ? await serveMetrics(registry, cfg.metrics.host, cfg.metrics.port) : null;
+if (metrics) log.info('metrics listening', { url: metrics.url });
+
 let manager: OperatorManager | undefined;
 const elector = new LeaderElector({
   kubeConfig: kc,
@@ -42,6 +52,7 @@ const elector = new LeaderElector({
       cfg,
       driver,
       log,
+      metrics: reconcileMetrics,
       namespaces: only.size > 0 ? (namespace) => only.has(namespace) : undefined,
     });
     manager.start().then(
@@ -62,6 +73,7 @@ console.log(
     identity: elector.identity,
     region: cfg.region,
     server: kc.getCurrentCluster()?.server,
+    metricsUrl: metrics?.url,
   }),
 );
 
@@ -70,6 +82,7 @@ async function shutdown(signal: string): Promise<void> {
   await manager?.stop();
   await elector.stop();
   await localDriver?.close();
+  await metrics?.close();
   process.exit(0);
 }
 process.once('SIGTERM', () => void shutdown('SIGTERM'));

@@ -19,6 +19,8 @@ import {
   type Watch,
 } from './control-loop/controller.js';
 import { operatorControllers } from './controllers/index.js';
+import type { ReconcileMetrics } from './control-loop/reconcile-metrics.js';
+import type { Agent } from '../../crds/src/index.js';
 import type { WorkloadDriver } from './drivers/driver.js';
 
 /** Options of {@link OperatorManager}. */
@@ -31,6 +33,8 @@ export interface ManagerOptions {
   now?: () => Date;
   /** Only namespaces this accepts are reconciled (tests run operators side by side). Default: all. */
   namespaces?: (namespace: string) => boolean;
+  /** Counts and times reconciles, and reads the queue and cache when scraped. */
+  metrics?: ReconcileMetrics;
 }
 
 /** The controllers, the cache they watch and their queue. */
@@ -93,7 +97,15 @@ export class OperatorManager {
       .catch((err: unknown) =>
         this.opts.log.warn('could not remove the state of deleted objects', { err }),
       );
-    this.queue.start((key) => this.handle(key), { concurrency: this.opts.concurrency ?? 4 });
+    const { metrics } = this.opts;
+    metrics?.attach({
+      queue: this.queue,
+      agents: () => this.cache.informer('agents').list() as Agent[],
+    });
+    const run = metrics
+      ? (key: string) => metrics.measure(key, this.queue.retries(key) > 0, () => this.handle(key))
+      : (key: string) => this.handle(key);
+    this.queue.start(run, { concurrency: this.opts.concurrency ?? 4 });
   }
 
   private async handle(key: string): Promise<ReconcileResult> {
@@ -105,6 +117,7 @@ export class OperatorManager {
 
   /** Stops the workers (waiting for those in flight) and the informers. */
   async stop(): Promise<void> {
+    this.opts.metrics?.attach(undefined);
     await this.queue.stop();
     await this.cache.stop();
   }

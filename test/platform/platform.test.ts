@@ -7,7 +7,10 @@
  * - it keeps its components running: a component killed with SIGKILL is
  *   restarted on the same port with the same data, the log and
  *   `/api/v1/health` say so, and for the engine, every point acknowledged
- *   before, during and after the kill is still there.
+ *   before, during and after the kill is still there;
+ * - the API server, the operator and the engine each serve Prometheus
+ *   metrics that the official Python client's text-format parser reads, with
+ *   route templates (never names or keys) as labels.
  */
 import { execFile } from 'node:child_process';
 import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
@@ -149,6 +152,128 @@ describe('the README, run as written', () => {
     const node = await runAsUser('source .dev/env && node notes.mjs', { 'notes.mjs': js! });
     expect(node).toBe("[ [ 1, '0.991', 'first' ], [ 2, '0.365', 'second' ] ]\ncount 2\n");
   }, 120_000);
+});
+
+/** One sample of a parsed exposition: its series name, labels and value. */
+interface Sample {
+  name: string;
+  labels: Record<string, string>;
+  value: number;
+}
+
+/** Reads `url` and parses it with the official Prometheus Python client's text-format parser. */
+async function scrape(
+  url: string,
+): Promise<{ text: string; families: Record<string, { type: string; samples: Sample[] }> }> {
+  const res = await fetch(url);
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+  const text = await res.text();
+  const parse = [
+    'import json, sys',
+    'from prometheus_client.parser import text_string_to_metric_families',
+    'out = {}',
+    'for f in text_string_to_metric_families(sys.stdin.read()):',
+    '    out[f.name] = {"type": f.type, "samples": [{"name": s.name, "labels": s.labels, "value": s.value} for s in f.samples]}',
+    'print(json.dumps(out))',
+  ].join('\n');
+  const python = join(repoRoot, '.tools', 'venv', 'bin', 'python');
+  const stdout = await new Promise<string>((resolve, reject) => {
+    const child = execFile(python, ['-c', parse], { maxBuffer: 16 * 1024 * 1024 }, (err, out) =>
+      err ? reject(err) : resolve(out),
+    );
+    child.stdin?.end(text);
+  });
+  return { text, families: JSON.parse(stdout) };
+}
+
+function samplesOf(
+  families: Record<string, { samples: Sample[] }>,
+  family: string,
+  labels: Record<string, string> = {},
+): Sample[] {
+  return (families[family]?.samples ?? []).filter((s) =>
+    Object.entries(labels).every(([k, v]) => s.labels[k] === v),
+  );
+}
+
+describe('Prometheus metrics', () => {
+  it("labels the API server's requests by front door and route template, never by name or key", async () => {
+    const agents = await fetch(`${platform.apiUrl}/api/v1/agents/hello-py`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(agents.status).toBe(200);
+    expect((await fetch(`${platform.apiUrl}/no/such/route`)).status).toBe(404);
+    expect((await vectors('GET', '/collections')).status).toBe(200);
+
+    const { text, families } = await scrape(platform.metricsUrls.apiserver!);
+    expect(families.svc_http_requests?.type).toBe('counter');
+    expect(families.svc_http_request_duration_seconds?.type).toBe('histogram');
+    const named = samplesOf(families, 'svc_http_requests', {
+      front: 'control_plane',
+      route: '/api/v1/agents/:agent',
+      method: 'GET',
+      code: '200',
+    });
+    expect(named[0]?.value).toBeGreaterThanOrEqual(1);
+    expect(
+      samplesOf(families, 'svc_http_requests', {
+        front: 'control_plane',
+        route: 'unmatched',
+        code: '404',
+      }),
+    ).toHaveLength(1);
+    expect(
+      samplesOf(families, 'svc_http_requests', {
+        front: 'vector_plane',
+        route: '/api/v1/collections',
+      })[0]?.value,
+    ).toBeGreaterThanOrEqual(1);
+    // The README's walkthrough called the agent through the edge.
+    expect(
+      samplesOf(families, 'svc_http_requests', {
+        front: 'edge',
+        route: 'agent',
+        code: '200',
+      })[0]?.value,
+    ).toBeGreaterThanOrEqual(2);
+    expect(samplesOf(families, 'process_resident_memory_bytes')[0]?.value).toBeGreaterThan(0);
+    expect(text).not.toContain('hello-py');
+    expect(text).not.toContain(key);
+  });
+
+  it("reports the operator's reconciles, queue and agents by status", async () => {
+    const { families } = await scrape(platform.metricsUrls.operator!);
+    expect(
+      samplesOf(families, 'svc_reconcile', { kind: 'Agent', result: 'success' })[0]?.value,
+    ).toBeGreaterThan(0);
+    expect(
+      samplesOf(families, 'svc_reconcile', { kind: 'AgentDeployment' }).length,
+    ).toBeGreaterThan(0);
+    expect(families.svc_reconcile_duration_seconds?.type).toBe('histogram');
+    expect(families.svc_workqueue_depth?.type).toBe('gauge');
+    expect(families.svc_workqueue_retries?.type).toBe('counter');
+    const agents = samplesOf(families, 'svc_agents');
+    expect(agents.reduce((n, s) => n + s.value, 0)).toBeGreaterThanOrEqual(1);
+    expect(agents.every((s) => Object.keys(s.labels).join() === 'status')).toBe(true);
+  });
+
+  it("reports the engine's collections, points and search latency, without collection names", async () => {
+    const { text, families } = await scrape(platform.metricsUrls.engine!);
+    expect(samplesOf(families, 'svc_engine_collections')[0]?.value).toBeGreaterThanOrEqual(1);
+    expect(samplesOf(families, 'svc_engine_points')[0]?.value).toBeGreaterThanOrEqual(2);
+    expect(families.svc_engine_search_duration_seconds?.type).toBe('histogram');
+    const searches = samplesOf(families, 'svc_engine_search_duration_seconds').find((sample) =>
+      sample.name.endsWith('_count'),
+    );
+    expect(searches?.value).toBeGreaterThanOrEqual(1);
+    expect(
+      samplesOf(families, 'svc_http_requests', { front: 'engine' }).some((s) =>
+        s.labels.route?.startsWith('/collections/{name}'),
+      ),
+    ).toBe(true);
+    expect(text).not.toMatch(/notes|collection_name=/);
+  });
 });
 
 describe('the single-machine platform under SIGKILL', () => {

@@ -5,6 +5,7 @@
  * and validating before the handler runs) and feeds the OpenAPI document, so
  * the two cannot drift.
  */
+import { tagRoute } from '../../../common/metrics/http-metrics.js';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import * as yup from 'yup';
@@ -161,6 +162,7 @@ export function mountRoutes(
   const router = new Router<ControlPlaneState>();
   for (const spec of routes) {
     router[spec.method](spec.path, async (ctx) => {
+      tagRoute(ctx.req, spec.path);
       const typed = ctx as unknown as Context & { state: ControlPlaneState };
       let auth: AuthContext | undefined;
       if (spec.authenticated !== false) {

@@ -7,6 +7,7 @@
  * identifies as that agent), 502/504 AGENT_UPSTREAM_FAILURE. WebSocket
  * upgrades pass through.
  */
+import { tagRoute } from '../../../common/metrics/http-metrics.js';
 import { randomUUID } from 'node:crypto';
 import {
   createServer,
@@ -128,6 +129,7 @@ export function createEdgeServer(opts: EdgeOptions): Server {
     res.setHeader('svc-request-id', requestId);
     route(req).then(
       ({ host, port }) => {
+        tagRoute(req, 'agent');
         const upstream = request({
           host,
           port,

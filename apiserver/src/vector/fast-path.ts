@@ -15,6 +15,7 @@
  * same answer either way; anything it does not match (other routes, other
  * methods, HEAD) goes to Koa, where the same declarations are mounted too.
  */
+import { tagRoute } from '../../../common/metrics/http-metrics.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import Router from '@koa/router';
 import type { Logger } from '../../../common/logger.js';
@@ -118,6 +119,7 @@ async function answer(
   target: FastMatch,
 ): Promise<void> {
   const { route } = target;
+  tagRoute(req, route.path);
   const started = performance.now();
   const requestId = requestIdFrom(headerOf(req, 'x-request-id'));
   let log: Logger | undefined;

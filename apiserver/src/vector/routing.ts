@@ -5,6 +5,7 @@
  * answers, with which body limit (fast-path.ts). Validation stays with each
  * route's rules, since this plane's 400s name the field its own way.
  */
+import { tagRoute } from '../../../common/metrics/http-metrics.js';
 import type { Context } from 'koa';
 import type { AuthContext } from '../auth/authenticate.js';
 import type { DeclaredRoute } from '../http/declared-route.js';
@@ -72,6 +73,7 @@ export function mountVectorRoutes(
 ): void {
   for (const route of routes) {
     const handle = async (ctx: Context) => {
+      tagRoute(ctx.req, route.path);
       const caller =
         route.authenticated === false
           ? (undefined as unknown as AuthContext)

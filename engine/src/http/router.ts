@@ -16,6 +16,8 @@ export type Handler = (context: RouteContext) => unknown;
 
 interface Route {
   method: string;
+  /** As added, e.g. `/collections/{name}/points/{id}` (the metrics' route label). */
+  pattern: string;
   handler: Handler;
   literals: number;
   /** The literal segments by position (undefined where a parameter stands). */
@@ -38,7 +40,7 @@ export class Router {
     );
     const literals = parts.length - params.length;
     const routes = this.bySegments.get(parts.length) ?? [];
-    routes.push({ method, handler, literals, segments, params });
+    routes.push({ method, pattern, handler, literals, segments, params });
     // A stable sort: among routes with as many literals, the first added wins.
     routes.sort((a, b) => b.literals - a.literals);
     this.bySegments.set(parts.length, routes);
@@ -49,7 +51,7 @@ export class Router {
   match(
     method: string,
     path: string,
-  ): { handler: Handler; params: Record<string, string> } | 'method' | undefined {
+  ): { handler: Handler; pattern: string; params: Record<string, string> } | 'method' | undefined {
     const parts = path.split('/').filter(Boolean);
     let methodMismatch = false;
     for (const route of this.bySegments.get(parts.length) ?? []) {
@@ -60,7 +62,7 @@ export class Router {
         methodMismatch = true;
         continue;
       }
-      return { handler: route.handler, params };
+      return { handler: route.handler, pattern: route.pattern, params };
     }
     return methodMismatch ? 'method' : undefined;
   }

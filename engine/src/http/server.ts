@@ -5,6 +5,7 @@
  * Every request but the health checks must carry the API key (api-key.ts); without it the
  * answer is 401, as Qdrant's.
  */
+import { tagRoute } from '../../../common/metrics/http-metrics.js';
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -150,6 +151,7 @@ export function createEngineServer(engine: Engine, logger: Logger, options: Serv
       const route = router.match(method, url.pathname);
       if (route === undefined) throw new EngineError(404, `Not found: ${url.pathname}`);
       if (route === 'method') throw new EngineError(405, `Method ${method} not allowed`);
+      tagRoute(request, route.pattern);
       const body = parseJsonBody(await readBody(request, options.maxBodyBytes));
       const result = await route.handler({ params: route.params, query: url.searchParams, body });
       send(response, 200, { result, status: 'ok', time: secondsSince(started) }, requestId);
