@@ -39,6 +39,9 @@ let driver: LocalDriver;
 let engine: EngineProcess;
 let outside: Server | null = null;
 let outsideAddress: string | null = null;
+/** A host loopback service that speaks first: anything that reaches it reads {@link BANNER}. */
+let loopbackService: Server;
+const BANNER = 'host-loopback-service';
 const dir = mkdtempSync(join(tmpdir(), 'svc-sandbox-'));
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -61,6 +64,8 @@ beforeAll(async () => {
     { overrides: { vectorsUrl: 'http://127.0.0.1:1' }, dir },
   );
   driver = operator.driver;
+  loopbackService = createServer((socket) => socket.end(BANNER));
+  await new Promise<void>((resolve) => loopbackService.listen(0, '127.0.0.1', resolve));
   const ip = outsideIp();
   if (ip) {
     outside = createServer((socket) => socket.end('outside-ok'));
@@ -72,6 +77,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   outside?.close();
+  loopbackService?.close();
   await operator.stop();
   await engine.dispose();
   await server.close();
@@ -134,15 +140,21 @@ def listdir(path):
         return None
 
 def connect(address):
+    # None when nothing answers; otherwise what the far end says to an HTTP request (most
+    # services speak only when spoken to), or "connected" when it says nothing.
     host, port = address.rsplit(":", 1)
     try:
-        s = socket.create_connection((host, int(port)), timeout=2)
-        s.settimeout(2)
-        data = s.recv(64)
-        s.close()
-        return data.decode("utf8", "replace") or "connected"
+        s = socket.create_connection((host.strip("[]"), int(port)), timeout=2)
     except Exception:
         return None
+    try:
+        s.settimeout(1)
+        s.sendall(b"GET /collections HTTP/1.0\\r\\nHost: x\\r\\n\\r\\n")
+        data = s.recv(300)
+    except Exception:
+        data = b""
+    s.close()
+    return data.decode("utf8", "replace") or "connected"
 
 p = payload()
 own_key = os.environ["SVC_API_KEY"]
@@ -212,6 +224,30 @@ describe('sandboxed agents on one machine', () => {
     const kubePort = new URL(h.kubeApiServerUrl).port;
     const enginePort = new URL(engine.url).port;
     const servicePort = String(status.endpoint).split(':')[1];
+    const bannerPort = String((loopbackService.address() as { port: number }).port);
+    const apiPort = new URL(server.base).port;
+    // Host loopback inside the sandbox is its own: nothing but the public front doors answers.
+    const loopbackPorts = [
+      `127.0.0.1:${kubePort}`,
+      `127.0.0.1:${mongoPort}`,
+      `127.0.0.1:${enginePort}`,
+      `127.0.0.1:${servicePort}`,
+      `127.0.0.1:${bannerPort}`,
+      `[::1]:${enginePort}`,
+      `[::1]:${bannerPort}`,
+    ];
+    // Addresses that leave the sandbox: a machine's egress may answer them, never the platform.
+    const routedPorts = [
+      `10.0.2.2:${enginePort}`,
+      `10.0.2.2:${mongoPort}`,
+      `10.0.2.2:${servicePort}`,
+      `10.0.2.2:${bannerPort}`,
+      ...(outsideAddress
+        ? [enginePort, servicePort, bannerPort].map(
+            (port) => `${outsideAddress?.split(':')[0]}:${port}`,
+          )
+        : []),
+    ];
     const targets = {
       files: [
         '/etc/shadow',
@@ -224,15 +260,7 @@ describe('sandboxed agents on one machine', () => {
       ],
       // (/root and /work hold the runtimes' own directories: only those, read-only.)
       dirs: [h.dir, join(h.dir, 'ferretdb'), dir, join(dir, 'builds'), join(REPO_ROOT, '.dev')],
-      ports: [
-        `127.0.0.1:${kubePort}`,
-        `127.0.0.1:${mongoPort}`,
-        `127.0.0.1:${enginePort}`,
-        `127.0.0.1:${servicePort}`,
-        `10.0.2.2:${enginePort}`,
-        `10.0.2.2:${mongoPort}`,
-        ...(outsideAddress ? [`${outsideAddress.split(':')[0]}:${enginePort}`] : []),
-      ],
+      ports: [...loopbackPorts, ...routedPorts, `127.0.0.1:${apiPort}`],
       pids: victimPids,
       outside: outsideAddress,
     };
@@ -276,8 +304,16 @@ describe('sandboxed agents on one machine', () => {
     // Nothing of the platform, the host or the other tenant.
     for (const path of targets.files) expect([path, result.files[path]]).toEqual([path, null]);
     for (const path of targets.dirs) expect([path, result.dirs[path]]).toEqual([path, null]);
-    for (const address of targets.ports)
+    for (const address of loopbackPorts)
       expect([address, result.ports[address]]).toEqual([address, null]);
+    // The engine's 401, the victim's answer or the banner would mean the host's loopback.
+    for (const address of routedPorts)
+      expect([address, result.ports[address] ?? '']).not.toEqual([
+        address,
+        expect.stringMatching(/host-loopback-service|API key|tenant-a/),
+      ]);
+    // The probe does see a port that answers: the public API's.
+    expect(result.ports[`127.0.0.1:${apiPort}`]).toMatch(/^HTTP\/1\.[01] /);
     expect(result.other_keys).toEqual([]);
     expect(result.visible_pids).toBeLessThan(10);
     expect(result.uid).not.toBe(0);
