@@ -274,6 +274,29 @@ describe('Prometheus metrics', () => {
     ).toBe(true);
     expect(text).not.toMatch(/notes|collection_name=/);
   });
+  it('serves every series the Grafana dashboard (hack/grafana) charts', async () => {
+    const dashboard = JSON.parse(
+      await readFile(join(repoRoot, 'hack', 'grafana', 'svc-dashboard.json'), 'utf8'),
+    ) as { panels: Array<{ targets: Array<{ expr: string }> }> };
+    const charted = new Set(
+      dashboard.panels.flatMap((panel) =>
+        panel.targets
+          .flatMap((target) => [
+            ...target.expr.matchAll(/\b((?:svc|process|nodejs)_[a-z0-9_]+)\b/g),
+          ])
+          .map((match) => match[1]!),
+      ),
+    );
+    expect(charted.size).toBeGreaterThan(10);
+    const served = new Set<string>();
+    for (const url of Object.values(platform.metricsUrls)) {
+      const { families } = await scrape(url);
+      for (const family of Object.values(families)) {
+        for (const sample of family.samples) served.add(sample.name);
+      }
+    }
+    expect([...charted].filter((name) => !served.has(name))).toEqual([]);
+  });
 });
 
 describe('the single-machine platform under SIGKILL', () => {

@@ -30,6 +30,8 @@ export class ReconcileMetrics {
   private readonly duration: Histogram<'kind'>;
   private readonly retries: Counter<'kind'>;
   private sources: ReconcileMetricsSources | undefined;
+  /** Kinds reconciled so far: their depth is reported, 0 when none is queued. */
+  private readonly kinds = new Set<string>();
 
   constructor(registry: Registry) {
     this.reconciles = new Counter({
@@ -52,6 +54,7 @@ export class ReconcileMetrics {
       registers: [registry],
     });
     const sources = () => this.sources;
+    const kinds = () => this.kinds;
     new Gauge({
       name: 'svc_workqueue_depth',
       help: 'Keys ready to run, by kind.',
@@ -61,7 +64,7 @@ export class ReconcileMetrics {
         this.reset();
         const from = sources();
         if (!from) return;
-        const depth = new Map<string, number>();
+        const depth = new Map<string, number>([...kinds()].map((kind) => [kind, 0]));
         for (const key of from.queue.readyKeys()) {
           const kind = kindOfKey(key);
           depth.set(kind, (depth.get(kind) ?? 0) + 1);
@@ -104,6 +107,7 @@ export class ReconcileMetrics {
   /** Runs `reconcile` for `key`, counting and timing it; `retry` when the key last failed. */
   async measure<T>(key: string, retry: boolean, reconcile: () => Promise<T>): Promise<T> {
     const kind = kindOfKey(key);
+    this.kinds.add(kind);
     if (retry) this.retries.inc({ kind });
     const stop = this.duration.startTimer({ kind });
     try {
