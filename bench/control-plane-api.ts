@@ -69,6 +69,10 @@ try {
     env: {
       ...process.env,
       SVC_API_PORT: String(port),
+      // Free ports for the other front doors too, so the bench runs beside npm start.
+      SVC_VECTORS_PORT: '0',
+      SVC_EDGE_PORT: '0',
+      SVC_METRICS_PORT: '-1',
       MONGODB_URI: mongoUri,
       KUBECONFIG: cp.kubeconfigPath,
       SVC_INTERNAL_SECRET: generateSecret(),
