@@ -30,6 +30,9 @@ import { WorkspaceRepository } from './workspaces/workspace-repository.js';
 import { WorkspaceService } from './workspaces/workspace-service.js';
 import { RegionChangeService } from './workspaces/region-change.js';
 import { OperationStore } from './operations/operation-store.js';
+import { AgentMover } from './operations/agent-mover.js';
+import { OperationRunner, type RunnerOptions } from './operations/operation-runner.js';
+import { RegionChangeRunSteps, type StepOptions } from './operations/region-change-steps.js';
 import { SecretService } from './secrets/secret-service.js';
 import { WorkspaceSecretService } from './secrets/workspace-secret-service.js';
 import { buildCodehost, type CodehostConfig } from './codehost/assemble.js';
@@ -95,6 +98,26 @@ export function controlPlaneDeps(
     regions: config.regions,
   });
   const deployments = new DeploymentService({ agents, deploy, archives, payloads: c.runPayloads });
+  const operations = OperationStore.open(conn.db);
+  const timings = config.regionChanges ?? {};
+  const regionRunner = new OperationRunner(
+    operations,
+    new RegionChangeRunSteps(
+      {
+        mover: new AgentMover(
+          apis,
+          agentRepository,
+          (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+          timings.edgeGraceMs,
+        ),
+        agents: agentRepository,
+        workspaces: workspaceRepository,
+      },
+      timings,
+    ),
+    log.child({ component: 'region-changes' }),
+    timings,
+  );
   const internal = {
     secret: config.internalSecret,
     locator: new DeploymentLocator(apis),
@@ -122,8 +145,16 @@ export function controlPlaneDeps(
       payloads: c.runPayloads,
     }),
     workspaces,
-    regionChanges: new RegionChangeService({ workspaces, regions: config.regions }),
-    operations: OperationStore.open(conn.db),
+    regionChanges: new RegionChangeService({
+      workspaces,
+      regions: config.regions,
+      operations,
+      collections: new WorkspaceCollections(c.vectorCollections),
+      started: () => regionRunner.kick(),
+      now,
+    }),
+    operations,
+    regionRunner,
     secrets: new SecretService(agentRepository, agents),
     workspaceSecrets: new WorkspaceSecretService(workspaces, agentRepository),
     codehost: buildCodehost({
@@ -153,6 +184,8 @@ export type ControlPlaneConfig = Pick<ApiServerConfig, 'regions' | 'plansJson' |
   Partial<Pick<ApiServerConfig, 'maxArchiveBytes' | 'platformStatusFile'>> & {
     /** Code-host settings (from `loadConfig`; the defaults apply when left out). */
     codehost?: CodehostConfig;
+    /** Timings of region changes (tests shorten them; the defaults suit production). */
+    regionChanges?: RunnerOptions & StepOptions & { edgeGraceMs?: number };
   };
 
 /** Creates the indexes (idempotent) and returns the control-plane app. */

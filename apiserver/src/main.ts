@@ -103,6 +103,8 @@ console.log(
 
 // Revokes the keys of deployments that no longer serve and of deleted agents.
 await deps.keys.start();
+// Carries out region changes, resuming those a stopped API server left unfinished.
+deps.regionRunner.start();
 
 const purge = setInterval(() => {
   deps.windows
@@ -130,6 +132,7 @@ async function shutdown(signal: string): Promise<void> {
   await metrics?.close();
   await vectors.close();
   await agentIndex.stop();
+  await deps.regionRunner.stop();
   await deps.keys.stop();
   await mongo.close().catch(() => undefined);
   process.exit(0);

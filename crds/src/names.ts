@@ -44,6 +44,18 @@ export const ANNOTATIONS = {
    * the service so its processes see the new values.
    */
   secretsRevision: 'svc.dev/secrets-revision',
+  /**
+   * On an Agent copy a region change is removing from its region (written by the
+   * API server just before it deletes the copy): the edge sends the agent's
+   * requests to another copy.
+   */
+  draining: 'svc.dev/draining',
+  /**
+   * On an AgentDeployment a region change copied into another region as a record
+   * of a finished version or run: the state it had, which stands until its status
+   * is written, so that region's operator never builds or runs it.
+   */
+  importedState: 'svc.dev/imported-state',
 } as const;
 
 /** Names of the Kubernetes objects that belong to an agent or a deployment. */

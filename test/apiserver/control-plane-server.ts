@@ -12,7 +12,11 @@ import { createLogger } from '../../common/logger.js';
 import { generateSecret } from '../../common/secrets.js';
 import type { AccountService } from '../../apiserver/src/accounts/account-service.js';
 import type { Environment, SubscriptionStatus } from '../../apiserver/src/accounts/model.js';
-import { buildControlPlane, controlPlaneDeps } from '../../apiserver/src/assemble.js';
+import {
+  buildControlPlane,
+  controlPlaneDeps,
+  type ControlPlaneConfig,
+} from '../../apiserver/src/assemble.js';
 import { createControlPlaneApp } from '../../apiserver/src/control-plane/app.js';
 import { kubeConfig, mongoDatabase, uniqueSuffix } from '../harness/env.js';
 
@@ -44,6 +48,8 @@ export interface ServerOptions {
   internalSecret?: string;
   /** The platform's component report, as `SVC_PLATFORM_STATUS_FILE` names it. */
   platformStatusFile?: string;
+  /** Runs region changes with these timings (without it, they are accepted and never run). */
+  regionChanges?: ControlPlaneConfig['regionChanges'];
 }
 
 /** Starts the app on 127.0.0.1:0. */
@@ -55,6 +61,7 @@ export async function startControlPlaneServer(opts: ServerOptions = {}): Promise
     maxArchiveBytes: opts.maxArchiveBytes,
     internalSecret: opts.internalSecret ?? generateSecret(),
     platformStatusFile: opts.platformStatusFile,
+    regionChanges: opts.regionChanges,
   };
   const log = createLogger('apiserver', 'silent');
   let mongo: MongoClient;
@@ -73,6 +80,7 @@ export async function startControlPlaneServer(opts: ServerOptions = {}): Promise
     built = await buildControlPlane({ mongo, db, kc }, config, log, opts.now);
   }
   const { app, deps } = built;
+  if (opts.regionChanges) deps.regionRunner.start();
   const server: Server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   return {
@@ -83,6 +91,7 @@ export async function startControlPlaneServer(opts: ServerOptions = {}): Promise
     accounts: deps.accounts,
     internalSecret: config.internalSecret,
     close: async () => {
+      await deps.regionRunner.stop();
       await new Promise((resolve) => server.close(resolve));
       if (!opts.shareWith) {
         if (!opts.mongoDown) await db.dropDatabase().catch(() => undefined);

@@ -9,6 +9,9 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { RegionOperationDoc } from '../../apiserver/src/operations/model.js';
 import { OperationStore } from '../../apiserver/src/operations/operation-store.js';
+import { CustomResourceClient } from '../../common/kube/custom-resources.js';
+import { ANNOTATIONS, LABELS } from '../../crds/src/index.js';
+import { eventually } from '../operator/operator-harness.js';
 import {
   call,
   createCaller,
@@ -22,6 +25,13 @@ type Detail = {
     string,
     unknown
   >;
+};
+
+/** An operation as GET /api/v1/operations/{id} answers it. */
+type Operation = Record<string, unknown> & {
+  state: string;
+  started_at: string | null;
+  finished_at: string | null;
 };
 
 /** The default installation: one region. */
@@ -168,12 +178,193 @@ describe('PATCH /api/v1/workspaces/{workspace}/regions', () => {
     expect(await operationCount()).toBe(0);
   });
 
-  it('refuses to move a workspace to another registered region until region changes can run, recording nothing', async () => {
+  it('answers 202 RegionChangeAccepted for a changed set and records a pending operation', async () => {
     await newWorkspace(multi, 'wants-to-move');
-    const res = await changeRegions(multi, 'wants-to-move', { regions: ['eu-west'] });
-    expect(res.status).toBe(400);
-    expect(res.body.detail).toMatchObject({ code: 'REGION_NOT_AVAILABLE', allowed: ['local'] });
-    expect(await operationCount()).toBe(0);
+    const res = await changeRegions(multi, 'wants-to-move', { regions: ['eu-west', 'local'] });
+    expect(res.status).toBe(202);
+    expect(res.body).toEqual({
+      operation_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      status: 'pending',
+      scope: 'workspace',
+      workspace_name: 'wants-to-move',
+      from_regions: ['local'],
+      to_regions: ['eu-west', 'local'],
+      regions_to_add: ['eu-west'],
+      regions_to_remove: [],
+    });
+    expect(res.headers.get('location')).toBe(`/api/v1/operations/${res.body.operation_id}`);
+    // No runner on this server: the operation waits, pending, for one.
+    const op = await call<Record<string, unknown>>(
+      multi,
+      'GET',
+      `/api/v1/operations/${String(res.body.operation_id)}`,
+      { key: owner.key },
+    );
+    expect(op.body).toMatchObject({ state: 'pending', started_at: null, error: null });
+  });
+
+  it('returns 409 REGION_CHANGE_IN_PROGRESS for a second change while the first has not finished', async () => {
+    await newWorkspace(multi, 'busy-space');
+    const first = await changeRegions(multi, 'busy-space', { regions: ['eu-west'] });
+    expect(first.status).toBe(202);
+    const before = await operationCount();
+    const second = await changeRegions(multi, 'busy-space', { regions: ['local', 'eu-west'] });
+    expect(second.status).toBe(409);
+    expect(second.body.detail).toMatchObject({
+      code: 'REGION_CHANGE_IN_PROGRESS',
+      operation_id: first.body.operation_id,
+    });
+    expect(await operationCount()).toBe(before);
+  });
+
+  it("returns 400 PLAN_LIMIT_EXCEEDED once the plan's region changes in 30 days are used, recording nothing", async () => {
+    const limited = await startControlPlaneServer({
+      regions: ['local', 'eu-west'],
+      shareWith: single,
+      plansJson: JSON.stringify({ starter: { regionChangesPer30Days: 1 } }),
+    });
+    try {
+      const caller = await createCaller(limited);
+      await newWorkspace(limited, 'first-move', {}, caller);
+      await newWorkspace(limited, 'second-move', {}, caller);
+      const first = await changeRegions(limited, 'first-move', { regions: ['eu-west'] }, caller);
+      expect(first.status).toBe(202);
+      const before = await operationCount();
+      const second = await changeRegions(limited, 'second-move', { regions: ['eu-west'] }, caller);
+      expect(second.status).toBe(400);
+      expect(second.body.detail).toMatchObject({
+        code: 'PLAN_LIMIT_EXCEEDED',
+        field: 'region_changes',
+        allowed: 1,
+        tier: 'starter',
+      });
+      expect(await operationCount()).toBe(before);
+      // A no-op costs nothing and is still answered.
+      const noop = await changeRegions(limited, 'second-move', { regions: ['local'] }, caller);
+      expect(noop.status).toBe(200);
+      // Another account has its own budget.
+      const other = await createCaller(limited);
+      await newWorkspace(limited, 'other-move', {}, other);
+      expect(
+        (await changeRegions(limited, 'other-move', { regions: ['eu-west'] }, other)).status,
+      ).toBe(202);
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
+describe('a region change carried out by the runner', () => {
+  /** Two regions on one Kubernetes API (a name list): a move relabels the one copy. */
+  let moving: TestServer;
+  let caller: Caller;
+  const timings = { pollMs: 200, leaseMs: 1500, edgeGraceMs: 0, backoffMs: 100 };
+
+  beforeAll(async () => {
+    moving = await startControlPlaneServer({
+      regions: ['local', 'eu-west'],
+      regionChanges: timings,
+    });
+    caller = await createCaller(moving);
+  });
+
+  afterAll(async () => {
+    await moving.close();
+  });
+
+  async function settled(server: TestServer, id: string) {
+    return eventually(
+      () =>
+        call<Operation>(server, 'GET', `/api/v1/operations/${id}`, { key: caller.key }).then(
+          (r) => r.body,
+        ),
+      (op) => ['succeeded', 'failed', 'rolled_back'].includes(op.state),
+      `operation ${id} finished`,
+      30_000,
+    );
+  }
+
+  it('moves the workspace and each of its agents to the new set', async () => {
+    await newWorkspace(moving, 'on-the-move', {}, caller);
+    const agent = await call<{ id: string }>(moving, 'POST', '/api/v1/agents', {
+      key: caller.key,
+      body: { name: 'moving-job', agent_type: 'job', workspace_name: 'on-the-move' },
+    });
+    expect(agent.status).toBe(201);
+    const res = await changeRegions(moving, 'on-the-move', { regions: ['eu-west'] }, caller);
+    expect(res.status).toBe(202);
+    const op = await settled(moving, String(res.body.operation_id));
+    expect(op).toMatchObject({
+      state: 'succeeded',
+      scope: 'workspace',
+      error: null,
+      from_regions: ['local'],
+      to_regions: ['eu-west'],
+      progress: {
+        agents: [
+          {
+            agent_id: agent.body.id,
+            name: 'moving-job',
+            state: 'done',
+            ready_regions: ['eu-west'],
+          },
+        ],
+        collections: [],
+      },
+    });
+    expect(op.started_at).not.toBeNull();
+    expect(op.finished_at).not.toBeNull();
+    const ws = await call<{ regions: string[] }>(moving, 'GET', '/api/v1/workspaces/on-the-move', {
+      key: caller.key,
+    });
+    expect(ws.body.regions).toEqual(['eu-west']);
+    const copy = await new CustomResourceClient(moving.kc).get(
+      'Agent',
+      caller.namespace,
+      agent.body.id,
+    );
+    expect(copy?.metadata.annotations?.['svc.dev/regions']).toBe('eu-west');
+    expect(copy?.metadata.labels?.[LABELS.region]).toBe('eu-west');
+    expect(copy?.metadata.annotations?.[ANNOTATIONS.draining]).toBeUndefined();
+    // Another change may start once this one finished.
+    const back = await changeRegions(moving, 'on-the-move', { regions: ['local'] }, caller);
+    expect(back.status).toBe(202);
+    expect((await settled(moving, String(back.body.operation_id))).state).toBe('succeeded');
+  });
+
+  it('resumes an operation whose runner stopped, once its lease runs out', async () => {
+    const acceptor = await startControlPlaneServer({ regions: ['local', 'eu-west'] });
+    const owner = await createCaller(acceptor);
+    await newWorkspace(acceptor, 'left-behind', {}, owner);
+    const res = await changeRegions(acceptor, 'left-behind', { regions: ['eu-west'] }, owner);
+    expect(res.status).toBe(202);
+    const id = String(res.body.operation_id);
+    // A runner that took the operation and stopped without a word: its lease runs 1.5 s.
+    const store = OperationStore.open(acceptor.db);
+    expect(await store.claim(id, 'stopped-runner', 1500)).toMatchObject({ epoch: 1 });
+    const taken = Date.now();
+    const resumer = await startControlPlaneServer({
+      regions: ['local', 'eu-west'],
+      shareWith: acceptor,
+      regionChanges: timings,
+    });
+    try {
+      const op = await eventually(
+        () => store.load(id),
+        (o) => o?.state === 'succeeded',
+        'the operation taken over and finished',
+        30_000,
+      );
+      expect(op?.startedAt?.getTime()).toBeGreaterThanOrEqual(taken + 1400);
+      const leases = await acceptor.db
+        .collection('region_operation_leases')
+        .find({ operationId: id })
+        .toArray();
+      expect(leases.map((l) => l.epoch)).toEqual([2]);
+    } finally {
+      await resumer.close();
+      await acceptor.close();
+    }
   });
 });
 
@@ -294,11 +485,23 @@ describe('the OpenAPI document', () => {
     const doc = (await call<Doc>(single, 'GET', '/openapi.json')).body;
     const patch = doc.paths['/api/v1/workspaces/{workspace}/regions']?.patch;
     expect(Object.keys(patch?.responses ?? {})).toContain('200');
+    expect(Object.keys(patch?.responses ?? {})).toContain('202');
     expect(patch?.responses['400']?.['x-error-codes']?.sort()).toEqual([
       'PLAN_LIMIT_EXCEEDED',
       'REGION_NOT_AVAILABLE',
     ]);
     expect(patch?.responses['404']?.['x-error-codes']).toEqual(['WORKSPACE_NOT_FOUND']);
+    expect(patch?.responses['409']?.['x-error-codes']).toEqual(['REGION_CHANGE_IN_PROGRESS']);
+    expect(doc.components.schemas.RegionChangeAccepted?.required?.sort()).toEqual([
+      'from_regions',
+      'operation_id',
+      'regions_to_add',
+      'regions_to_remove',
+      'scope',
+      'status',
+      'to_regions',
+      'workspace_name',
+    ]);
     const poll = doc.paths['/api/v1/operations/{operation_id}']?.get;
     expect(poll?.responses['404']?.['x-error-codes']).toEqual(['OPERATION_NOT_FOUND']);
     expect(doc.components.schemas.RegionChangeNoOp?.required?.sort()).toEqual([

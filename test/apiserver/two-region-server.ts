@@ -6,7 +6,7 @@
 import type { AddressInfo } from 'node:net';
 import { createLogger } from '../../common/logger.js';
 import { generateSecret } from '../../common/secrets.js';
-import { buildControlPlane } from '../../apiserver/src/assemble.js';
+import { buildControlPlane, type ControlPlaneConfig } from '../../apiserver/src/assemble.js';
 import { RegionApis } from '../../apiserver/src/regions/region-apis.js';
 import { parseRegionList } from '../../apiserver/src/regions/registry.js';
 import { harness, kubeConfig, mongoDatabase } from '../harness/env.js';
@@ -21,12 +21,18 @@ export interface TwoRegionServer {
 
 /**
  * Starts the control plane on 127.0.0.1:0 with `local` and `second` in its
- * registry, on a fresh database named after `database`. `close()` stops the
+ * registry, on a fresh database named after `database` (or another server's). `close()` stops the
  * server and drops the database; the region is the caller's to stop.
  */
 export async function startTwoRegionServer(
   second: TestRegion,
   database: string,
+  opts: {
+    /** Runs region changes with these timings (without it, they are accepted and never run). */
+    regionChanges?: ControlPlaneConfig['regionChanges'];
+    /** Another server's database (and secret), to share its accounts and operations. */
+    shareWith?: TwoRegionServer;
+  } = {},
 ): Promise<TwoRegionServer> {
   const home = kubeConfig();
   const unused = 'http://127.0.0.1:1';
@@ -38,17 +44,21 @@ export async function startTwoRegionServer(
     { kubeconfig: undefined, engineUrl: unused },
     'SVC_REGIONS_JSON',
   );
-  const { client: mongo, db } = await mongoDatabase(database);
+  const { client: mongo, db } = opts.shareWith
+    ? { client: opts.shareWith.server.mongo, db: opts.shareWith.server.db }
+    : await mongoDatabase(database);
   const config = {
     regions: registry.names,
     plansJson: undefined,
-    internalSecret: generateSecret(),
+    internalSecret: opts.shareWith?.server.internalSecret ?? generateSecret(),
+    regionChanges: opts.regionChanges,
   };
   const { app, deps } = await buildControlPlane(
     { mongo, db, kc: home, apis: RegionApis.fromRegistry(registry, home) },
     config,
     createLogger('apiserver', 'silent'),
   );
+  if (opts.regionChanges) deps.regionRunner.start();
   const http = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => http.once('listening', resolve));
   const server: TestServer = {
@@ -59,7 +69,9 @@ export async function startTwoRegionServer(
     accounts: deps.accounts,
     internalSecret: config.internalSecret,
     close: async () => {
+      await deps.regionRunner.stop();
       await new Promise((resolve) => http.close(resolve));
+      if (opts.shareWith) return;
       await db.dropDatabase().catch(() => undefined);
       await mongo.close();
     },

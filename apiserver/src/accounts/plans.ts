@@ -37,6 +37,8 @@ export interface Plan {
   archive: ArchiveLimits;
   /** Secrets one agent may hold, and (separately) one workspace. */
   secretsPerHolder: number;
+  /** Region changes (of workspaces and collections) the account may start in any 30 days. */
+  regionChangesPer30Days: number;
 }
 
 const MiB = 1024 * 1024;
@@ -58,6 +60,7 @@ export const PLANS: Readonly<Record<Tier, Plan>> = {
     dockerfile: false,
     archive: { maxUnpackedBytes: 512 * MiB, maxEntries: 20_000, maxFileBytes: 100 * MiB },
     secretsPerHolder: 10,
+    regionChangesPer30Days: 3,
   },
   starter: {
     tier: 'starter',
@@ -73,6 +76,7 @@ export const PLANS: Readonly<Record<Tier, Plan>> = {
     dockerfile: true,
     archive: { maxUnpackedBytes: 1 * GiB, maxEntries: 50_000, maxFileBytes: 256 * MiB },
     secretsPerHolder: 50,
+    regionChangesPer30Days: 10,
   },
   performance: {
     tier: 'performance',
@@ -88,6 +92,7 @@ export const PLANS: Readonly<Record<Tier, Plan>> = {
     dockerfile: true,
     archive: { maxUnpackedBytes: 4 * GiB, maxEntries: 100_000, maxFileBytes: 1 * GiB },
     secretsPerHolder: 100,
+    regionChangesPer30Days: 30,
   },
   enterprise: {
     tier: 'enterprise',
@@ -103,6 +108,7 @@ export const PLANS: Readonly<Record<Tier, Plan>> = {
     dockerfile: true,
     archive: { maxUnpackedBytes: 8 * GiB, maxEntries: 200_000, maxFileBytes: 2 * GiB },
     secretsPerHolder: 200,
+    regionChangesPer30Days: 100,
   },
 };
 

@@ -32,6 +32,7 @@ import type { HomeRegionService } from '../accounts/home-region.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
 import type { RegionChangeService } from '../workspaces/region-change.js';
 import type { OperationStore } from '../operations/operation-store.js';
+import type { OperationRunner } from '../operations/operation-runner.js';
 import type { RunService } from '../runs/run-service.js';
 import type { DeployService } from '../deploy/deploy-service.js';
 import type { DeploymentService } from '../deploy/deployment-service.js';
@@ -67,6 +68,8 @@ export interface ControlPlaneDeps {
   workspaces: WorkspaceService;
   regionChanges: RegionChangeService;
   operations: OperationStore;
+  /** Carries out region changes; started by the process, not the app. */
+  regionRunner: OperationRunner;
   /** Agent secrets. */
   secrets: SecretService;
   /** Workspace secrets. */

@@ -30,7 +30,11 @@ import {
   WorkspaceRecord,
   WorkspaceUpdate,
 } from './routes/workspaces/schema.js';
-import { RegionChangeNoOp, RegionsUpdateRequest } from './routes/regions/schema.js';
+import {
+  RegionChangeAccepted,
+  RegionChangeNoOp,
+  RegionsUpdateRequest,
+} from './routes/regions/schema.js';
 import { OperationRecord } from './routes/operations/schema.js';
 import {
   SecretCreate,
@@ -90,6 +94,7 @@ export function controlPlaneOpenApi(routes: readonly AnyRoute[]) {
       WorkspaceAgentList,
       RegionsUpdateRequest,
       RegionChangeNoOp,
+      RegionChangeAccepted,
       Operation: OperationRecord,
       Secret: SecretRecord,
       SecretCreate,

@@ -164,13 +164,19 @@ export class DeploymentKeyReaper {
     }
   }
 
-  /** The deployment as last seen, its first copy in region order. */
+  /**
+   * The deployment as last seen: its first copy in region order that is not
+   * being deleted (a region change deletes the copies in a region it leaves while
+   * the others serve on), else its first copy.
+   */
   private seen(namespace: string, name: string): AgentDeployment | undefined {
+    let deleting: AgentDeployment | undefined;
     for (const informer of this.informers) {
       const found = informer.get(namespace, name);
-      if (found) return found;
+      if (found && !found.metadata.deletionTimestamp) return found;
+      deleting ??= found;
     }
-    return undefined;
+    return deleting;
   }
 
   /** Starts watching; once the first list is in, checks every agent with live keys. */

@@ -199,6 +199,12 @@ export class WorkspaceNotEmpty extends entry(
   409,
   'The workspace still holds agents or collections; carries dependents {agents: [{id, name}], collections: [name]}. Move or delete them first.',
 ) {}
+/** 409: a region change of the same workspace or collection has not finished. */
+export class RegionChangeInProgress extends entry(
+  'REGION_CHANGE_IN_PROGRESS',
+  409,
+  'A region change of this workspace or collection is still running; carries operation_id. Poll it, then retry.',
+) {}
 /** 404: unknown operation id, or another account's operation. */
 export class OperationNotFound extends entry(
   'OPERATION_NOT_FOUND',

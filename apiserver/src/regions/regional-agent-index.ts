@@ -4,10 +4,20 @@
  * activity on the copy it found, in that copy's API, whose operator wakes it.
  * With one API it is the plain index.
  */
-import type { Agent } from '../../../crds/src/index.js';
+import { ANNOTATIONS, type Agent } from '../../../crds/src/index.js';
 import type { Logger } from '../../../common/logger.js';
 import { AgentIndex } from '../edge/agent-index.js';
 import type { RegionApis } from './region-apis.js';
+
+/**
+ * The copy of an agent the edge sends a request to, of its copies in region
+ * order: the first that serves (has an endpoint) and is not being drained by
+ * a region change; else the first not being drained; else the first.
+ */
+export function servingCopy(copies: readonly Agent[]): Agent | undefined {
+  const kept = copies.filter((a) => !a.metadata.annotations?.[ANNOTATIONS.draining]);
+  return kept.find((a) => a.status?.endpoint) ?? kept[0] ?? copies[0];
+}
 
 /** An AgentIndex per region API, asked in region order. */
 export class RegionalAgentIndex extends AgentIndex {
@@ -30,15 +40,10 @@ export class RegionalAgentIndex extends AgentIndex {
     await Promise.all([super.stop(), ...this.others.map((i) => i.stop())]);
   }
 
-  /** The agent with this address label: its copy in the first region that has one. */
+  /** The agent with this address label: of its copies (two during a region change), {@link servingCopy}. */
   override find(label: string): Agent | undefined {
-    const home = super.find(label);
-    if (home) return home;
-    for (const index of this.others) {
-      const found = index.find(label);
-      if (found) return found;
-    }
-    return undefined;
+    const copies = [super.find(label), ...this.others.map((i) => i.find(label))];
+    return servingCopy(copies.filter((a): a is Agent => a !== undefined));
   }
 
   /** Marks activity on the copy `agent` is, in its own API. */

@@ -1,5 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
-import type { AgentDeployment, DeploymentState } from '../../../crds/src/index.js';
+import {
+  ANNOTATIONS,
+  type AgentDeployment,
+  type DeploymentState,
+} from '../../../crds/src/index.js';
 import { agentDeploymentResource } from '../../../test/factories/custom-resources.js';
 import type { ServingStatus } from '../drivers/driver.js';
 import {
@@ -15,6 +19,7 @@ import {
   withStatus,
   workloadDecision,
 } from './agent-deployment-decisions.js';
+import { stateOf } from './views.js';
 
 const now = new Date('2026-03-01T12:00:00Z');
 
@@ -68,6 +73,16 @@ describe('build slots', () => {
       version(5, 'building'),
     ]);
     expect(waiting.map((d) => d.metadata.name)).toEqual(['d2', 'd3']);
+  });
+
+  it('never counts a record a region change copied here, before its status is written, as waiting', () => {
+    const imported = version(2);
+    imported.metadata.annotations = { [ANNOTATIONS.importedState]: 'superseded' };
+    expect(stateOf(imported)).toBe('superseded');
+    expect(holdsNoBuildSlot(imported)).toBe(true);
+    expect(waitingForSlot([version(1, 'active'), imported])).toEqual([]);
+    // Its status, once written, is what counts.
+    expect(stateOf({ ...imported, status: { state: 'failed' } })).toBe('failed');
   });
 });
 

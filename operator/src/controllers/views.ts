@@ -2,7 +2,12 @@
  * What the reconcilers read about sibling objects, served from the informer
  * caches: the deployments of an agent, every deployment waiting for a build.
  */
-import type { Agent, AgentDeployment, Workspace } from '../../../crds/src/index.js';
+import {
+  ANNOTATIONS,
+  type Agent,
+  type AgentDeployment,
+  type Workspace,
+} from '../../../crds/src/index.js';
 
 /** Read-only views over the caches. */
 export interface ClusterView {
@@ -16,9 +21,12 @@ export interface ClusterView {
   workspacesIn(namespace: string): Workspace[];
 }
 
-/** The state of a deployment, `queued` before the operator first sees it. */
+/**
+ * The state of a deployment: `queued` before the operator first sees it, or
+ * the state of a record a region change copied here before its status is written.
+ */
 export function stateOf(d: AgentDeployment): string {
-  return d.status?.state ?? 'queued';
+  return d.status?.state ?? d.metadata.annotations?.[ANNOTATIONS.importedState] ?? 'queued';
 }
 
 /** Oldest first: creation time, then name, so every replica orders a queue the same way. */
