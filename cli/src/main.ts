@@ -3,6 +3,7 @@
  * (the contract's code and message on stderr, one exit code per kind of
  * failure; see `svc --help`).
  */
+import { createRequire } from 'node:module';
 import { Command, CommanderError } from 'commander';
 import { createColors } from 'picocolors';
 import { registerAgentCommands } from './commands/agents.js';
@@ -17,6 +18,10 @@ import { registerRunCommands } from './commands/runs.js';
 import { registerSecretCommands } from './commands/secrets.js';
 import { registerWorkspaceCommands } from './commands/workspaces.js';
 import { ApiError, EXIT, exitCodeOf } from './errors.js';
+
+/** The version of the repository the CLI ships in (its root package.json). */
+const VERSION = (createRequire(import.meta.url)('../../package.json') as { version: string })
+  .version;
 
 const EXIT_CODES_HELP = `
 Configuration (first found wins): --api-url / --vectors-url, SVC_API_URL / SVC_VECTORS_URL /
@@ -41,7 +46,7 @@ export function buildProgram(): Command {
     .description(
       'The command-line client of the svc platform (agents, deploys, runs, logs, secrets, vectors).',
     )
-    .version('0.1.0')
+    .version(VERSION)
     .option(
       '--api-url <url>',
       'the control plane (default from SVC_API_URL, the profile, .dev/env)',

@@ -8,26 +8,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { randomBytes, randomUUID } from 'node:crypto';
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api } from '@kubernetes/client-node';
-import {
-  createCaller,
-  startControlPlaneServer,
-  type Caller,
-  type TestServer,
-} from '../apiserver/control-plane-server.js';
-import { startLocalOperator, type LocalOperator } from '../operator/local-operator.js';
+import { startCliPlatform, until, type CliPlatform } from './cli-platform.js';
 import { runSvc, startSvc, type SvcOptions } from './run-svc.js';
 
 // A deploy may wait for a Python build on a slow machine, then for its service.
@@ -35,36 +20,22 @@ jest.setTimeout(240_000);
 
 const example = fileURLToPath(new URL('../../examples/python-service', import.meta.url));
 const BIG_FILE_BYTES = 3 * 1024 * 1024;
-let server: TestServer;
-let owner: Caller;
-let operator: LocalOperator;
+let platform: CliPlatform;
 let home: string;
 let options: SvcOptions;
 
 beforeAll(async () => {
-  server = await startControlPlaneServer();
-  // The suite polls while builds run; a per-minute budget meant for people must not stop it.
-  owner = await createCaller(server, { tier: 'enterprise' });
-  operator = await startLocalOperator(server, (ns) => ns === owner.namespace, {
-    overrides: { agentDomain: 'agents.localtest' },
-  });
-  home = mkdtempSync(join(tmpdir(), 'svc-cli-'));
-  options = { cwd: home, env: cliEnv({ SVC_API_URL: server.base, SVC_API_KEY: owner.key }) };
+  platform = await startCliPlatform();
+  home = platform.home;
+  options = {
+    cwd: home,
+    env: platform.env({ SVC_API_URL: platform.server.base, SVC_API_KEY: platform.owner.key }),
+  };
 }, 120_000);
 
 afterAll(async () => {
-  await operator?.stop();
-  await server?.close();
-  rmSync(home, { recursive: true, force: true });
+  await platform?.stop();
 });
-
-/** The child's environment: none of the caller's SVC_* settings, config in the test's own home. */
-function cliEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([key]) => !key.startsWith('SVC_')),
-  );
-  return { ...env, XDG_CONFIG_HOME: join(home, 'config'), NO_COLOR: '1', ...extra };
-}
 
 /** A copy of examples/python-service with a large file that .svcignore leaves out. */
 function projectWithLargeIgnoredFile(): string {
@@ -80,17 +51,17 @@ function projectWithLargeIgnoredFile(): string {
 
 describe('configuration', () => {
   it('login checks the key read from stdin and stores it with mode 0600; whoami then uses it', async () => {
-    const env = cliEnv({ SVC_API_URL: server.base });
+    const env = platform.env({ SVC_API_URL: platform.server.base });
     const login = await runSvc(['login', '--profile', 'test'], {
       ...options,
       env,
-      input: `${owner.key}\n`,
+      input: `${platform.owner.key}\n`,
     });
     expect(login).toMatchObject({ code: 0 });
     const file = join(home, 'config', 'svc', 'config.json');
     expect(statSync(file).mode & 0o777).toBe(0o600);
 
-    const whoami = await runSvc(['whoami', '--json'], { ...options, env: cliEnv({}) });
+    const whoami = await runSvc(['whoami', '--json'], { ...options, env: platform.env({}) });
     expect(whoami.code).toBe(0);
     const me = JSON.parse(whoami.stdout) as { profile: string; sources: Record<string, string> };
     expect(me.profile).toBe('test');
@@ -98,7 +69,7 @@ describe('configuration', () => {
   });
 
   it('login refuses a key that does not resolve with exit code 3 and INVALID_API_KEY', async () => {
-    const env = cliEnv({ SVC_API_URL: server.base });
+    const env = platform.env({ SVC_API_URL: platform.server.base });
     const login = await runSvc(['login', '--profile', 'bad'], {
       ...options,
       env,
@@ -159,7 +130,7 @@ describe('deploy', () => {
     expect(out.deployment.state).toBe('active');
     expect(out.agent.url).toMatch(new RegExp(`^http://${agent}-[a-z0-9]{6}\\.agents\\.localtest`));
     expect(result.stderr).toContain(`Created agent ${agent}`);
-    const app = join(operator.dir, 'builds', out.deployment.id, 'app');
+    const app = join(platform.operator.dir, 'builds', out.deployment.id, 'app');
     expect(existsSync(join(app, 'main.py'))).toBe(true);
     expect(existsSync(join(app, 'data', 'model.bin'))).toBe(false);
     expect(existsSync(join(app, 'debug.log'))).toBe(false);
@@ -183,9 +154,10 @@ describe('deploy', () => {
         id: string;
       }
     ).id;
-    const secret = await server.kc
-      .makeApiClient(CoreV1Api)
-      .readNamespacedSecret({ name: `svc-secrets-${agentId}`, namespace: owner.namespace });
+    const secret = await platform.server.kc.makeApiClient(CoreV1Api).readNamespacedSecret({
+      name: `svc-secrets-${agentId}`,
+      namespace: platform.owner.namespace,
+    });
     expect(Buffer.from(secret.data?.API_TOKEN ?? '', 'base64').toString()).toBe(value);
   });
 
@@ -198,19 +170,34 @@ describe('deploy', () => {
     follow.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => follow.on('close', resolve));
     try {
-      await until(() => stderr.includes('Following'), 30_000);
+      await until('the follow to start', () => stderr.includes('Following'), 30_000);
       expect(stdout).not.toContain(marker);
       const run = await runSvc(
         ['run', agent, '--payload', JSON.stringify({ marker }), '--wait'],
         options,
       );
       expect(run).toMatchObject({ code: 0 });
-      await until(() => stdout.includes(marker), 60_000);
+      await until('the marker in the followed log', () => stdout.includes(marker), 60_000);
       expect(stdout).toMatch(new RegExp(`INFO +run requested with .*${marker}`));
     } finally {
       follow.kill('SIGINT');
     }
     expect(await exited).toBe(130);
+  });
+
+  it('Ctrl-C while deploy follows exits 130 and leaves the deployment going on to active', async () => {
+    const child = startSvc(['deploy', example, '--agent', `${agent}-ctrlc`], options);
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    await until('the upload to be accepted', () => /Deployment [0-9a-f-]{36}/.test(stderr), 60_000);
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    const id = /Deployment ([0-9a-f-]{36})/.exec(stderr)![1]!;
+    expect(stderr).toContain(`deployment ${id} goes on`);
+    const after = await runSvc(['deployments', 'get', id, '--follow', '--json'], options);
+    expect(after.code).toBe(0);
+    expect(JSON.parse(after.stdout)).toMatchObject({ id, state: 'active' });
   });
 
   it('a deploy whose entry point does not import exits 1 with the interpreter message', async () => {
@@ -226,11 +213,3 @@ describe('deploy', () => {
     expect(result.stderr).toContain("No module named 'no_such_module_for_svc_cli'");
   });
 });
-
-async function until(check: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}

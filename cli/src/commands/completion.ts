@@ -7,15 +7,15 @@ import type { Command } from 'commander';
 import { CliError, EXIT } from '../errors.js';
 import { withExamples } from './help.js';
 
-/** The words offered after each command path ('' is the top level). */
+/** The words offered after each command path (`svc`, `svc agents`, ...; bash has no empty keys). */
 export function completionWords(program: Command): Map<string, string[]> {
   const words = new Map<string, string[]>();
   const visit = (cmd: Command, path: string) => {
     const options = cmd.options.flatMap((o) => [o.long, o.short].filter((f): f is string => !!f));
     words.set(path, [...cmd.commands.map((c) => c.name()), ...options, '--help']);
-    for (const sub of cmd.commands) visit(sub, path ? `${path} ${sub.name()}` : sub.name());
+    for (const sub of cmd.commands) visit(sub, `${path} ${sub.name()}`);
   };
-  visit(program, '');
+  visit(program, program.name());
   return words;
 }
 
@@ -29,11 +29,11 @@ declare -gA _svc_words=(
 ${entries}
 )
 _svc_complete() {
-  local cur="\${COMP_WORDS[COMP_CWORD]}" path="" w i
+  local cur="\${COMP_WORDS[COMP_CWORD]}" path=svc w i
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="\${COMP_WORDS[i]}"
     [[ $w == -* ]] && continue
-    if [[ -n "\${_svc_words["\${path:+$path }$w"]+x}" ]]; then path="\${path:+$path }$w"; fi
+    if [[ -n "\${_svc_words["$path $w"]+x}" ]]; then path="$path $w"; fi
   done
   COMPREPLY=($(compgen -W "\${_svc_words[$path]}" -- "$cur"))
 }

@@ -1,0 +1,202 @@
+/**
+ * The `svc` binary beyond deploys, against the control plane, the local
+ * operator and the vector plane (one platform for the file): the README's
+ * CLI walkthrough run as written with `npx svc` from a folder laid out like a
+ * clone with a `.dev/env`; workspaces; collections and regions on the vector
+ * plane; `init`; and the bash completion script, run in bash.
+ */
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { renderEnv } from '../../common/env-file.js';
+import { startCliPlatform, type CliPlatform } from './cli-platform.js';
+import { runSvc, SVC_BIN, type SvcOptions } from './run-svc.js';
+
+// The walkthrough deploys two agents and waits for two runs.
+jest.setTimeout(300_000);
+
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+let platform: CliPlatform;
+let options: SvcOptions;
+
+beforeAll(async () => {
+  platform = await startCliPlatform(true);
+  options = {
+    cwd: platform.home,
+    env: platform.env({
+      SVC_API_URL: platform.server.base,
+      SVC_VECTORS_URL: platform.vectors!.base,
+      SVC_API_KEY: platform.owner.key,
+    }),
+  };
+}, 120_000);
+
+afterAll(async () => {
+  await platform?.stop();
+});
+
+/** The `sh` code blocks of the README section under `heading`. */
+async function readmeBlocks(heading: string): Promise<string[]> {
+  const readme = await readFile(join(repoRoot, 'README.md'), 'utf8');
+  const start = readme.indexOf(`\n## ${heading}\n`);
+  if (start < 0) throw new Error(`README has no section "${heading}"`);
+  const end = readme.indexOf('\n## ', start + 1);
+  return [...readme.slice(start, end).matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
+}
+
+describe("the README's CLI walkthrough", () => {
+  it('runs as written with npx svc from a clone whose .dev/env names the platform', async () => {
+    const [walkthrough] = await readmeBlocks('Your first agent, with the svc CLI');
+    // A folder laid out like a clone: the root package naming the bin, its code, a .dev/env.
+    const clone = join(platform.home, 'clone');
+    mkdirSync(join(clone, '.dev'), { recursive: true });
+    for (const link of ['cli', 'common', 'examples', 'node_modules'])
+      symlinkSync(join(repoRoot, link), join(clone, link));
+    const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
+      bin: Record<string, string>;
+    };
+    writeFileSync(
+      join(clone, 'package.json'),
+      JSON.stringify({ name: 'clone', private: true, type: 'module', bin: pkg.bin }),
+    );
+    writeFileSync(
+      join(clone, '.dev', 'env'),
+      renderEnv({ SVC_API_URL: platform.server.base, SVC_API_KEY: platform.owner.key }),
+    );
+    const { stdout, stderr } = await promisify(execFile)(
+      'timeout',
+      ['240', 'bash', '-e', '-c', walkthrough!],
+      {
+        cwd: clone,
+        // What a login shell has, and a config folder of its own (no profile: .dev/env is used).
+        env: {
+          PATH: process.env.PATH,
+          HOME: process.env.HOME,
+          XDG_CONFIG_HOME: join(platform.home, 'readme-config'),
+        },
+        maxBuffer: 16 * 1024 * 1024,
+      },
+    );
+    expect(stdout).toMatch(
+      /sources\s+\{"apiUrl":".dev\/env","vectorsUrl":"default","apiKey":".dev\/env"\}/,
+    );
+    expect(stdout).toMatch(/^http:\/\/hello-py-[a-z0-9]{6}\.agents\.localtest/m);
+    expect(stdout).toContain('Would upload 2 files');
+    expect(stderr).toContain('Deployed hello-py version 1.');
+    expect(stderr).toContain('Deployed tick version 1.');
+    expect(stdout).toMatch(/state\s+completed/);
+    expect(stdout).toMatch(/^hello-py\s+service\s+python3\.11\s+running/m);
+    expect(stdout).toMatch(/^tick\s+job\s+python3\.11/m);
+  });
+});
+
+describe('workspaces', () => {
+  it('creates, lists, reads and deletes a workspace, as tables and as JSON', async () => {
+    const name = `ws-${randomBytes(3).toString('hex')}`;
+    const created = await runSvc(['workspaces', 'create', name, '--description', 'team'], options);
+    expect(created).toMatchObject({ code: 0 });
+    expect(created.stdout).toMatch(new RegExp(`^name\\s+${name}$`, 'm'));
+    const list = await runSvc(['workspaces', 'list', '--json'], options);
+    const page = JSON.parse(list.stdout) as { items: { name: string; description: string }[] };
+    expect(page.items).toContainEqual(expect.objectContaining({ name, description: 'team' }));
+    const agents = await runSvc(['workspaces', 'agents', name, '--json'], options);
+    expect(JSON.parse(agents.stdout)).toMatchObject({ items: [], total: 0 });
+    expect((await runSvc(['workspaces', 'delete', name], options)).code).toBe(0);
+    const gone = await runSvc(['workspaces', 'get', name], options);
+    expect(gone.code).toBe(4);
+    expect(gone.stderr).toContain('WORKSPACE_NOT_FOUND');
+  });
+});
+
+describe('collections and regions (the vector plane)', () => {
+  it('creates, lists, reads and deletes a collection', async () => {
+    const name = `docs_${randomBytes(3).toString('hex')}`;
+    const created = await runSvc(
+      ['collections', 'create', name, '--size', '4', '--distance', 'dot'],
+      options,
+    );
+    expect(created).toMatchObject({ code: 0 });
+    const list = await runSvc(['collections', 'list'], options);
+    expect(list.stdout).toMatch(new RegExp(`^${name}\\s+4\\s+Dot`, 'm'));
+    const info = await runSvc(['collections', 'info', name, '--json'], options);
+    expect(JSON.parse(info.stdout)).toMatchObject({
+      result: { name, vectors: { size: 4, distance: 'Dot' } },
+    });
+    expect((await runSvc(['collections', 'delete', name], options)).code).toBe(0);
+    const gone = await runSvc(['collections', 'info', name], options);
+    expect(gone.code).toBe(4);
+  });
+
+  it('a collection of another size under the same name is refused with exit code 5', async () => {
+    const name = `taken_${randomBytes(3).toString('hex')}`;
+    expect((await runSvc(['collections', 'create', name, '--size', '4'], options)).code).toBe(0);
+    const again = await runSvc(['collections', 'create', name, '--size', '8'], options);
+    expect(again.code).toBe(5);
+    expect(again.stderr).toContain('COLLECTION_NAME_TAKEN');
+  });
+
+  it('lists the regions', async () => {
+    const regions = await runSvc(['regions', '--json'], options);
+    expect(regions.code).toBe(0);
+    expect(Object.keys((JSON.parse(regions.stdout) as { result: object }).result)).toContain(
+      'local',
+    );
+  });
+});
+
+describe('init', () => {
+  it('writes svc.yaml and .svcignore that deploy then reads, and refuses to overwrite them', async () => {
+    const dir = join(platform.home, 'My App');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'main.py'), 'async def app(scope, receive, send):\n    pass\n');
+    expect((await runSvc(['init', dir, '--runtime', 'python3.12'], options)).code).toBe(0);
+    expect(readFileSync(join(dir, 'svc.yaml'), 'utf8')).toBe(
+      'name: my-app\nruntime: python3.12\ntype: service\nentrypoint: main.py\n',
+    );
+    const plan = await runSvc(['deploy', dir, '--dry-run', '--json'], options);
+    expect(JSON.parse(plan.stdout)).toMatchObject({
+      agent: 'my-app',
+      included: ['.svcignore', 'main.py', 'svc.yaml'],
+    });
+    const again = await runSvc(['init', dir], options);
+    expect(again.code).toBe(5);
+    expect(again.stderr).toContain('--force');
+  });
+});
+
+describe('completion', () => {
+  it("completes commands, subcommands and options in bash from the program's own tree", async () => {
+    const script = (await runSvc(['completion', 'bash'], options)).stdout;
+    const complete = async (line: string) => {
+      const words = line.split(' ');
+      const { stdout } = await promisify(execFile)('bash', [
+        '-c',
+        `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _svc_complete; printf '%s\\n' "\${COMPREPLY[@]}"`,
+      ]);
+      return stdout.trim().split('\n');
+    };
+    expect(await complete('svc ag')).toEqual(['agents']);
+    expect(await complete('svc agents ')).toEqual(
+      expect.arrayContaining(['list', 'create', 'delete', 'status']),
+    );
+    expect(await complete('svc --json deploy --d')).toEqual(['--dry-run']);
+    expect(await complete('svc secrets set -')).toEqual(
+      expect.arrayContaining(['--workspace', '--from-env-file']),
+    );
+  });
+
+  it('runs --version through the binary the package names', async () => {
+    const { code, stdout } = await runSvc(['--version'], options);
+    expect(code).toBe(0);
+    const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
+      version: string;
+    };
+    expect(stdout.trim()).toBe(pkg.version);
+    expect(SVC_BIN.endsWith(join('cli', 'bin', 'svc.mjs'))).toBe(true);
+  });
+});
