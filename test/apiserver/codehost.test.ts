@@ -165,7 +165,7 @@ describe('the account code host', () => {
     expect(status.body).toMatchObject({ connected: false, token_valid: null });
   });
 
-  it('returns 422 for a body without a token, without echoing a token of the wrong type', async () => {
+  it('returns 422 for no body or a body without a token, without echoing a token of the wrong type', async () => {
     const missing = await call('PUT', '/api/v1/auth/codehost', {
       key: owner.key,
       body: { url: gitServer.url },
@@ -177,6 +177,13 @@ describe('the account code host', () => {
     });
     expect(wrongType.status).toBe(422);
     expect(wrongType.text).not.toContain('987654321987');
+    // No body at all used to reach the handlers as undefined and answer 500.
+    for (const path of ['/api/v1/auth/codehost', '/api/v1/agents/shop/codehost']) {
+      const bodiless = await call(path.includes('agents') ? 'POST' : 'PUT', path, {
+        key: owner.key,
+      });
+      expect([path, bodiless.status]).toEqual([path, 422]);
+    }
   });
 
   it('returns 400 CODEHOST_URL_NOT_ALLOWED for plain HTTP off loopback and for credentials in the URL', async () => {

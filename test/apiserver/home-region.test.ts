@@ -40,13 +40,18 @@ describe('PATCH /api/v1/users/me/home-region', () => {
     expect(res.body.detail.code).toBe('MISSING_API_KEY');
   });
 
-  it('returns 422 VALIDATION_ERROR for a missing, mistyped or malformed region', async () => {
+  it('returns 422 VALIDATION_ERROR for a missing, mistyped or malformed region, or no body', async () => {
     const caller = await createCaller(server, { tier: 'starter' });
     for (const body of [{}, { home_region: 5 }, { home_region: 'EU West' }, { region: 'local' }]) {
       const res = await patch(caller, body);
       expect(res.status).toBe(422);
       expect(res.body.detail.code).toBe('VALIDATION_ERROR');
     }
+    // No body at all used to reach the handler as undefined and answer 500.
+    const bodiless = await call<Detail>(server, 'PATCH', PATH, {
+      key: caller.key,
+    });
+    expect([bodiless.status, bodiless.body.detail.code]).toEqual([422, 'VALIDATION_ERROR']);
     expect((await me(caller)).home_region).toBe('local');
   });
 

@@ -95,4 +95,5 @@ export const HomeRegionChange = yup
       .matches(REGION_NAME, 'home_region must be a region name')
       .meta({ description: 'A region GET /api/v1/regions lists.' }),
   })
-  .noUnknown();
+  .noUnknown()
+  .required();

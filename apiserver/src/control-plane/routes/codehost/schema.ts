@@ -33,7 +33,8 @@ export const CodehostConnect = yup
         'User name sent with the token (HTTP Basic); by default x-access-token (GitHub), oauth2 (GitLab), git (others).',
     }),
   })
-  .noUnknown('${path} has an unknown field');
+  .noUnknown('${path} has an unknown field')
+  .required();
 
 /** The account's code host (never its token). */
 export const CodehostRecord = yup.object({
@@ -94,7 +95,8 @@ export const CodehostLinkCreate = yup
         'Directory of the repository that is deployed (it holds svc.yaml); the root when omitted.',
     }),
   })
-  .noUnknown('${path} has an unknown field');
+  .noUnknown('${path} has an unknown field')
+  .required();
 
 /** Path parameter `{agent}`. */
 export const CodehostAgentParams = yup.object({
