@@ -171,7 +171,7 @@ describe('deployment lists', () => {
 });
 
 describe('POST /api/v1/agents/{agent}/deployments/{version}/cancel', () => {
-  it('returns 422 for a version that is not a number and 404 for an unknown version', async () => {
+  it('returns 422 for a version that is not a number or past 2^53 and 404 for an unknown version', async () => {
     const agent = await newAgent();
     await deploy(agent);
     expect(
@@ -181,6 +181,20 @@ describe('POST /api/v1/agents/{agent}/deployments/{version}/cancel', () => {
         })
       ).status,
     ).toBe(422);
+    // A version past 2^53 used to reach the label selector as 9.39e+22 and answer 500.
+    for (const action of ['cancel', 'rollback']) {
+      const huge = await call<Detail>(
+        server,
+        'POST',
+        `/api/v1/agents/${agent}/deployments/93904022795446440000000/${action}`,
+        { key: owner.key },
+      );
+      expect([action, huge.status, huge.body.detail.code]).toEqual([
+        action,
+        422,
+        'VALIDATION_ERROR',
+      ]);
+    }
     const res = await call<Detail>(server, 'POST', `/api/v1/agents/${agent}/deployments/9/cancel`, {
       key: owner.key,
     });

@@ -16,6 +16,8 @@ export function pageQueryFields() {
       .number()
       .integer()
       .min(0)
+      // A skip MongoDB can hold (a 64-bit integer); anything past it finds nothing anyway.
+      .max(Number.MAX_SAFE_INTEGER)
       .optional()
       .default(0)
       .meta({ description: 'Items to skip.' }),

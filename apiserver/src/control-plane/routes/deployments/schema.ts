@@ -22,6 +22,8 @@ export const AgentVersionParams = yup.object({
     .number()
     .integer()
     .min(1)
+    // Versions count up from 1; a larger number is refused before it reaches a label selector.
+    .max(Number.MAX_SAFE_INTEGER)
     .required()
     .meta({ description: 'The deployment version.' }),
 });
