@@ -125,6 +125,7 @@ beforeAll(async () => {
   await new Promise((resolve) => httpServer.once('listening', resolve));
   base = `http://127.0.0.1:${(httpServer.address() as AddressInfo).port}`;
   closeDb = async () => {
+    await built.caches.stop();
     await db.dropDatabase().catch(() => undefined);
     await client.close();
   };
@@ -148,7 +149,7 @@ describe('POST /api/v1/agents/{agent}/secrets', () => {
 
   const invalid: Array<[string, Record<string, unknown>, string, string]> = [
     ['an empty key', { key: '' }, 'key', 'string_too_short'],
-    ['a key of 256 characters', { key: 'K'.repeat(256) }, 'key', 'string_too_long'],
+    ['a key of 254 characters', { key: 'K'.repeat(254) }, 'key', 'string_too_long'],
     ['a key with a hyphen', { key: 'API-TOKEN' }, 'key', 'string_pattern_mismatch'],
     ['a key starting with a digit', { key: '1TOKEN' }, 'key', 'string_pattern_mismatch'],
     ['a key with a space', { key: 'API TOKEN' }, 'key', 'string_pattern_mismatch'],
@@ -263,6 +264,12 @@ describe('POST /api/v1/agents/{agent}/secrets', () => {
       description: 'payments',
     });
     expect(res.text).not.toContain(secret);
+  });
+
+  it('stores a key of 253 characters, the longest a Kubernetes Secret keeps', async () => {
+    const key = `L${'K'.repeat(252)}`;
+    const res = await put(agentId, { key, value: value('longest') });
+    expect([res.status, res.body.key]).toEqual([201, key]);
   });
 
   it('replaces the value of an existing key (200), keeping its id, created_at and description', async () => {

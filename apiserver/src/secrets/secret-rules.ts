@@ -8,8 +8,12 @@
 /** Keys usable as environment variable names: a letter or `_`, then letters, digits and `_`. */
 export const SECRET_KEY_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** The longest key. */
-export const MAX_KEY_LENGTH = 255;
+/**
+ * The longest key: Kubernetes refuses a Secret whose data key is longer than
+ * 253 characters, so the contract's 255 cannot be stored (a 254-character key
+ * used to reach the cluster API and come back as a 500).
+ */
+export const MAX_KEY_LENGTH = 253;
 
 /** The longest description. */
 export const MAX_DESCRIPTION_LENGTH = 512;

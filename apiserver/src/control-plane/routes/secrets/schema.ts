@@ -41,11 +41,12 @@ const secretValue = () =>
 /** SecretCreate. */
 export const SecretCreate = yup
   .object({
-    key: secretKey().required().meta({
-      description:
-        "The environment variable the value is given as: 1 to 255 characters, a letter or underscore then letters, digits and underscores. SVC_* and PORT are the platform's.",
-      example: 'API_TOKEN',
-    }),
+    key: secretKey()
+      .required()
+      .meta({
+        description: `The environment variable the value is given as: 1 to ${MAX_KEY_LENGTH} characters (the most Kubernetes keeps as a Secret's key), a letter or underscore then letters, digits and underscores. SVC_* and PORT are the platform's.`,
+        example: 'API_TOKEN',
+      }),
     value: secretValue().required(),
     description: text().max(MAX_DESCRIPTION_LENGTH).nullable().optional().meta({
       description:
