@@ -29,6 +29,7 @@ beforeAll(async () => {
   server = await startVectorServer();
   caller = await createVectorCaller(server);
   await createCollection(server, caller.key, 'py_docs', 4);
+  await createCollection(server, caller.key, 'py_edits', 4);
 });
 afterAll(async () => {
   await server?.close();
@@ -50,14 +51,15 @@ function runDriver(): Promise<{ code: number | null; stdout: string; stderr: str
   });
 }
 
-test('qdrant-client (sync and async) checks, reads, writes, queries and deletes through the gateway', async () => {
+test('qdrant-client (sync and async) checks, reads, writes, indexes, queries, edits payloads and deletes through the gateway', async () => {
   if (!existsSync(python)) {
     throw new Error('no Python venv at .tools/venv: run `node hack/python/ensure-venv.mjs` first');
   }
   const { code, stdout, stderr } = await runDriver();
   expect({ code, stderr: stderr.trim() }).toEqual({ code: 0, stderr: '' });
   expect(JSON.parse(stdout)).toEqual({
-    sync: { points_count: 0, collections: 1 },
+    sync: { points_count: 0, collections: 2 },
+    edits: { points_count: 8 },
     async: { points_count: 10 },
   });
 }, 60_000);
