@@ -10,9 +10,14 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 /**
  * What a token may do. The id a token is over is a deployment id, except for
  * `logs:write` (the operator appending an agent's log lines), which is over the
- * agent id.
+ * agent id, and `usage:write` (the operator reporting machines, runs and
+ * builds), which is over {@link USAGE_TOKEN_SUBJECT}.
  */
-export type InternalPurpose = 'archive:read' | 'artifact:write' | 'artifact:read' | 'logs:write';
+export type InternalPurpose =
+  'archive:read' | 'artifact:write' | 'artifact:read' | 'logs:write' | 'usage:write';
+
+/** What a `usage:write` token is over: the operator reports for every agent at once. */
+export const USAGE_TOKEN_SUBJECT = 'operator';
 
 /** The token for `purpose` on `deploymentId`. */
 export function internalToken(

@@ -38,6 +38,7 @@ import { WorkspaceSecretService } from './secrets/workspace-secret-service.js';
 import { buildCodehost, type CodehostConfig } from './codehost/assemble.js';
 import { HomeRegionService } from './accounts/home-region.js';
 import { placedRegions } from './accounts/placed-regions.js';
+import { buildUsage } from './usage/assemble.js';
 
 /** The connections the server runs on. */
 export interface Connections {
@@ -175,6 +176,7 @@ export function controlPlaneDeps(
       config.regions,
       placedRegions(c.vectorCollections, agentRepository),
     ),
+    usage: buildUsage(conn.db, agents, log),
     now,
   };
 }
@@ -199,5 +201,6 @@ export async function buildControlPlane(
   const deps = controlPlaneDeps(conn, config, log, now);
   await deps.operations.ensureIndexes();
   await deps.codehost.store.ensureIndexes();
+  await deps.usage.store.ensureIndexes();
   return { deps, app: createControlPlaneApp(deps) };
 }

@@ -72,6 +72,7 @@ const edge = createEdgeServer({
   domain: config.agentDomain,
   index: agentIndex,
   log: log.child({ front: 'edge' }),
+  usage: deps.usage.writer,
 });
 edge.listen(config.edgePort, config.host);
 await once(edge, 'listening');
@@ -132,6 +133,8 @@ async function shutdown(signal: string): Promise<void> {
   await metrics?.close();
   await vectors.close();
   await agentIndex.stop();
+  // Usage events still buffered are written before the connection closes.
+  await deps.usage.writer.close();
   await deps.regionRunner.stop();
   await deps.keys.stop();
   await mongo.close().catch(() => undefined);

@@ -19,6 +19,7 @@ import {
   type Watch,
 } from './control-loop/controller.js';
 import { operatorControllers } from './controllers/index.js';
+import { UsageReporter } from './usage-reporter.js';
 import type { ReconcileMetrics } from './control-loop/reconcile-metrics.js';
 import type { Agent } from '../../crds/src/index.js';
 import type { WorkloadDriver } from './drivers/driver.js';
@@ -43,6 +44,8 @@ export class OperatorManager {
   private readonly cache: ClusterCache;
   private readonly controllers = new Map<string, Controller>();
   private readonly accept: (namespace: string) => boolean;
+  /** Reports runs' and builds' times to the API server; flushed by {@link stop}. */
+  private readonly usage: UsageReporter;
 
   constructor(private readonly opts: ManagerOptions) {
     const { kc, log } = opts;
@@ -50,6 +53,7 @@ export class OperatorManager {
     this.queue = new WorkQueue({ name: 'operator', logger: log });
     this.cache = new ClusterCache(kc, log, this.accept);
     const enqueue = (kind: string, ref: ObjectRef) => this.enqueue(kind, ref);
+    this.usage = new UsageReporter(opts.cfg.internalApiUrl, opts.cfg.internalSecret, log);
     const controllers = operatorControllers({
       resources: new CustomResourceClient(kc),
       driver: opts.driver,
@@ -58,6 +62,7 @@ export class OperatorManager {
       enqueue,
       log,
       now: opts.now,
+      usage: this.usage,
     });
     for (const controller of controllers) {
       this.controllers.set(controller.kind, controller);
@@ -119,6 +124,7 @@ export class OperatorManager {
   async stop(): Promise<void> {
     this.opts.metrics?.attach(undefined);
     await this.queue.stop();
+    await this.usage.close();
     await this.cache.stop();
   }
 }

@@ -18,6 +18,7 @@ import {
   type ControlPlaneConfig,
 } from '../../apiserver/src/assemble.js';
 import { createControlPlaneApp } from '../../apiserver/src/control-plane/app.js';
+import type { UsageDeps } from '../../apiserver/src/usage/assemble.js';
 import { kubeConfig, mongoDatabase, uniqueSuffix } from '../harness/env.js';
 
 /** A running control plane. */
@@ -29,6 +30,8 @@ export interface TestServer {
   accounts: AccountService;
   /** The secret this server's /internal/ tokens are signed with (an operator beside it needs it). */
   internalSecret: string;
+  /** Usage metering (an edge beside it records through `usage.writer`); absent on a server built elsewhere. */
+  usage?: UsageDeps;
   close(): Promise<void>;
 }
 
@@ -90,10 +93,12 @@ export async function startControlPlaneServer(opts: ServerOptions = {}): Promise
     kc,
     accounts: deps.accounts,
     internalSecret: config.internalSecret,
+    usage: deps.usage,
     close: async () => {
       await deps.regionRunner.stop();
       await new Promise((resolve) => server.close(resolve));
       if (!opts.shareWith) {
+      if (!opts.mongoDown) await deps.usage.writer.close();
         if (!opts.mongoDown) await db.dropDatabase().catch(() => undefined);
         await mongo.close();
       }

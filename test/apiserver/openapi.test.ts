@@ -75,6 +75,7 @@ describe('GET /openapi.json', () => {
       secrets: {} as never,
       workspaceSecrets: {} as never,
       homeRegions: {} as never,
+      usage: {} as never,
     })
       .map((r) => `${r.method.toUpperCase()} ${r.path.replace(/:([a-z_]+)/g, '{$1}')}`)
       .sort();
@@ -108,6 +109,22 @@ describe('GET /openapi.json', () => {
   it('documents the deploy route refusing an archive that unpacks past the plan', () => {
     const deploy = doc.paths['/api/v1/agents/{agent}/deploy']?.post as Operation;
     expect(codes(deploy, 413).sort()).toEqual(['ARCHIVE_TOO_LARGE', 'REQUEST_TOO_LARGE']);
+  });
+
+  it('documents the account and usage routes with their own error codes', () => {
+    const home = doc.paths['/api/v1/users/me/home-region']?.patch as Operation;
+    expect(codes(home, 400)).toContain('REGION_NOT_AVAILABLE');
+    expect(codes(home, 422)).toContain('STARTER_REGION_CONSISTENCY');
+    const events = doc.paths['/api/v1/usage/agent/{agent_id}/events']?.get as Operation;
+    expect(codes(events, 404)).toEqual(['AGENT_NOT_FOUND']);
+    expect(events.parameters.map((p) => p.name).sort()).toEqual(
+      ['agent_id', 'cursor', 'from', 'kind', 'limit', 'to'].sort(),
+    );
+    const summary = doc.paths['/api/v1/usage/summary']?.get as Operation;
+    expect(codes(summary, 403)).toContain('AGENT_KEY_FORBIDDEN');
+    expect(doc.components.schemas.UsageSummary?.required).toEqual(
+      expect.arrayContaining(['period', 'totals', 'agents', 'limits']),
+    );
   });
 
   it('marks the probes unauthenticated', () => {
@@ -193,8 +210,14 @@ describe('responses agree with the document', () => {
     for (const [path, ops] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(ops)) {
         const validates = op.parameters.length > 0 || op.requestBody !== undefined;
+        // The home region answers the contract's own 422 of a single-region plan beside it.
+        const own = path === '/api/v1/users/me/home-region' ? ['STARTER_REGION_CONSISTENCY'] : [];
         if (validates)
-          expect([method, path, codes(op, 422)]).toEqual([method, path, ['VALIDATION_ERROR']]);
+          expect([method, path, codes(op, 422)]).toEqual([
+            method,
+            path,
+            ['VALIDATION_ERROR', ...own],
+          ]);
       }
     }
     const id = 'not-a-uuid';
@@ -203,9 +226,10 @@ describe('responses agree with the document', () => {
       ['GET', `/internal/deployments/${id}/artifact`],
       ['PUT', `/internal/deployments/${id}/artifact`],
       ['POST', `/internal/agents/${randomUUID()}/logs?token=x`],
+      ['POST', '/internal/usage?token=x'],
     ] as const) {
       const res = await call<{ detail: { code: string } }>(server, method, path, {
-        ...(method === 'POST' ? { body: { entries: 'not a list' } } : {}),
+        ...(method === 'POST' ? { body: { entries: 'not a list', events: 'not a list' } } : {}),
       });
       expect([method, path, res.status, res.body.detail.code]).toEqual([
         method,

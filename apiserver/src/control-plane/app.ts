@@ -29,6 +29,9 @@ import { codehostRoutes } from './routes/codehost/index.js';
 import { webhookRoutes } from './routes/webhooks/index.js';
 import type { CodehostDeps } from '../codehost/assemble.js';
 import type { HomeRegionService } from '../accounts/home-region.js';
+import type { UsageDeps } from '../usage/assemble.js';
+import { requestMeter } from '../usage/request-meter.js';
+import { usageRoutes } from './routes/usage/index.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
 import type { RegionChangeService } from '../workspaces/region-change.js';
 import type { OperationStore } from '../operations/operation-store.js';
@@ -78,6 +81,8 @@ export interface ControlPlaneDeps {
   codehost: CodehostDeps;
   /** Changes of the account's home region. */
   homeRegions: HomeRegionService;
+  /** Usage metering: the writer meters record through, and what the usage routes read. */
+  usage: UsageDeps;
   /** Revokes deployment keys nothing runs with any more; started by the process, not the app. */
   keys: DeploymentKeyReaper;
   /** Clock of the rate limiter (tests move it). */
@@ -102,6 +107,7 @@ export function controlPlaneRoutes(
     | 'secrets'
     | 'workspaceSecrets'
     | 'homeRegions'
+    | 'usage'
   > &
     Partial<Pick<ControlPlaneDeps, 'codehost' | 'now'>>,
 ): AnyRoute[] {
@@ -117,6 +123,11 @@ export function controlPlaneRoutes(
     ...workspaceSecretRoutes(deps.workspaceSecrets),
     ...accountRoutes(deps.homeRegions),
     ...codehostRoutes(deps.codehost),
+    ...usageRoutes({
+      service: deps.usage.service,
+      store: deps.usage.store,
+      internalSecret: deps.internal.secret,
+    }),
     ...webhookRoutes(deps.codehost, deps.now),
     ...internalRoutes(deps.internal),
     ...logRoutes({
@@ -154,6 +165,7 @@ export function createControlPlaneApp(deps: ControlPlaneDeps): Koa<ControlPlaneS
   app.use(requestContext(deps.log));
   app.use(controlPlaneErrors());
   app.use(secretBodies());
+  app.use(requestMeter(deps.usage.writer, 'control_request'));
   const guards = controlPlaneGuards(
     { accounts: deps.accounts, plans: deps.plans },
     deps.windows,

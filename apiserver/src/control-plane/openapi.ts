@@ -46,6 +46,13 @@ import {
 } from './routes/secrets/schema.js';
 import { HomeRegionChange, MeRecord } from './routes/account/schema.js';
 import {
+  UsageEventPage,
+  UsageEventRecord,
+  UsageReport,
+  UsageSummaryRecord,
+  UsageTotalsRecord,
+} from './routes/usage/schema.js';
+import {
   CodehostConnect,
   CodehostLinkCreate,
   CodehostLinkRecord,
@@ -104,6 +111,11 @@ export function controlPlaneOpenApi(routes: readonly AnyRoute[]) {
       WorkspaceSecretList,
       Me: MeRecord,
       HomeRegionChange,
+      UsageSummary: UsageSummaryRecord,
+      UsageTotals: UsageTotalsRecord,
+      UsageEvent: UsageEventRecord,
+      UsageEventPage,
+      UsageReport,
       Codehost: CodehostRecord,
       CodehostConnect,
       CodehostStatus,

@@ -21,6 +21,7 @@ import type { Agent } from '../../../crds/src/index.js';
 import type { Logger } from '../../../common/logger.js';
 import { addressLabelOf } from './address.js';
 import type { AgentIndex } from './agent-index.js';
+import type { UsageRecorder } from '../usage/usage-writer.js';
 
 /** Options of the edge. */
 export interface EdgeOptions {
@@ -31,6 +32,8 @@ export interface EdgeOptions {
   wakeTimeoutMs?: number;
   /** How long the agent has to start answering (default 60 s). */
   upstreamTimeoutMs?: number;
+  /** Where each request an agent answered is recorded, with its bytes in and out. */
+  usage?: UsageRecorder;
 }
 
 /** An edge error. */
@@ -124,12 +127,39 @@ export function createEdgeServer(opts: EdgeOptions): Server {
     res.end(JSON.stringify({ error: { code: e.code, message: e.message } }));
   }
 
+  /**
+   * Records the request as the agent's usage once its answer is done (or cut
+   * off), with the bytes of the body it sent and of the answer's body; the
+   * returned counter takes the answer's bytes.
+   */
+  function meter(agent: Agent, req: IncomingMessage, res: ServerResponse): { out: number } {
+    const counted = { out: 0 };
+    const usage = opts.usage;
+    if (!usage) return counted;
+    let bytesIn = 0;
+    req.on('data', (chunk: Buffer) => (bytesIn += chunk.length));
+    res.once('close', () => {
+      const environment = (agent.metadata.namespace ?? '').startsWith('svc-test-')
+        ? 'test'
+        : 'live';
+      usage.record({
+        accountId: agent.spec.userId,
+        environment,
+        agentId: agent.metadata.name ?? null,
+        kind: 'edge_request',
+        bytes: bytesIn + counted.out,
+      });
+    });
+    return counted;
+  }
+
   const server = createServer((req, res) => {
     const requestId = randomUUID();
     res.setHeader('svc-request-id', requestId);
     route(req).then(
-      ({ host, port }) => {
+      ({ agent, host, port }) => {
         tagRoute(req, 'agent');
+        const counted = meter(agent, req, res);
         const upstream = request({
           host,
           port,
@@ -152,6 +182,7 @@ export function createEdgeServer(opts: EdgeOptions): Server {
             if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
           }
           res.writeHead(answer.statusCode ?? 502, { ...headers, 'svc-request-id': requestId });
+          answer.on('data', (chunk: Buffer) => (counted.out += chunk.length));
           answer.pipe(res);
         });
         upstream.on('error', (err) => fail(res, err));

@@ -21,6 +21,9 @@ import { fastPath } from './fast-path.js';
 import type { UpsertLimits } from './points/routes.js';
 import { SchemaService, type SchemaLimits } from './schema/service.js';
 import { StorageMeter } from './storage/storage-meter.js';
+import { UsageStore } from '../usage/usage-store.js';
+import { UsageWriter } from '../usage/usage-writer.js';
+import { meteredGuard } from '../usage/request-meter.js';
 
 /** Configuration of the vector plane. */
 export interface VectorPlaneConfig {
@@ -58,7 +61,7 @@ export interface VectorPlane {
   app: Koa;
   /** What the server runs: the fast path, then the Koa app for everything it leaves. */
   handler: RequestListener;
-  /** Stops the background purge of old rate-limit buckets. */
+  /** Stops the background purge of old rate-limit buckets and writes the usage still buffered. */
   close(): Promise<void>;
 }
 
@@ -96,9 +99,18 @@ export function vectorPlaneApp(
   // Searches go through a coalescer wrapping the client, unless turned off.
   const searches = (config.coalesceSearches ?? true) ? new SearchCoalescer(engine) : engine;
   const now = options.now ?? (() => Date.now());
+  // Every request the guard lets through is the account's usage, whichever lane answers it.
+  const usageStore = UsageStore.open(conn.db);
+  const usage = new UsageWriter(
+    (events) => usageStore.insert(events),
+    log.child({ component: 'usage' }),
+  );
   const deps = {
     log: log.child({ front: 'vectors' }),
-    guard: vectorGuard({ accounts: cachedKeyResolver(accounts), plans }, windows, now),
+    guard: meteredGuard(
+      vectorGuard({ accounts: cachedKeyResolver(accounts), plans }, windows, now),
+      usage,
+    ),
     collections: new CollectionService(
       c,
       engine,
@@ -133,6 +145,7 @@ export function vectorPlaneApp(
     handler,
     close: async () => {
       clearInterval(purge);
+      await usage.close();
       engine.close();
     },
   };

@@ -15,7 +15,8 @@ import {
 } from '../../../crds/src/index.js';
 import type { Logger } from '../../../common/logger.js';
 import type { OperatorConfig } from '../config.js';
-import type { WorkloadDriver } from '../drivers/driver.js';
+import type { TaskStatus, WorkloadDriver } from '../drivers/driver.js';
+import { finishedTaskEvents, type UsageReports } from '../usage-reporter.js';
 import type { CustomResourceClient } from '../../../common/kube/custom-resources.js';
 import type { ReconcileResult } from '../../../common/kube/index.js';
 import {
@@ -73,6 +74,8 @@ export class AgentDeploymentController implements Controller {
       runs: RunController;
       enqueue: Enqueue;
       log: Logger;
+      /** Where each finished build's time is reported. */
+      usage?: UsageReports;
     },
   ) {}
 
@@ -102,10 +105,18 @@ export class AgentDeploymentController implements Controller {
       case 'queued':
         return this.queued(agent, d);
       case 'building': {
-        const build = buildDecision(await driver.buildStatus(d), new Date());
+        const task = await driver.buildStatus(d);
+        const build = buildDecision(task, new Date());
         if (build.next === 'restart') await driver.startBuild(agent, d);
-        else if (build.next === 'fail') return this.finish(d, 'failed', build.message);
-        else if (build.next === 'deploy') return this.setStatus(d, build.status);
+        else if (build.next === 'fail') {
+          await this.finish(d, 'failed', build.message);
+          this.reportBuild(agent, d, task);
+          return;
+        } else if (build.next === 'deploy') {
+          await this.setStatus(d, build.status);
+          this.reportBuild(agent, d, task);
+          return;
+        }
         return { requeueAfter: POLL_MS };
       }
       case 'deploying': {
@@ -154,6 +165,12 @@ export class AgentDeploymentController implements Controller {
       if (fresh && stateOf(fresh) === 'active') await this.finish(fresh, replaced.state, null);
     }
     return;
+  }
+
+  /** Reports a finished build's time, as the driver observed it. */
+  private reportBuild(agent: Agent, d: AgentDeployment, task: TaskStatus): void {
+    for (const event of finishedTaskEvents(agent, d, 'build', task.startedAt, task.finishedAt))
+      this.deps.usage?.report(event);
   }
 
   private async finish(

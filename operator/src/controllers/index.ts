@@ -9,6 +9,7 @@ import { AgentDeploymentController } from './agent-deployment.js';
 import { RunController } from './run.js';
 import type { ClusterView } from './views.js';
 import { WorkspaceController } from './workspace.js';
+import type { UsageReports } from '../usage-reporter.js';
 
 /** What the controllers are built from. */
 export interface ControllerDeps {
@@ -19,15 +20,26 @@ export interface ControllerDeps {
   enqueue: Enqueue;
   log: Logger;
   now?: () => Date;
+  /** Where machines, runs and builds are reported as usage. */
+  usage?: UsageReports;
 }
 
 /** Every controller of the operator. */
 export function operatorControllers(deps: ControllerDeps): Controller[] {
   const { resources, driver, view, cfg, enqueue, log } = deps;
-  const runs = new RunController({ resources, driver, view });
+  const runs = new RunController({ resources, driver, view, usage: deps.usage });
   return [
     new AgentController({ resources, driver, view, cfg, enqueue, log, now: deps.now }),
-    new AgentDeploymentController({ resources, driver, view, cfg, runs, enqueue, log }),
+    new AgentDeploymentController({
+      resources,
+      driver,
+      view,
+      cfg,
+      runs,
+      enqueue,
+      log,
+      usage: deps.usage,
+    }),
     new WorkspaceController({ resources, view }),
   ];
 }

@@ -5,6 +5,7 @@
  */
 import {
   isFinalState,
+  type Agent,
   type AgentDeployment,
   type AgentDeploymentStatus,
 } from '../../../crds/src/index.js';
@@ -14,6 +15,7 @@ import type { ReconcileResult } from '../../../common/kube/index.js';
 import { POLL_MS, withStatus } from './agent-deployment-decisions.js';
 import { runFinishedStatus, runProgress, runStart } from './run-decisions.js';
 import { stateOf, type ClusterView } from './views.js';
+import { finishedTaskEvents, type UsageReports } from '../usage-reporter.js';
 
 /** The run reconciler. */
 export class RunController {
@@ -22,6 +24,8 @@ export class RunController {
       resources: CustomResourceClient;
       driver: WorkloadDriver;
       view: ClusterView;
+      /** Where each finished run's machine time is reported. */
+      usage?: UsageReports;
     },
   ) {}
 
@@ -47,7 +51,7 @@ export class RunController {
     const progress = runProgress(run, task);
     if (progress.next === 'restart') await driver.startRun(agent, run, start.serving);
     else if (progress.next === 'finish')
-      return this.finish(run, progress.state, progress.message, task);
+      return this.finish(run, progress.state, progress.message, task, agent);
     else if (progress.status) await this.write(run, progress.status);
     return { requeueAfter: POLL_MS };
   }
@@ -57,8 +61,21 @@ export class RunController {
     state: 'completed' | 'failed',
     message: string | null,
     task?: TaskStatus,
+    agent?: Agent,
   ): Promise<void> {
-    await this.write(run, runFinishedStatus(run, state, message, new Date(), task));
+    const status = runFinishedStatus(run, state, message, new Date(), task);
+    await this.write(run, status);
+    // After the status write: a write that conflicts is retried, and reports the run then.
+    if (agent && this.deps.usage) {
+      for (const event of finishedTaskEvents(
+        agent,
+        run,
+        'run',
+        status.machineStartedAt,
+        status.machineStoppedAt,
+      ))
+        this.deps.usage.report(event);
+    }
   }
 
   private async write(run: AgentDeployment, changes: AgentDeploymentStatus): Promise<void> {

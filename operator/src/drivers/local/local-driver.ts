@@ -33,6 +33,7 @@ import { secretMasker } from '../secret-masking.js';
 import { AgentLauncher } from './agent-launcher.js';
 import { buildDeployment, relativeToCode } from './builder.js';
 import { LogShipper, type LogOwner } from './log-shipper.js';
+import { UsageReporter, usageOwner } from '../../usage-reporter.js';
 import {
   REPO_NODE_MODULES,
   REPO_ROOT,
@@ -95,6 +96,8 @@ export class LocalDriver implements WorkloadDriver {
   private readonly group: ProcessGroup;
   private readonly core: CoreV1Api;
   private readonly shipper: LogShipper;
+  /** Reports each service process's running time (runs and builds are the controllers'). */
+  private readonly usage: UsageReporter;
   private readonly builds = new Map<string, AbortController>();
   private readonly services = new Map<string, RunningService>();
   /** Services starting with new secret values, to take over from those in `services`. */
@@ -118,6 +121,7 @@ export class LocalDriver implements WorkloadDriver {
     this.group = new ProcessGroup(join(dir, 'logs'));
     this.core = kc.makeApiClient(CoreV1Api);
     this.shipper = new LogShipper(cfg.internalApiUrl, cfg.internalSecret, log);
+    this.usage = new UsageReporter(cfg.internalApiUrl, cfg.internalSecret, log);
     this.runners = runnerPaths(cfg);
   }
 
@@ -168,10 +172,11 @@ export class LocalDriver implements WorkloadDriver {
     if (existing && existing.phase !== 'running') return;
     const controller = new AbortController();
     this.builds.set(id, controller);
+    const startedAt = now();
     await writeRecord(record, {
       deploymentId: id,
       phase: 'running',
-      startedAt: now(),
+      startedAt,
     } satisfies TaskRecord);
     this.event(agent, id, `build of version ${deployment.spec.version} started`);
     void this.admitted(agent)
@@ -190,7 +195,7 @@ export class LocalDriver implements WorkloadDriver {
           await writeRecord(record, {
             deploymentId: id,
             phase: 'succeeded',
-            startedAt: existing?.startedAt,
+            startedAt,
             finishedAt: now(),
           });
           this.event(agent, id, `build of version ${deployment.spec.version} succeeded`);
@@ -204,6 +209,7 @@ export class LocalDriver implements WorkloadDriver {
             deploymentId: id,
             phase: 'failed',
             message,
+            startedAt,
             finishedAt: now(),
           });
           this.event(
@@ -406,6 +412,16 @@ export class LocalDriver implements WorkloadDriver {
           deployment_id: deploymentId,
           stream: 'stderr',
           message: mask(message),
+        }),
+      onMachine: (startedAt, stoppedAt) =>
+        this.usage.report({
+          ...usageOwner(agent),
+          id: `compute:service:${deploymentId}:${this.instance}:${port}:${startedAt.getTime()}`,
+          deployment_id: deploymentId,
+          kind: 'compute',
+          started_at: startedAt.toISOString(),
+          ended_at: stoppedAt.toISOString(),
+          memory_mb: deployment.spec.config.memoryMb,
         }),
       onEvent: (message, level) => {
         this.event(agent, deploymentId, mask(message), level === 'INFO' ? 'SYSTEM' : level);
@@ -714,7 +730,7 @@ export class LocalDriver implements WorkloadDriver {
       this.log.info('removed the state of deleted agents and deployments', { removed });
   }
 
-  /** Stops every process and flushes the logs. */
+  /** Stops every process and flushes the logs and the usage reports. */
   async close(): Promise<void> {
     for (const { timer } of this.schedules.values()) clearTimeout(timer);
     await Promise.all(
@@ -725,6 +741,7 @@ export class LocalDriver implements WorkloadDriver {
     for (const controller of this.builds.values()) controller.abort();
     await this.group.stopAll();
     await this.shipper.close();
+    await this.usage.close();
   }
 
   /** Ensures the state directory exists. */

@@ -32,6 +32,14 @@ export interface ServiceOptions {
   onEvent: (message: string, level: 'INFO' | 'WARN' | 'ERROR') => void;
   initialBackoffMs?: number;
   maxBackoffMs?: number;
+  /**
+   * Called with each stretch of time a process of the service ran: from its
+   * start to its exit, cut every `machineCheckpointMs` while it keeps running
+   * (so a long-lived service's time is seen before it stops).
+   */
+  onMachine?: (startedAt: Date, stoppedAt: Date) => void;
+  /** Default 5 minutes. */
+  machineCheckpointMs?: number;
 }
 
 /** A supervised service process. */
@@ -73,8 +81,29 @@ export class SupervisedService {
     };
     this.proc = this.opts.launch ? this.opts.launch(start) : this.group.start(start);
     const proc = this.proc;
+    const stopMetering = this.meter();
     void this.waitHealthy(proc);
-    void proc.exited.then((code) => this.onExit(proc, code));
+    void proc.exited.then((code) => {
+      stopMetering();
+      return this.onExit(proc, code);
+    });
+  }
+
+  /** Reports the running process's time in stretches; the returned function ends the last one. */
+  private meter(): () => void {
+    const onMachine = this.opts.onMachine;
+    if (!onMachine) return () => undefined;
+    let from = new Date();
+    const cut = () => {
+      const to = new Date();
+      onMachine(from, to);
+      from = to;
+    };
+    const checkpoint = setInterval(cut, this.opts.machineCheckpointMs ?? 5 * 60_000).unref();
+    return () => {
+      clearInterval(checkpoint);
+      cut();
+    };
   }
 
   private async waitHealthy(proc: ManagedProcess): Promise<void> {
