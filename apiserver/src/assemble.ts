@@ -176,7 +176,15 @@ export function controlPlaneDeps(
       config.regions,
       placedRegions(c.vectorCollections, agentRepository),
     ),
-    usage: buildUsage(conn.db, agents, log),
+    usage: buildUsage({
+      db: conn.db,
+      agents,
+      repository: agentRepository,
+      accounts,
+      plans,
+      log,
+      now,
+    }),
     now,
   };
 }

@@ -13,6 +13,7 @@ import { MongoClient } from 'mongodb';
 import { readConfigOrExit } from '../../common/env.js';
 import { createLogger } from '../../common/logger.js';
 import { buildControlPlane } from './assemble.js';
+import { USAGE_SWEEP_INTERVAL_MS } from './usage/assemble.js';
 import { loadConfig } from './config.js';
 import { LOG_RETENTION_MS } from './logs/log-store.js';
 import { createEdgeServer } from './edge/edge-server.js';
@@ -104,6 +105,8 @@ console.log(
 
 // Revokes the keys of deployments that no longer serve and of deleted agents.
 await deps.keys.start();
+// Moves accounts over a hard usage limit to usage_paused, and back once under it.
+deps.usage.enforcer.start(USAGE_SWEEP_INTERVAL_MS);
 // Carries out region changes, resuming those a stopped API server left unfinished.
 deps.regionRunner.start();
 
@@ -133,6 +136,7 @@ async function shutdown(signal: string): Promise<void> {
   await metrics?.close();
   await vectors.close();
   await agentIndex.stop();
+  await deps.usage.enforcer.stop();
   // Usage events still buffered are written before the connection closes.
   await deps.usage.writer.close();
   await deps.regionRunner.stop();

@@ -56,6 +56,13 @@ export const ANNOTATIONS = {
    * is written, so that region's operator never builds or runs it.
    */
   importedState: 'svc.dev/imported-state',
+  /**
+   * On an Agent (written by the API server) whose account is over a hard usage
+   * limit of its plan this month: the exceeded metrics, comma-separated. The
+   * operator stops its service and schedule and reports `usage_paused`; the
+   * edge does not wake it. Removed when the month turns or the plan changes.
+   */
+  usagePaused: 'svc.dev/usage-paused',
 } as const;
 
 /** Names of the Kubernetes objects that belong to an agent or a deployment. */

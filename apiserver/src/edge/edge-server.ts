@@ -17,7 +17,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import type { Agent } from '../../../crds/src/index.js';
+import { ANNOTATIONS, type Agent } from '../../../crds/src/index.js';
 import type { Logger } from '../../../common/logger.js';
 import { addressLabelOf } from './address.js';
 import type { AgentIndex } from './agent-index.js';
@@ -70,7 +70,11 @@ export function createEdgeServer(opts: EdgeOptions): Server {
       throw new EdgeError(404, 'AGENT_NOT_FOUND', 'This hostname is not an agent address.');
     let agent = index.find(label);
     const reachable = (a: Agent | undefined) =>
-      a && a.status?.deployed && a.spec.desiredState === 'running' && !a.metadata.deletionTimestamp;
+      a &&
+      a.status?.deployed &&
+      a.spec.desiredState === 'running' &&
+      !a.metadata.annotations?.[ANNOTATIONS.usagePaused] &&
+      !a.metadata.deletionTimestamp;
     if (!reachable(agent))
       throw new EdgeError(404, 'AGENT_NOT_REACHABLE', 'No running agent answers at this address.');
     if (!agent?.status?.endpoint) {

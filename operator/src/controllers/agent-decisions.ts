@@ -20,6 +20,7 @@ import {
   agentUrl,
   cronFields,
   cronLastRun,
+  usagePaused,
   type Versions,
 } from './agent-status.js';
 
@@ -76,7 +77,7 @@ export function serviceReplicas(
   agent: Agent,
   idle: Idleness,
 ): { replicas: 0 | 1; requeueAfter: number | undefined } {
-  const replicas = agent.spec.desiredState === 'paused' || idle.idle ? 0 : 1;
+  const replicas = agent.spec.desiredState === 'paused' || usagePaused(agent) || idle.idle ? 0 : 1;
   return {
     replicas,
     requeueAfter: replicas === 1 && idle.remainingMs !== null ? idle.remainingMs : undefined,
@@ -85,7 +86,9 @@ export function serviceReplicas(
 
 /** Whether the schedule's CronJob is suspended: the agent or its schedule is paused. */
 export function scheduleSuspended(agent: Agent): boolean {
-  return agent.spec.desiredState === 'paused' || Boolean(agent.spec.schedulePaused);
+  return (
+    agent.spec.desiredState === 'paused' || usagePaused(agent) || Boolean(agent.spec.schedulePaused)
+  );
 }
 
 /**

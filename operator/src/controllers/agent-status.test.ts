@@ -1,10 +1,17 @@
 import { describe, expect, it } from '@jest/globals';
-import type { Agent, AgentDeployment } from '../../../crds/src/index.js';
+import { ANNOTATIONS, type Agent, type AgentDeployment } from '../../../crds/src/index.js';
 import {
   agentDeploymentResource,
   agentResource,
 } from '../../../test/factories/custom-resources.js';
-import { agentStatusFor, agentUrl, cronFields, cronLastRun, versionsOf } from './agent-status.js';
+import {
+  agentStatusFor,
+  agentUrl,
+  cronFields,
+  cronLastRun,
+  usagePaused,
+  versionsOf,
+} from './agent-status.js';
 
 function agent(spec: Partial<Agent['spec']> = {}): Agent {
   return agentResource('ns', { addressLabel: 'hello-abc123', ...spec }, { name: 'a1' });
@@ -56,6 +63,20 @@ describe('agentStatusFor', () => {
     expect(s([deployment(1, 'active')], { desiredState: 'paused' })).toBe('paused');
     expect(s([deployment(1, 'active')], { desiredState: 'archived' })).toBe('archived');
     expect(s([deployment(1, 'active')], {}, true)).toBe('failed');
+  });
+
+  it('is usage_paused while the API server marks the account over a usage limit', () => {
+    const marked = agent();
+    marked.metadata.annotations = { [ANNOTATIONS.usagePaused]: 'edge_requests' };
+    const active = versionsOf([deployment(1, 'active')]);
+    expect(agentStatusFor(marked, active, false)).toBe('usage_paused');
+    // A stop by its owner, an archive or a lost workload say so first.
+    marked.spec.desiredState = 'paused';
+    expect(agentStatusFor(marked, active, false)).toBe('paused');
+    marked.spec.desiredState = 'running';
+    expect(agentStatusFor(marked, active, true)).toBe('failed');
+    expect(usagePaused(marked)).toBe(true);
+    expect(usagePaused(agent())).toBe(false);
   });
 });
 

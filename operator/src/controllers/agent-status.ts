@@ -3,11 +3,12 @@
  * what serves it, the status the contract reports (status, deployed, url,
  * failure code, cron fields). Unit-tested without a cluster.
  */
-import type {
-  Agent,
-  AgentDeployment,
-  AgentStatus,
-  AgentStatusBlock,
+import {
+  ANNOTATIONS,
+  type Agent,
+  type AgentDeployment,
+  type AgentStatus,
+  type AgentStatusBlock,
 } from '../../../crds/src/index.js';
 import { nextRun } from '../../../common/cron.js';
 import { newest, stateOf } from './views.js';
@@ -39,12 +40,20 @@ export function agentStatusFor(agent: Agent, v: Versions, lost: boolean): AgentS
   if (desired === 'archived') return 'archived';
   if (lost) return 'failed';
   if (v.rolling) return 'deploying';
-  if (v.active) return desired === 'paused' ? 'paused' : 'running';
+  if (v.active) {
+    if (desired === 'paused') return 'paused';
+    return usagePaused(agent) ? 'usage_paused' : 'running';
+  }
   const latest = v.latest ? stateOf(v.latest) : null;
   if (latest === 'queued' || latest === 'building') return 'building';
   if (latest === 'deploying') return 'deploying';
   if (latest === 'failed') return 'failed';
   return 'pending';
+}
+
+/** Whether the API server paused the agent because its account is over a hard usage limit. */
+export function usagePaused(agent: Pick<Agent, 'metadata'>): boolean {
+  return Boolean(agent.metadata.annotations?.[ANNOTATIONS.usagePaused]);
 }
 
 /** The agent's address, when it is a deployed service (`port` when the edge is not on the default one). */

@@ -15,6 +15,7 @@ import type { ReconcileResult } from '../../../common/kube/index.js';
 import { POLL_MS, withStatus } from './agent-deployment-decisions.js';
 import { runFinishedStatus, runProgress, runStart } from './run-decisions.js';
 import { stateOf, type ClusterView } from './views.js';
+import { usagePaused } from './agent-status.js';
 import { finishedTaskEvents, type UsageReports } from '../usage-reporter.js';
 
 /** The run reconciler. */
@@ -42,6 +43,13 @@ export class RunController {
     const deployments = this.deps.view.deploymentsOf(namespace, run.spec.agentId);
     const start = runStart(run, deployments, new Date());
     if (start.next === 'fail') return this.finish(run, 'failed', start.message);
+    if (start.next === 'start' && usagePaused(agent)) {
+      return this.finish(
+        run,
+        'failed',
+        'not run: the account is over a usage limit of its plan this month (the agent is usage_paused)',
+      );
+    }
     if (start.next === 'start') {
       await this.write(run, start.status);
       await driver.startRun(agent, run, start.serving);
