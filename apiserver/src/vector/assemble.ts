@@ -24,6 +24,7 @@ import { StorageMeter } from './storage/storage-meter.js';
 import { UsageStore } from '../usage/usage-store.js';
 import { UsageWriter } from '../usage/usage-writer.js';
 import { meteredGuard } from '../usage/request-meter.js';
+import { StorageSampler } from '../usage/storage-sampler.js';
 
 /** Configuration of the vector plane. */
 export interface VectorPlaneConfig {
@@ -52,6 +53,8 @@ export interface VectorPlaneOptions {
   schema?: Partial<SchemaLimits>;
   /** How long an account's measured storage is reused (tests use 0: measure every time). */
   storageTtlMs?: number;
+  /** Time between vector storage samples recorded as usage (default hourly; 0: none). */
+  storageSampleMs?: number;
   /** Whether the fast path answers the routes it can before Koa (default true; tests compare). */
   fastPath?: boolean;
 }
@@ -105,6 +108,9 @@ export function vectorPlaneApp(
     (events) => usageStore.insert(events),
     log.child({ component: 'usage' }),
   );
+  const storage = new StorageMeter(c, engine, undefined, options.storageTtlMs);
+  const sampler = new StorageSampler(c.vectorCollections, storage, usage, log);
+  if (options.storageSampleMs !== 0) sampler.start(options.storageSampleMs);
   const deps = {
     log: log.child({ front: 'vectors' }),
     guard: meteredGuard(
@@ -121,7 +127,7 @@ export function vectorPlaneApp(
     engine,
     searches,
     schemas: new SchemaService(c.payloadSchemas, engine, options.schema, now),
-    storage: new StorageMeter(c, engine, undefined, options.storageTtlMs),
+    storage,
     regions: config.regions,
     regionUrls: config.regionUrls,
     upsert: options.upsert,
@@ -145,6 +151,7 @@ export function vectorPlaneApp(
     handler,
     close: async () => {
       clearInterval(purge);
+      await sampler.stop();
       await usage.close();
       engine.close();
     },

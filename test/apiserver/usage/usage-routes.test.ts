@@ -16,8 +16,19 @@ import {
   type TestServer,
 } from '../control-plane-server.js';
 import { startVectorServer, type VectorServer } from '../../vector/vector-server.js';
+import { createLogger } from '../../../common/logger.js';
+import { collections } from '../../../apiserver/src/store/database.js';
+import { EngineClient } from '../../../apiserver/src/vector/engine-client.js';
+import { StorageMeter } from '../../../apiserver/src/vector/storage/storage-meter.js';
+import { StorageSampler } from '../../../apiserver/src/usage/storage-sampler.js';
 
-type Totals = { count: number; seconds: number; mb_seconds: number; events: number };
+type Totals = {
+  count: number;
+  seconds: number;
+  mb_seconds: number;
+  events: number;
+  peak_storage_mb: number;
+};
 type Summary = {
   totals: Record<string, Totals>;
   agents: Array<{ agent_id: string; totals: Record<string, Totals> }>;
@@ -130,6 +141,49 @@ describe('vector-plane requests', () => {
     await vectors.close();
     vectors = await startVectorServer({ db: server.db });
     expect((await summary()).totals.vector_request!.count).toBe(before + 3);
+  });
+});
+
+describe('vector storage', () => {
+  it('is sampled per tenant and summed as its peak, not its total', async () => {
+    const headers = { authorization: `Bearer ${owner.key}`, 'content-type': 'application/json' };
+    const created = await fetch(`${vectors.base}/api/v1/collections`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ name: 'stored', vectors: { size: 512, distance: 'Dot' } }),
+    });
+    expect(created.status).toBeLessThan(300);
+    const points = Array.from({ length: 600 }, (_, i) => ({
+      id: i + 1,
+      vector: Array.from({ length: 512 }, (_, j) => (j === i % 512 ? 1 : 0)),
+    }));
+    const upsert = await fetch(`${vectors.base}/api/v1/collections/stored/points?wait=true`, {
+      method: 'PUT',
+      headers,
+      body: JSON.stringify({ points }),
+    });
+    expect(upsert.status).toBe(200);
+    const c = collections(server.db);
+    const engine = new EngineClient(vectors.engineUrl, { apiKey: vectors.engineApiKey });
+    const sampler = new StorageSampler(
+      c.vectorCollections,
+      new StorageMeter(c, engine),
+      server.usage!.writer,
+      createLogger('usage', 'silent'),
+    );
+    try {
+      // Two samples of the same storage: the summary shows it once, as the peak.
+      expect(await sampler.sample()).toBe(1);
+      expect(await sampler.sample()).toBe(1);
+    } finally {
+      engine.close();
+    }
+    const storage = (await summary()).totals.vector_storage!;
+    // 600 points of 512 float32 (2048 bytes each) and the payload the gateway stamps on each
+    // (under 200 bytes): once, not the 2 samples added up.
+    expect(storage.events).toBe(2);
+    expect(storage.peak_storage_mb).toBeGreaterThanOrEqual((600 * 2048) / 2 ** 20);
+    expect(storage.peak_storage_mb).toBeLessThan((600 * (2048 + 200)) / 2 ** 20);
   });
 });
 

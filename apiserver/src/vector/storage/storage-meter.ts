@@ -120,6 +120,12 @@ export class StorageMeter {
     return bytes;
   }
 
+  /** The estimated bytes `docs` hold now, measured at the engine (no cache). */
+  async measure(docs: readonly VectorCollectionDoc[]): Promise<number> {
+    const sizes = await Promise.all(docs.map((doc) => this.collectionBytes(doc)));
+    return sizes.reduce((a, b) => a + b, 0);
+  }
+
   private async collectionBytes(doc: VectorCollectionDoc): Promise<number> {
     if (doc.status !== 'active') return 0;
     const res = await this.engine.send('GET', `/collections/${doc.engineName}`);
