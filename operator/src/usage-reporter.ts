@@ -31,6 +31,7 @@ export interface UsageReports {
 
 const BATCH = 200;
 const MAX_BUFFERED = 50_000;
+const SEND_TIMEOUT_MS = 10_000;
 
 /** The owner fields of an event about `agent`. */
 export function usageOwner(
@@ -127,6 +128,8 @@ export class UsageReporter implements UsageReports {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ events: batch }),
+          // An API server that does not answer must not hold the operator's shutdown.
+          signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
         });
         if (!res.ok) throw new Error(`HTTP ${res.status}`);
       } catch (err) {
