@@ -32,6 +32,7 @@ describe('loadConfig', () => {
       publicApiUrl: undefined,
       webhookPerMinute: 120,
       allowLoopbackHttp: false,
+      allowPrivateHosts: false,
     });
     expect(
       loadConfig({
@@ -39,11 +40,13 @@ describe('loadConfig', () => {
         SVC_PUBLIC_API_URL: 'https://api.example.com',
         SVC_CODEHOST_WEBHOOK_PER_MINUTE: '30',
         SVC_CODEHOST_ALLOW_LOOPBACK_HTTP: 'true',
+        SVC_CODEHOST_ALLOW_PRIVATE_HOSTS: 'true',
       }).codehost,
     ).toEqual({
       publicApiUrl: 'https://api.example.com',
       webhookPerMinute: 30,
       allowLoopbackHttp: true,
+      allowPrivateHosts: true,
     });
     expect(() => loadConfig({ ...secrets, SVC_CODEHOST_WEBHOOK_PER_MINUTE: '0' })).toThrow(
       /SVC_CODEHOST_WEBHOOK_PER_MINUTE/,

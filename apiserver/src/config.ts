@@ -58,8 +58,10 @@ export interface ApiServerConfig {
   /**
    * Code-host links: `SVC_PUBLIC_API_URL` (base of the webhook URLs; by default
    * the origin a request came to), `SVC_CODEHOST_WEBHOOK_PER_MINUTE` (deliveries
-   * per agent, 120) and `SVC_CODEHOST_ALLOW_LOOPBACK_HTTP` (plain HTTP to a Git
-   * server on loopback; off).
+   * per agent, 120), `SVC_CODEHOST_ALLOW_LOOPBACK_HTTP` (a Git server on this
+   * machine's loopback, plain HTTP too; off) and `SVC_CODEHOST_ALLOW_PRIVATE_HOSTS`
+   * (a Git server on a private or link-local network; off: a tenant's host
+   * must be on the public internet).
    */
   codehost: CodehostConfig;
   logLevel: string;
@@ -95,6 +97,7 @@ export function loadConfig(env = process.env): ApiServerConfig {
       publicApiUrl: envOptional('SVC_PUBLIC_API_URL', env),
       webhookPerMinute: envInt('SVC_CODEHOST_WEBHOOK_PER_MINUTE', 120, { min: 1 }, env),
       allowLoopbackHttp: envBool('SVC_CODEHOST_ALLOW_LOOPBACK_HTTP', false, env),
+      allowPrivateHosts: envBool('SVC_CODEHOST_ALLOW_PRIVATE_HOSTS', false, env),
     },
     logLevel: envString('SVC_LOG_LEVEL', 'info', env),
   };

@@ -93,6 +93,31 @@ describe('address rules without loopback HTTP', () => {
   });
 });
 
+describe('where a code host may be', () => {
+  it("returns 400 CODEHOST_URL_NOT_ALLOWED for an https host on this machine's loopback or private and link-local networks, by address or by name", async () => {
+    const caller = await createCaller(strict.server);
+    for (const url of [
+      'https://127.0.0.1:6443',
+      'https://localhost:6443',
+      'https://[::1]:6443',
+      'https://[::ffff:127.0.0.1]',
+      'https://169.254.169.254',
+      'https://10.0.0.1',
+      'https://192.168.1.1',
+    ]) {
+      const res = await call(strict, 'PUT', '/api/v1/auth/codehost', {
+        key: caller.key,
+        body: { url, token: 'x' },
+      });
+      expect([url, res.status, res.body.detail?.code]).toEqual([
+        url,
+        400,
+        'CODEHOST_URL_NOT_ALLOWED',
+      ]);
+    }
+  });
+});
+
 describe("an agent's own key", () => {
   it('returns 403 AGENT_KEY_FORBIDDEN on the account code-host routes', async () => {
     const agent = await call<{ id: string }>(limited, 'POST', '/api/v1/agents', {

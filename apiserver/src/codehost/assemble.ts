@@ -17,8 +17,10 @@ import { WebhookService, type WebhookServiceDeps } from './webhook-service.js';
 
 /** Settings of the code-host feature; every one has a default. */
 export interface CodehostConfig {
-  /** Accept `http://` hosts on loopback addresses (tests, a Git server on this machine); false by default. */
+  /** Accept `http://` hosts on loopback addresses, and hosts on loopback at all (tests, a Git server on this machine); false by default. */
   allowLoopbackHttp?: boolean;
+  /** Accept hosts on private, link-local or reserved networks (a Git server inside the installation's network); false by default. */
+  allowPrivateHosts?: boolean;
   /** Public base URL of the control plane for webhook URLs; by default the origin the request came to. */
   publicApiUrl?: string;
   /** Webhook deliveries per minute per agent (default 120). */
@@ -58,13 +60,17 @@ export function buildCodehost(inputs: CodehostInputs): CodehostDeps {
   const config = inputs.config ?? {};
   const store = CodehostStore.open(inputs.db);
   const secrets = new CodehostSecrets(inputs.kc, inputs.namespaces);
+  const policy = {
+    allowLoopbackHttp: config.allowLoopbackHttp ?? false,
+    allowPrivateHosts: config.allowPrivateHosts ?? false,
+  };
   return {
     store,
     service: new CodehostService({
       store,
       secrets,
       agents: inputs.agents,
-      policy: { allowLoopbackHttp: config.allowLoopbackHttp ?? false },
+      policy,
     }),
     webhooks: new WebhookService({
       store,
@@ -73,6 +79,7 @@ export function buildCodehost(inputs: CodehostInputs): CodehostDeps {
       plans: inputs.plans,
       deploy: inputs.deploy,
       log: inputs.log.child({ component: 'codehost' }),
+      policy,
     }),
     windows: inputs.windows,
     publicApiUrl: config.publicApiUrl,

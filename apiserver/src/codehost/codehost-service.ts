@@ -13,6 +13,7 @@ import {
   CodehostUrlNotAllowed,
 } from '../errors/catalogue.js';
 import type { CodehostStore } from './codehost-store.js';
+import { HostUnresolved, pinHost } from './host-address.js';
 import { checkHost, type HostCheck } from './host-check.js';
 import {
   defaultUsername,
@@ -75,6 +76,13 @@ export class CodehostService {
   /** Connects (or replaces) the tenant's code host and stores its token. */
   async connect(auth: AuthContext, input: ConnectInput): Promise<CodehostAccountDoc> {
     const url = this.hostUrl(input.url, 'url');
+    try {
+      await pinHost(url, this.deps.policy);
+    } catch (err) {
+      // A name that does not resolve yet is the status check's to report; one that resolves
+      // to this machine or its network is refused now.
+      if (!(err instanceof HostUnresolved)) throw refused(err, 'url');
+    }
     const provider = input.provider ?? guessProvider(url);
     const username = input.username || defaultUsername(provider);
     await this.deps.secrets.writeToken(auth.tenant.namespace, input.token);
@@ -110,7 +118,11 @@ export class CodehostService {
     }
     const links = await this.deps.store.tenantLinks(auth.tenant, STATUS_REPOSITORIES);
     const repositories = [...new Set(links.map((l) => l.repository))];
-    return { host, checks: await checkHost(host, token, repositories), checkedAt };
+    return {
+      host,
+      checks: await checkHost(host, token, repositories, this.deps.policy),
+      checkedAt,
+    };
   }
 
   /** Links the agent `ref`, replacing any link; returns the link and its new webhook secret. */

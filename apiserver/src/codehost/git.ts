@@ -7,11 +7,13 @@
  * user or system configuration, never prompts, and speaks only HTTP(S).
  */
 import { execFile, spawn } from 'node:child_process';
+import { isIP } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ArchiveLimits } from '../../../crds/src/index.js';
 import { ArchiveMeter } from '../../../common/archive-limits.js';
+import type { AddressPin } from './host-address.js';
 
 /** What git authenticates with: HTTP Basic, user name and token. */
 export interface GitCredentials {
@@ -27,10 +29,14 @@ const GIT_TIMEOUT_MS = 120_000;
 /** How long the status check's ls-remote may take: someone is waiting on the answer. */
 const LS_REMOTE_TIMEOUT_MS = 20_000;
 
-/** The environment of a git command using `credentials` (none for an anonymous one). */
+/**
+ * The environment of a git command using `credentials` (none for an anonymous
+ * one), connecting to the host of `pin` at its checked address only.
+ */
 export function gitEnvironment(
   credentials: GitCredentials | null,
   home: string,
+  pin: AddressPin | null = null,
 ): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
@@ -48,6 +54,11 @@ export function gitEnvironment(
     // The token header would follow a redirect to wherever it points.
     ['http.followRedirects', 'false'],
   ];
+  // An address literal needs no pin (and curl would misread an IPv6 one).
+  if (pin && isIP(pin.hostname) === 0) {
+    const address = pin.family === 6 ? `[${pin.address}]` : pin.address;
+    config.push(['http.curloptResolve', `${pin.hostname}:${pin.port}:${address}`]);
+  }
   if (credentials) {
     const basic = Buffer.from(`${credentials.username}:${credentials.token}`).toString('base64');
     config.push(['http.extraHeader', `Authorization: Basic ${basic}`]);
@@ -63,7 +74,12 @@ export function gitEnvironment(
 /** Runs git with `args` in `cwd`; resolves with stdout, rejects with a scrubbed GitError. */
 export function runGit(
   args: string[],
-  options: { cwd: string; credentials: GitCredentials | null; timeoutMs?: number },
+  options: {
+    cwd: string;
+    credentials: GitCredentials | null;
+    pin?: AddressPin | null;
+    timeoutMs?: number;
+  },
 ): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(
@@ -71,7 +87,7 @@ export function runGit(
       args,
       {
         cwd: options.cwd,
-        env: gitEnvironment(options.credentials, options.cwd),
+        env: gitEnvironment(options.credentials, options.cwd, options.pin ?? null),
         timeout: options.timeoutMs ?? GIT_TIMEOUT_MS,
         maxBuffer: 16 * 1024 * 1024,
         encoding: 'utf8',
@@ -85,13 +101,18 @@ export function runGit(
   });
 }
 
-/** Lists the branches of `repository`: proves the token reads it. */
-export async function lsRemote(repository: string, credentials: GitCredentials): Promise<void> {
+/** Lists the branches of `repository` (at the address `pin`): proves the token reads it. */
+export async function lsRemote(
+  repository: string,
+  credentials: GitCredentials,
+  pin: AddressPin,
+): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-git-'));
   try {
     await runGit(['ls-remote', '--heads', '--', repository], {
       cwd: dir,
       credentials,
+      pin,
       timeoutMs: LS_REMOTE_TIMEOUT_MS,
     });
   } finally {
@@ -104,7 +125,8 @@ export async function lsRemote(repository: string, credentials: GitCredentials):
  * `dir`, shallow: `git init`, `git fetch --depth 1 <url> <sha>`, checkout.
  * A server that refuses fetching by id gets the branch's tip instead, which
  * must then be that commit. The commit's tree is measured against `limits`
- * before anything is checked out (ArchiveLimitError past one).
+ * before anything is checked out (ArchiveLimitError past one). Git connects
+ * to the repository's host at the address `pin` only.
  */
 export async function checkoutCommit(
   dir: string,
@@ -113,8 +135,9 @@ export async function checkoutCommit(
   commit: string,
   credentials: GitCredentials,
   limits: ArchiveLimits,
+  pin: AddressPin,
 ): Promise<void> {
-  const opts = { cwd: dir, credentials };
+  const opts = { cwd: dir, credentials, pin };
   await runGit(['init', '--quiet'], opts);
   try {
     await runGit(['fetch', '--quiet', '--no-tags', '--depth', '1', '--', repository, commit], opts);

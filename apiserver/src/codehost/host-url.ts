@@ -7,10 +7,15 @@
  */
 import type { CodehostProvider } from './model.js';
 
-/** How strict the address rules are. */
+/** How strict the address rules are (where the host may resolve to: ./host-address.ts). */
 export interface HostUrlPolicy {
-  /** Allows `http://` to 127.0.0.0/8, ::1 and localhost (tests; never in a cluster). */
+  /**
+   * Allows `http://` to 127.0.0.0/8, ::1 and localhost, and a host on this machine's loopback
+   * at all (tests; never in a cluster).
+   */
   allowLoopbackHttp: boolean;
+  /** Allows a host on a private, link-local or reserved network (a Git server inside the installation's network). */
+  allowPrivateHosts?: boolean;
 }
 
 /** An address refused by the rules; the message says which rule. */

@@ -29,6 +29,8 @@ import {
 import { deployedRoot } from './checkout-bounds.js';
 import { DELIVERY_RETENTION_MS, type CodehostStore } from './codehost-store.js';
 import { checkoutCommit, GitError } from './git.js';
+import { pinHost } from './host-address.js';
+import { HostUrlError, type HostUrlPolicy } from './host-url.js';
 import type { CodehostLinkDoc } from './model.js';
 import { packedPaths, packFiles, SubdirectoryError } from './pack.js';
 import {
@@ -62,6 +64,8 @@ export interface WebhookServiceDeps {
   plans: Record<Tier, Plan>;
   deploy: { deploy(auth: AuthContext, ref: string, body: Readable): Promise<AgentDeployment> };
   log: Logger;
+  /** Where a repository's host may be (checked again at each fetch: names resolve anew). */
+  policy: HostUrlPolicy;
 }
 
 /** `application/json`, with or without parameters. */
@@ -208,6 +212,7 @@ export class WebhookService {
           commit,
           { username: host.username, token },
           auth.plan.archive,
+          await pinHost(link.repository, this.deps.policy),
         );
         const root = await deployedRoot(dir, link.subdirectory ?? '');
         archive = await packFiles(root, await packedPaths(dir, link.subdirectory ?? ''));
@@ -227,7 +232,11 @@ export class WebhookService {
             },
           );
         }
-        if (!(err instanceof GitError) && !(err instanceof SubdirectoryError)) throw err;
+        const fetchError =
+          err instanceof GitError ||
+          err instanceof SubdirectoryError ||
+          err instanceof HostUrlError;
+        if (!fetchError) throw err;
         throw new CodehostFetchFailed(err.message, { fields: { commit } });
       }
       let deployment: AgentDeployment;

@@ -68,7 +68,7 @@ export function codehostRoutes(deps: CodehostDeps | undefined): AnyRoute[] {
       operationId: 'connectCodehost',
       summary: "Set the account's code host",
       description:
-        "Connects a Git host (GitHub, GitLab, Gitea or any Git server over HTTPS) with an access token, replacing any before it. Not in the contract's route list: it is how the host the three /auth/codehost routes read is set. The token is stored in a Kubernetes Secret in the account's namespace and never returned or logged; GET /api/v1/auth/codehost/status checks it. An agent's own key is 403 AGENT_KEY_FORBIDDEN.",
+        "Connects a Git host (GitHub, GitLab, Gitea or any Git server over HTTPS) with an access token, replacing any before it. The host must be on the public internet: a URL whose host is, or resolves to, a loopback, private, link-local or reserved address is 400 CODEHOST_URL_NOT_ALLOWED (checked again at every fetch, which connects only to the address checked), unless the installation allows loopback (SVC_CODEHOST_ALLOW_LOOPBACK_HTTP) or private networks (SVC_CODEHOST_ALLOW_PRIVATE_HOSTS). Not in the contract's route list: it is how the host the three /auth/codehost routes read is set. The token is stored in a Kubernetes Secret in the account's namespace and never returned or logged; GET /api/v1/auth/codehost/status checks it. An agent's own key is 403 AGENT_KEY_FORBIDDEN.",
       tag: TAG,
       body: CodehostConnect,
       bodySchemaName: 'CodehostConnect',
