@@ -136,29 +136,21 @@ describe('deploy', () => {
     expect(existsSync(join(app, 'debug.log'))).toBe(false);
   });
 
-  it('secrets set reads the value from stdin, and list never shows it', async () => {
-    const value = `v-${randomUUID()}`;
-    const set = await runSvc(['secrets', 'set', agent, 'API_TOKEN'], {
-      ...options,
-      input: `${value}\n`,
-    });
-    expect(set).toMatchObject({ code: 0 });
-    const list = await runSvc(['secrets', 'list', agent, '--json'], options);
-    expect(list.code).toBe(0);
-    expect(list.stdout).not.toContain(value);
-    expect(
-      (JSON.parse(list.stdout) as { items: { key: string }[] }).items.map((s) => s.key),
-    ).toEqual(['API_TOKEN']);
-    const agentId = (
-      JSON.parse((await runSvc(['agents', 'get', agent, '--json'], options)).stdout) as {
-        id: string;
-      }
-    ).id;
-    const secret = await platform.server.kc.makeApiClient(CoreV1Api).readNamespacedSecret({
-      name: `svc-secrets-${agentId}`,
-      namespace: platform.owner.namespace,
-    });
-    expect(Buffer.from(secret.data?.API_TOKEN ?? '', 'base64').toString()).toBe(value);
+  it('rolls back to version 1 as a new version and lists the deployments', async () => {
+    const redeploy = await runSvc(['deploy', example, '--agent', agent, '--json'], options);
+    expect(redeploy.code).toBe(0);
+    const version = (JSON.parse(redeploy.stdout) as { deployment: { version: number } }).deployment
+      .version;
+    const rollback = await runSvc(['rollback', agent, '1', '--json'], options);
+    expect(rollback.code).toBe(0);
+    expect(JSON.parse(rollback.stdout)).toMatchObject({ version: version + 1, state: 'active' });
+    const list = await runSvc(['deployments', 'list', agent, '--json'], options);
+    const versions = (JSON.parse(list.stdout) as { items: { version: number; state: string }[] })
+      .items;
+    expect(versions.map((d) => d.version)).toEqual(
+      Array.from({ length: version + 1 }, (_, i) => version + 1 - i),
+    );
+    expect(versions[0]!.state).toBe('active');
   });
 
   it('logs --follow prints a line the agent writes after the follow started', async () => {
@@ -211,5 +203,96 @@ describe('deploy', () => {
     const result = await runSvc(['deploy', dir, '--agent', `${agent}-broken`], options);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("No module named 'no_such_module_for_svc_cli'");
+  });
+});
+
+// On an agent that is not deployed. On a running one each change rolls its local service, and
+// the local driver now leaves the replaced services' processes running (they keep jest from
+// exiting), a defect of the driver reported with this work; these tests of the CLI keep off it.
+describe('secrets', () => {
+  const holder = `cli-sec-${randomBytes(3).toString('hex')}`;
+
+  beforeAll(async () => {
+    expect((await runSvc(['agents', 'create', holder], options)).code).toBe(0);
+  });
+
+  it('secrets set reads the value from stdin, and list never shows it', async () => {
+    const value = `v-${randomUUID()}`;
+    const set = await runSvc(['secrets', 'set', holder, 'API_TOKEN'], {
+      ...options,
+      input: `${value}\n`,
+    });
+    expect(set).toMatchObject({ code: 0 });
+    const list = await runSvc(['secrets', 'list', holder, '--json'], options);
+    expect(list.code).toBe(0);
+    expect(list.stdout).not.toContain(value);
+    expect(
+      (JSON.parse(list.stdout) as { items: { key: string }[] }).items.map((s) => s.key),
+    ).toEqual(['API_TOKEN']);
+    const agentId = (
+      JSON.parse((await runSvc(['agents', 'get', holder, '--json'], options)).stdout) as {
+        id: string;
+      }
+    ).id;
+    const secret = await platform.server.kc.makeApiClient(CoreV1Api).readNamespacedSecret({
+      name: `svc-secrets-${agentId}`,
+      namespace: platform.owner.namespace,
+    });
+    expect(Buffer.from(secret.data?.API_TOKEN ?? '', 'base64').toString()).toBe(value);
+  });
+
+  it('secrets set --from-env-file sets each pair, rotate reads stdin, rm removes the key', async () => {
+    const agentId = (
+      JSON.parse((await runSvc(['agents', 'get', holder, '--json'], options)).stdout) as {
+        id: string;
+      }
+    ).id;
+    const stored = async () =>
+      (
+        await platform.server.kc.makeApiClient(CoreV1Api).readNamespacedSecret({
+          name: `svc-secrets-${agentId}`,
+          namespace: platform.owner.namespace,
+        })
+      ).data ?? {};
+    const decoded = (data: Record<string, string>, key: string) =>
+      Buffer.from(data[key] ?? '', 'base64').toString();
+
+    const envFile = join(home, 'prod.env');
+    writeFileSync(
+      envFile,
+      "# production\nDB_URL=postgres://db/app\nexport GREETING='hello there'\n",
+    );
+    const fromFile = await runSvc(['secrets', 'set', holder, '--from-env-file', envFile], options);
+    expect(fromFile).toMatchObject({ code: 0 });
+    let data = await stored();
+    expect(decoded(data, 'DB_URL')).toBe('postgres://db/app');
+    expect(decoded(data, 'GREETING')).toBe('hello there');
+
+    const rotated = `r-${randomUUID()}`;
+    const rotate = await runSvc(['secrets', 'rotate', holder, 'DB_URL'], {
+      ...options,
+      input: rotated,
+    });
+    expect(rotate).toMatchObject({ code: 0 });
+    expect(rotate.stdout + rotate.stderr).not.toContain(rotated);
+    expect(decoded(await stored(), 'DB_URL')).toBe(rotated);
+
+    expect((await runSvc(['secrets', 'rm', holder, 'GREETING'], options)).code).toBe(0);
+    data = await stored();
+    expect(Object.keys(data).sort()).toEqual(['API_TOKEN', 'DB_URL']);
+    const missing = await runSvc(['secrets', 'rotate', holder, 'GREETING'], {
+      ...options,
+      input: 'x',
+    });
+    expect(missing.code).toBe(4);
+    expect(missing.stderr).toContain('SECRET_NOT_FOUND');
+  });
+
+  it('secrets set without a value on stdin exits 2 and sets nothing', async () => {
+    const result = await runSvc(['secrets', 'set', holder, 'EMPTY'], { ...options, input: '' });
+    expect(result.code).toBe(2);
+    const list = await runSvc(['secrets', 'list', holder, '--json'], options);
+    const keys = (JSON.parse(list.stdout) as { items: { key: string }[] }).items.map((s) => s.key);
+    expect(keys).not.toContain('EMPTY');
   });
 });

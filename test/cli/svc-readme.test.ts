@@ -95,6 +95,34 @@ describe("the README's CLI walkthrough", () => {
   });
 });
 
+describe('after the walkthrough', () => {
+  it("pauses and resumes tick's schedule, idempotently, and lists its runs", async () => {
+    const pause = await runSvc(['schedule', 'pause', 'tick', '--json'], options);
+    expect(pause.code).toBe(0);
+    expect(JSON.parse(pause.stdout)).toMatchObject({ cron_paused: true, changed: true });
+    const again = await runSvc(['schedule', 'pause', 'tick', '--json'], options);
+    expect(JSON.parse(again.stdout)).toMatchObject({ cron_paused: true, changed: false });
+    const resume = await runSvc(['schedule', 'resume', 'tick', '--json'], options);
+    expect(JSON.parse(resume.stdout)).toMatchObject({ cron_paused: false, changed: true });
+    const runs = await runSvc(['runs', 'tick', '--json'], options);
+    expect(JSON.parse(runs.stdout)).toMatchObject({
+      // A cron run too when the clock passed a multiple of 5 minutes meanwhile.
+      items: expect.arrayContaining([
+        expect.objectContaining({ trigger_source: 'manual', state: 'completed' }),
+      ]),
+    });
+  });
+
+  it('stops hello-py, and a schedule on an agent without one is refused', async () => {
+    const stop = await runSvc(['agents', 'stop', 'hello-py'], options);
+    expect(stop).toMatchObject({ code: 0 });
+    expect(stop.stderr).toContain('hello-py: paused');
+    const noSchedule = await runSvc(['schedule', 'pause', 'hello-py'], options);
+    expect(noSchedule.code).toBe(5);
+    expect(noSchedule.stderr).toMatch(/Error 4\d\d SCHEDULE_NOT_SET/);
+  });
+});
+
 describe('workspaces', () => {
   it('creates, lists, reads and deletes a workspace, as tables and as JSON', async () => {
     const name = `ws-${randomBytes(3).toString('hex')}`;

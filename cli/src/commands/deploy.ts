@@ -99,10 +99,7 @@ async function deploy(ctx: Context, dir: string, opts: DeployOptions): Promise<v
   }
 
   const settled = await followDeployment(client, out, accepted.id);
-  const current = await client.request<Record<string, unknown>>(
-    'GET',
-    `/api/v1/agents/${encodeURIComponent(agent)}`,
-  );
+  const current = await settledAgent(client, agent, settled.state === 'active');
   out.result({ ...base, deployment: settled, agent: current }, () => undefined);
   if (settled.state !== 'active') {
     if (!out.json) out.error(settled.error_message ?? `The deployment ended ${settled.state}.`);
@@ -115,6 +112,31 @@ async function deploy(ctx: Context, dir: string, opts: DeployOptions): Promise<v
         ? current.url
         : `${agent} (a job: run it with svc run ${agent})`,
     );
+  }
+}
+
+/** How long an active service's address may lag behind its deployment (the agent's status is written after). */
+const ADDRESS_WAIT_MS = 15_000;
+
+/**
+ * The agent after its deployment settled. The deployment turns active a
+ * moment before the agent's status shows its address, so for an active
+ * service this waits, briefly, for `url`.
+ */
+async function settledAgent(
+  client: ApiClient,
+  agent: string,
+  active: boolean,
+): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + ADDRESS_WAIT_MS;
+  for (;;) {
+    const current = await client.request<Record<string, unknown>>(
+      'GET',
+      `/api/v1/agents/${encodeURIComponent(agent)}`,
+    );
+    if (!active || current.agent_type !== 'service' || current.url || Date.now() > deadline)
+      return current;
+    await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
 
