@@ -25,6 +25,7 @@ import {
   type V1CronJob,
   type V1Deployment,
   type V1Job,
+  type V1Pod,
   type V1Service,
 } from '@kubernetes/client-node';
 import { createLogger, type Logger } from '../logger.js';
@@ -164,6 +165,23 @@ export function jobSource(kc: KubeConfig, labelSelector?: string): InformerSourc
         ),
         'batch/v1',
         'Job',
+      ),
+  };
+}
+
+/** Pods in every namespace. */
+export function podSource(kc: KubeConfig, labelSelector?: string): InformerSource<V1Pod> {
+  const api = kc.makeApiClient(CoreV1Api);
+  return {
+    path: '/api/v1/pods',
+    labelSelector,
+    listFn: async () =>
+      asWatched(
+        await listAllPages((cont) =>
+          api.listPodForAllNamespaces({ labelSelector, limit: PAGE_SIZE, _continue: cont }),
+        ),
+        'v1',
+        'Pod',
       ),
   };
 }

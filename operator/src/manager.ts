@@ -46,6 +46,8 @@ export class OperatorManager {
   private readonly accept: (namespace: string) => boolean;
   /** Reports runs' and builds' times to the API server; flushed by {@link stop}. */
   private readonly usage: UsageReporter;
+  /** The driver's own metering of the machines it runs (a cluster's pods), once started. */
+  private machineMeter: { stop(): Promise<void> } | undefined;
 
   constructor(private readonly opts: ManagerOptions) {
     const { kc, log } = opts;
@@ -91,6 +93,7 @@ export class OperatorManager {
   /** Starts the informers and the workers; resolves once the caches are filled. */
   async start(): Promise<void> {
     await this.cache.start();
+    this.machineMeter = await this.opts.driver.meterUsage?.(this.usage, this.opts.log);
     // Before any reconcile: what was kept for objects deleted while no operator ran.
     const names = (objects: readonly KubernetesObject[]) =>
       new Set(objects.map((o) => o.metadata?.name ?? ''));
@@ -124,6 +127,7 @@ export class OperatorManager {
   async stop(): Promise<void> {
     this.opts.metrics?.attach(undefined);
     await this.queue.stop();
+    await this.machineMeter?.stop();
     await this.usage.close();
     await this.cache.stop();
   }

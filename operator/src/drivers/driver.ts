@@ -5,6 +5,8 @@
  * calling it again with the same arguments changes nothing.
  */
 import type { Agent, AgentDeployment } from '../../../crds/src/index.js';
+import type { Logger } from '../../../common/logger.js';
+import type { UsageReports } from '../usage-reporter.js';
 
 /** Progress of a build or a run. */
 export interface TaskStatus {
@@ -38,6 +40,12 @@ export interface DriverNotifier {
 
 /** A place where agents are built and run. */
 export interface WorkloadDriver {
+  /**
+   * Starts reporting the time of the machines that serve agents, when the
+   * driver observes them itself (a cluster's pods); the local driver reports
+   * its processes as it runs them. Stopped with the manager.
+   */
+  meterUsage?(reports: UsageReports, log: Logger): Promise<{ stop(): Promise<void> }>;
   /** Subscribes the reconcilers to changes the driver sees first (optional: a cluster has watches). */
   notify?(notifier: DriverNotifier): void;
   /** Starts the deployment's build. */

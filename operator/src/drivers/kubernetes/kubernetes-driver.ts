@@ -6,6 +6,9 @@
  * under the field manager `svc-operator`, so applying the same desired object
  * twice is a no-op.
  */
+import { PodUsageMeter } from './pod-usage.js';
+import type { Logger } from '../../../../common/logger.js';
+import type { UsageReports } from '../../usage-reporter.js';
 import {
   AppsV1Api,
   BatchV1Api,
@@ -76,7 +79,7 @@ export class KubernetesDriver implements WorkloadDriver {
   private readonly policiesApplied = new Map<string, number>();
 
   constructor(
-    kc: KubeConfig,
+    private readonly kc: KubeConfig,
     private readonly cfg: OperatorConfig,
   ) {
     this.objects = KubernetesObjectApi.makeApiClient(kc);
@@ -245,6 +248,13 @@ export class KubernetesDriver implements WorkloadDriver {
   async forgetAgent(): Promise<void> {}
 
   async collectOrphans(): Promise<void> {}
+
+  /** Reports the time of every service pod (see pod-usage.ts). */
+  async meterUsage(reports: UsageReports, log: Logger): Promise<{ stop(): Promise<void> }> {
+    const meter = new PodUsageMeter(this.kc, reports, log);
+    await meter.start();
+    return meter;
+  }
 }
 
 /** The label selector of what the operator manages. */
