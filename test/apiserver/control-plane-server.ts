@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { MongoClient, type Db } from 'mongodb';
 import type { Tier } from '../../crds/src/index.js';
-import { createLogger } from '../../common/logger.js';
+import { createLogger, type Logger } from '../../common/logger.js';
 import { generateSecret } from '../../common/secrets.js';
 import type { AccountService } from '../../apiserver/src/accounts/account-service.js';
 import type { Environment, SubscriptionStatus } from '../../apiserver/src/accounts/model.js';
@@ -51,6 +51,8 @@ export interface ServerOptions {
   internalSecret?: string;
   /** The platform's component report, as `SVC_PLATFORM_STATUS_FILE` names it. */
   platformStatusFile?: string;
+  /** The server's logger (default: silent), for tests that read what it logs. */
+  log?: Logger;
   /** Runs region changes with these timings (without it, they are accepted and never run). */
   regionChanges?: ControlPlaneConfig['regionChanges'];
 }
@@ -66,7 +68,7 @@ export async function startControlPlaneServer(opts: ServerOptions = {}): Promise
     platformStatusFile: opts.platformStatusFile,
     regionChanges: opts.regionChanges,
   };
-  const log = createLogger('apiserver', 'silent');
+  const log = opts.log ?? createLogger('apiserver', 'silent');
   let mongo: MongoClient;
   let db: Db;
   let built;
@@ -97,8 +99,8 @@ export async function startControlPlaneServer(opts: ServerOptions = {}): Promise
     close: async () => {
       await deps.regionRunner.stop();
       await new Promise((resolve) => server.close(resolve));
-      if (!opts.shareWith) {
       if (!opts.mongoDown) await deps.usage.writer.close();
+      if (!opts.shareWith) {
         if (!opts.mongoDown) await db.dropDatabase().catch(() => undefined);
         await mongo.close();
       }

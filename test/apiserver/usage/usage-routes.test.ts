@@ -6,6 +6,8 @@
  * key refused the account's summary.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Writable } from 'node:stream';
+import winston from 'winston';
 import { randomUUID } from 'node:crypto';
 import { internalToken, USAGE_TOKEN_SUBJECT } from '../../../common/internal-token.js';
 import {
@@ -39,8 +41,27 @@ let server: TestServer;
 let vectors: VectorServer;
 let owner: Caller;
 
+/** Every line the API server logged, at debug. */
+const logLines: string[] = [];
+
+function capturingLogger() {
+  const log = createLogger('apiserver', 'debug');
+  log.clear();
+  log.add(
+    new winston.transports.Stream({
+      stream: new Writable({
+        write(chunk, _encoding, done) {
+          logLines.push(String(chunk));
+          done();
+        },
+      }),
+    }),
+  );
+  return log;
+}
+
 beforeAll(async () => {
-  server = await startControlPlaneServer();
+  server = await startControlPlaneServer({ log: capturingLogger() });
   vectors = await startVectorServer({ db: server.db });
   owner = await createCaller(server, { tier: 'enterprise' });
 }, 60_000);
@@ -197,5 +218,18 @@ describe('GET /api/v1/usage/summary', () => {
     const res = await call<Detail>(server, 'GET', '/api/v1/usage/summary', { key: agentKey.text });
     expect(res.status).toBe(403);
     expect(res.body.detail.code).toBe('AGENT_KEY_FORBIDDEN');
+  });
+});
+
+describe('logs', () => {
+  it('hold no key, secret or capability token', () => {
+    const token = internalToken(server.internalSecret, 'usage:write', USAGE_TOKEN_SUBJECT);
+    expect(logLines.length).toBeGreaterThan(10);
+    expect(logLines.some((l) => l.includes('/internal/usage'))).toBe(true);
+    for (const line of logLines) {
+      expect(line).not.toContain(owner.key);
+      expect(line).not.toContain(server.internalSecret);
+      expect(line).not.toContain(token);
+    }
   });
 });
