@@ -52,6 +52,10 @@ describe('POST /internal/agents/{agent_id}/logs', () => {
       ['no message', [{ stream: 'stdout' }]],
       ['message not a string', [{ stream: 'stdout', message: 42 }]],
       ['bad timestamp', [{ stream: 'stdout', message: 'x', timestamp: 'yesterday' }]],
+      [
+        'impossible timestamp',
+        [{ stream: 'stdout', message: 'x', timestamp: '2026-13-01T00:00:00Z' }],
+      ],
       ['bad deployment id', [{ stream: 'stdout', message: 'x', deployment_id: 'nope' }]],
     ];
     for (const [what, entries] of cases) {

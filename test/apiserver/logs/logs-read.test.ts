@@ -96,6 +96,10 @@ describe('GET /api/v1/agents/{agent}/logs', () => {
       'level=info',
       'level=INFO,FATAL',
       'since=yesterday',
+      // Spelled like date-times, yet none: they were read as no filter at all.
+      'since=',
+      'since=2026-13-01T00:00:00Z',
+      'since=2026-01-01T25:00:00Z',
     ]) {
       const res = await logs(pagedId, query);
       expect([query, res.status]).toEqual([query, 422]);

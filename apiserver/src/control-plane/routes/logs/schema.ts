@@ -7,6 +7,7 @@ import * as yup from 'yup';
 import type { Environment } from '../../../accounts/model.js';
 import { LOG_LEVELS, LOG_STREAMS, MAX_MESSAGE_BYTES } from '../../../logs/log-lines.js';
 import { MAX_APPEND_BATCH, MAX_PAGE_SIZE } from '../../../logs/log-store.js';
+import { isoDateTime } from '../../../validation/date-time.js';
 
 const oneOf = <T extends string>(values: readonly T[]) => yup.mixed<T>().oneOf([...values]);
 const dateTime = () => yup.string().meta({ openapi: { format: 'date-time' } });
@@ -56,8 +57,7 @@ export const LogQuery = yup
       LOG_LEVELS,
       'Only these levels, comma-separated: INFO,WARN,ERROR,DEBUG,SYSTEM.',
     ),
-    since: dateTime()
-      .datetime({ allowOffset: true })
+    since: isoDateTime()
       .optional()
       .meta({ description: 'Only entries whose timestamp is at or after this date-time.' }),
   })
@@ -148,8 +148,7 @@ export const LogIngestQuery = yup.object({
 /** One line sent by the operator. */
 export const LogIngestEntry = yup.object({
   deployment_id: yup.string().uuid().nullable().optional(),
-  timestamp: dateTime()
-    .datetime({ allowOffset: true })
+  timestamp: isoDateTime()
     .optional()
     .meta({ description: 'When the line was written; defaults to when it is received.' }),
   stream: oneOf(LOG_STREAMS).required(),
