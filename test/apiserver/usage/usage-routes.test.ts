@@ -219,6 +219,19 @@ describe('GET /api/v1/usage/summary', () => {
     expect(res.status).toBe(403);
     expect(res.body.detail.code).toBe('AGENT_KEY_FORBIDDEN');
   });
+
+  it('returns 422 VALIDATION_ERROR for an empty or malformed from or to (an empty one was a 500)', async () => {
+    for (const query of ['to=', 'from=', 'from=yesterday', 'to=2026-13-01T00:00:00Z']) {
+      const res = await call<Detail>(server, 'GET', `/api/v1/usage/summary?${query}`, {
+        key: owner.key,
+      });
+      expect([query, res.status, res.text]).toEqual([
+        query,
+        422,
+        expect.stringContaining('VALIDATION_ERROR'),
+      ]);
+    }
+  });
 });
 
 describe('logs', () => {

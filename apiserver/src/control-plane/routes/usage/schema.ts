@@ -1,10 +1,11 @@
 /** Schemas of the usage routes: queries the routes validate with, records the document shows. */
 import * as yup from 'yup';
 import { USAGE_KINDS } from '../../../usage/model.js';
+import { isoDateTime } from '../../../validation/date-time.js';
 
 const dateTime = () => yup.string().meta({ openapi: { format: 'date-time' } });
-const queryDate = (description: string) =>
-  yup.string().datetime({ allowOffset: true }).optional().meta({ description });
+// Not yup's datetime() alone: it passed `?to=` and a month 13, each an Invalid Date and a 500.
+const queryDate = (description: string) => isoDateTime().optional().meta({ description });
 
 /** The most events one page holds. */
 export const MAX_USAGE_PAGE = 500;
@@ -163,8 +164,8 @@ export const UsageReport = yup.object({
         agent_id: yup.string().max(100).nullable().defined(),
         deployment_id: yup.string().max(100).nullable().optional(),
         kind: yup.string().oneOf(['compute', 'run', 'build']).required(),
-        started_at: dateTime().datetime({ allowOffset: true }).required(),
-        ended_at: dateTime().datetime({ allowOffset: true }).required(),
+        started_at: isoDateTime().required(),
+        ended_at: isoDateTime().required(),
         memory_mb: yup.number().min(0).optional(),
       }),
     )
