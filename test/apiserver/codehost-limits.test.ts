@@ -10,13 +10,15 @@
  * not followed, and the status check follows no redirect of the host's API.
  */
 import { execFileSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { lstat, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { checkoutCommit } from '../../apiserver/src/codehost/git.js';
+import { pinHost } from '../../apiserver/src/codehost/host-address.js';
 import { githubSignature } from '../../apiserver/src/codehost/signatures.js';
 import {
   call as rawCall,
@@ -290,6 +292,29 @@ describe('a hostile repository', () => {
     expect(await deploymentCount(caller, agentId)).toBe(0);
   });
 
+  it('stops a fetch whose pack outgrows the whole-tree limit while git writes it, leaving no more than the bound on disk', async () => {
+    const MiB = 1024 * 1024;
+    const { url, commit } = await hostileRepository('pack', async (clone) => {
+      // Random bytes do not compress: the pack is as large as the file.
+      await writeFile(join(clone, 'blob.bin'), randomBytes(6 * MiB));
+      await git(['add', 'blob.bin'], clone);
+      await git(['commit', '--quiet', '-m', 'large'], clone);
+    });
+    const dir = await scratchDir('svc-fetch-');
+    const limits = { maxUnpackedBytes: MiB, maxEntries: 100, maxFileBytes: MiB };
+    const fetched = checkoutCommit(
+      dir,
+      url,
+      'main',
+      commit,
+      { username: 'git', token: TOKEN },
+      limits,
+      await pinHost(url, { allowLoopbackHttp: true }),
+    );
+    await expect(fetched).rejects.toMatchObject({ limit: 'unpacked_bytes', allowed: MiB });
+    expect(await sizeOf(dir)).toBeLessThan(3 * MiB);
+  });
+
   it("follows no redirect of the host's user API in the status check", async () => {
     let followed = 0;
     const canary: Server = createServer((_req, res) => {
@@ -345,4 +370,14 @@ function gitWithInput(repo: string, args: string[], input: string): string {
 /** A tree object of `listing` (`ls-tree` lines) in `repo`. */
 function mktree(repo: string, listing: string): string {
   return gitWithInput(repo, ['mktree'], `${listing}\n`);
+}
+
+/** The bytes of every file under `dir`. */
+async function sizeOf(dir: string): Promise<number> {
+  let total = 0;
+  for (const entry of await readdir(dir, { recursive: true })) {
+    const stat = await lstat(join(dir, entry));
+    if (stat.isFile()) total += stat.size;
+  }
+  return total;
 }

@@ -8,11 +8,12 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { isIP } from 'node:net';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ArchiveLimits } from '../../../crds/src/index.js';
-import { ArchiveMeter } from '../../../common/archive-limits.js';
+import { ArchiveLimitError, ArchiveMeter } from '../../../common/archive-limits.js';
 import type { AddressPin } from './host-address.js';
 
 /** What git authenticates with: HTTP Basic, user name and token. */
@@ -71,7 +72,20 @@ export function gitEnvironment(
   return env;
 }
 
-/** Runs git with `args` in `cwd`; resolves with stdout, rejects with a scrubbed GitError. */
+/** util-linux's prlimit, which bounds the files a fetch writes; null where the machine lacks it. */
+const PRLIMIT = ['/usr/bin/prlimit', '/bin/prlimit'].find((path) => existsSync(path)) ?? null;
+
+/** The signal the kernel sends a process writing past its file-size limit, as git reports it. */
+const FILE_SIZE_SIGNAL = /died of signal 25|signal 25\b|SIGXFSZ/;
+
+/** A fetch wrote past its file-size bound: the pack is larger than the tree may be. */
+export class FetchTooLargeError extends GitError {}
+
+/**
+ * Runs git with `args` in `cwd`; resolves with stdout, rejects with a scrubbed
+ * GitError. With `maxFileBytes`, no file git writes may grow past it (the
+ * kernel's RLIMIT_FSIZE, through prlimit): a FetchTooLargeError when one would.
+ */
 export function runGit(
   args: string[],
   options: {
@@ -79,12 +93,16 @@ export function runGit(
     credentials: GitCredentials | null;
     pin?: AddressPin | null;
     timeoutMs?: number;
+    maxFileBytes?: number;
   },
 ): Promise<string> {
+  const bounded = options.maxFileBytes !== undefined && PRLIMIT !== null;
+  const command = bounded ? (PRLIMIT as string) : 'git';
+  const argv = bounded ? [`--fsize=${options.maxFileBytes}`, '--', 'git', ...args] : args;
   return new Promise((resolve, reject) => {
     execFile(
-      'git',
-      args,
+      command,
+      argv,
       {
         cwd: options.cwd,
         env: gitEnvironment(options.credentials, options.cwd, options.pin ?? null),
@@ -95,7 +113,9 @@ export function runGit(
       (err, stdout, stderr) => {
         if (!err) return resolve(stdout);
         const said = (stderr || err.message).trim().split('\n').slice(-3).join(' ');
-        reject(new GitError(scrub(`git ${args[0]} failed: ${said}`, options.credentials)));
+        const message = scrub(`git ${args[0]} failed: ${said}`, options.credentials);
+        const tooLarge = bounded && (err.signal === 'SIGXFSZ' || FILE_SIZE_SIGNAL.test(said));
+        reject(tooLarge ? new FetchTooLargeError(message) : new GitError(message));
       },
     );
   });
@@ -139,20 +159,38 @@ export async function checkoutCommit(
 ): Promise<void> {
   const opts = { cwd: dir, credentials, pin };
   await runGit(['init', '--quiet'], opts);
+  // The pack (or a loose object) is compressed: past the whole tree's limit, it cannot fit.
+  const fetching = { ...opts, maxFileBytes: fetchFileBound(limits) };
+  const fetch = (refspec: string) =>
+    runGit(['fetch', '--quiet', '--no-tags', '--depth', '1', '--', repository, refspec], fetching);
   try {
-    await runGit(['fetch', '--quiet', '--no-tags', '--depth', '1', '--', repository, commit], opts);
-  } catch {
-    await runGit(
-      ['fetch', '--quiet', '--no-tags', '--depth', '1', '--', repository, `refs/heads/${branch}`],
-      opts,
-    );
-    const tip = (await runGit(['rev-parse', 'FETCH_HEAD'], opts)).trim();
-    if (tip !== commit) {
-      throw new GitError(`Commit ${commit} is not the tip of ${branch} any more (it is ${tip}).`);
+    try {
+      await fetch(commit);
+    } catch (err) {
+      if (err instanceof FetchTooLargeError) throw err;
+      await fetch(`refs/heads/${branch}`);
+      const tip = (await runGit(['rev-parse', 'FETCH_HEAD'], opts)).trim();
+      if (tip !== commit) {
+        throw new GitError(`Commit ${commit} is not the tip of ${branch} any more (it is ${tip}).`);
+      }
     }
+  } catch (err) {
+    if (err instanceof FetchTooLargeError) {
+      throw new ArchiveLimitError('unpacked_bytes', limits.maxUnpackedBytes);
+    }
+    throw err;
   }
   await checkTreeWithin(dir, commit, limits);
   await runGit(['-c', 'advice.detachedHead=false', 'checkout', '--quiet', commit], opts);
+}
+
+/**
+ * The largest file a fetch may write: the compressed pack of a tree within
+ * `limits` is no larger than the tree (zlib adds a few bytes per 16 KiB at
+ * worst), plus headroom for git's headers.
+ */
+function fetchFileBound(limits: ArchiveLimits): number {
+  return Math.ceil(limits.maxUnpackedBytes * 1.01) + 1024 * 1024;
 }
 
 /**
