@@ -26,7 +26,26 @@ export interface SvcOptions {
 
 /** Starts `svc args...`; the caller reads and ends it (a follow runs until stopped). */
 export function startSvc(args: readonly string[], options: SvcOptions): ChildProcess {
-  const child = spawn(process.execPath, [SVC_BIN, ...args], {
+  return startCommand(process.execPath, [SVC_BIN, ...args], options);
+}
+
+/** Runs `svc args...` to its end. */
+export function runSvc(args: readonly string[], options: SvcOptions): Promise<SvcResult> {
+  return runCommand(process.execPath, [SVC_BIN, ...args], options);
+}
+
+/**
+ * Runs `svc args...` on a terminal: under util-linux `script`, which gives it
+ * a pseudo-terminal for stdin, stdout and stderr (both land in stdout).
+ */
+export function runSvcOnTerminal(args: readonly string[], options: SvcOptions): Promise<SvcResult> {
+  const quote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`;
+  const command = [process.execPath, SVC_BIN, ...args].map(quote).join(' ');
+  return runCommand('script', ['-qec', command, '/dev/null'], options);
+}
+
+function startCommand(file: string, args: readonly string[], options: SvcOptions): ChildProcess {
+  const child = spawn(file, args, {
     env: options.env,
     cwd: options.cwd,
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -35,9 +54,12 @@ export function startSvc(args: readonly string[], options: SvcOptions): ChildPro
   return child;
 }
 
-/** Runs `svc args...` to its end. */
-export function runSvc(args: readonly string[], options: SvcOptions): Promise<SvcResult> {
-  const child = startSvc(args, options);
+function runCommand(
+  file: string,
+  args: readonly string[],
+  options: SvcOptions,
+): Promise<SvcResult> {
+  const child = startCommand(file, args, options);
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

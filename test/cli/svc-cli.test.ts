@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { startCliPlatform, until, type CliPlatform } from './cli-platform.js';
-import { runSvc, startSvc, type SvcOptions } from './run-svc.js';
+import { runSvc, runSvcOnTerminal, startSvc, type SvcOptions } from './run-svc.js';
 
 // A deploy may wait for a Python build on a slow machine, then for its service.
 jest.setTimeout(240_000);
@@ -134,6 +134,26 @@ describe('deploy', () => {
     expect(existsSync(join(app, 'main.py'))).toBe(true);
     expect(existsSync(join(app, 'data', 'model.bin'))).toBe(false);
     expect(existsSync(join(app, 'debug.log'))).toBe(false);
+  });
+
+  it('on a terminal shows an upload progress bar and colour; --no-color and a pipe have none', async () => {
+    const { NO_COLOR: _unset, ...colourful } = options.env;
+    const tty = await runSvcOnTerminal(['deploy', example, '--agent', agent], {
+      ...options,
+      env: colourful,
+    });
+    expect(tty.code).toBe(0);
+    expect(tty.stdout).toMatch(/Uploading \[\u2588+\] 100% /);
+    expect(tty.stdout).toContain('\x1b[32mDeployed'); // green
+    const plain = await runSvcOnTerminal(['agents', 'list', '--no-color'], {
+      ...options,
+      env: colourful,
+    });
+    expect(plain.stdout).toContain(agent);
+    expect(plain.stdout).not.toContain('\x1b[');
+    const piped = await runSvc(['agents', 'list'], { ...options, env: colourful });
+    expect(piped.stdout).toContain(agent);
+    expect(piped.stdout + piped.stderr).not.toContain('\x1b[');
   });
 
   it('rolls back to version 1 as a new version and lists the deployments', async () => {

@@ -1,5 +1,5 @@
 /** The upload's progress: a bar on a terminal, one line otherwise. */
-import { SingleBar } from 'cli-progress';
+import { Presets, SingleBar } from 'cli-progress';
 import type { Output } from '../output.js';
 
 /** Human-readable bytes (KiB, MiB). */
@@ -18,12 +18,15 @@ export function uploadProgress(
     out.note(`Uploading ${formatBytes(total)}`);
     return { update: () => undefined, done: () => undefined };
   }
-  const bar = new SingleBar({
-    format: 'Uploading [{bar}] {percentage}% {sentText}/{totalText}',
-    stream: process.stderr,
-    hideCursor: true,
-    clearOnComplete: false,
-  });
+  const bar = new SingleBar(
+    {
+      format: 'Uploading [{bar}] {percentage}% {sentText}/{totalText}',
+      stream: process.stderr,
+      hideCursor: true,
+      clearOnComplete: false,
+    },
+    Presets.shades_classic,
+  );
   bar.start(total, 0, { sentText: formatBytes(0), totalText: formatBytes(total) });
   return {
     update: (sent) => bar.update(sent, { sentText: formatBytes(sent) }),
