@@ -6,6 +6,7 @@
  */
 import type { Context, Next } from 'koa';
 import type { AuthContext } from '../auth/authenticate.js';
+import { RateLimitExceeded } from '../errors/catalogue.js';
 import type { UsageKind } from './model.js';
 import type { UsageRecorder } from './usage-writer.js';
 
@@ -19,15 +20,24 @@ export function recordRequest(recorder: UsageRecorder, kind: UsageKind, caller: 
   });
 }
 
-/** Koa middleware recording every request that authenticated (`ctx.state.auth`), whatever its answer. */
+/**
+ * Koa middleware recording every request that authenticated (`ctx.state.auth`)
+ * and was let through the rate limit, whatever its answer.
+ */
 export function requestMeter(recorder: UsageRecorder, kind: UsageKind) {
   return async (ctx: Context, next: Next): Promise<void> => {
-    try {
-      await next();
-    } finally {
+    const record = () => {
       const auth = (ctx.state as { auth?: AuthContext }).auth;
       if (auth) recordRequest(recorder, kind, auth);
+    };
+    try {
+      await next();
+    } catch (err) {
+      // Refused by the per-minute budget: not served, so not usage (as on the vector plane).
+      if (!(err instanceof RateLimitExceeded)) record();
+      throw err;
     }
+    record();
   };
 }
 
