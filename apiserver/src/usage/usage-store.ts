@@ -89,7 +89,8 @@ export class UsageStore {
   async totals(accountId: string, from: Date, to: Date): Promise<UsageGroup[]> {
     const match = { $match: { accountId, at: { $gte: from, $lt: to } } };
     // One $group per measure: FerretDB v1 computes only the first accumulator of a $group
-    // (the others come back 0), so each sum is its own aggregation, run side by side.
+    // (the others come back 0; FerretDB/FerretDB#4616, open), so each sum is its own
+    // aggregation, run side by side.
     const sums = await Promise.all(
       MEASURES.map((measure) =>
         this.events
