@@ -16,7 +16,7 @@ import {
 } from './control-plane-server.js';
 
 type Operation = {
-  requestBody?: { content?: Record<string, unknown> };
+  requestBody?: { required?: boolean; content?: Record<string, unknown> };
   responses: Record<string, unknown>;
 };
 
@@ -49,7 +49,7 @@ function concrete(path: string): string {
   });
 }
 
-it('answers every JSON-body route sent no body with a documented status in the JSON envelope, never 5xx', async () => {
+it('answers every JSON-body route sent no body with a documented status in the JSON envelope, never 5xx, and documents which bodies are required', async () => {
   const seen: Array<[string, number]> = [];
   for (const [path, operations] of Object.entries(paths)) {
     for (const [method, operation] of Object.entries(operations)) {
@@ -63,6 +63,11 @@ it('answers every JSON-body route sent no body with a documented status in the J
         expect.stringContaining('application/json'),
       ]);
       expect([label, String(res.status) in operation.responses]).toEqual([label, true]);
+      // The document marks the body required exactly where leaving it out is refused for that.
+      const refusedForNoBody =
+        res.status === 422 && res.text.includes('"loc":["body"]') && res.text.includes('missing');
+      if (refusedForNoBody) expect([label, operation.requestBody.required]).toEqual([label, true]);
+      if (!operation.requestBody.required) expect([label, res.status]).not.toEqual([label, 422]);
     }
   }
   // The routes found by the fuzzer are among them, refused as invalid rather than crashing.
@@ -73,5 +78,11 @@ it('answers every JSON-body route sent no body with a documented status in the J
       ['POST /api/v1/agents/{agent}/codehost', 422],
     ]),
   );
+  // Cancel and run take an optional body, and say so.
+  for (const path of [
+    '/api/v1/agents/{agent}/deployments/{version}/cancel',
+    '/api/v1/agents/{agent}/run',
+  ])
+    expect([path, paths[path]?.post?.requestBody?.required]).toEqual([path, false]);
   expect(seen.length).toBeGreaterThan(10);
 });

@@ -137,7 +137,13 @@ export function buildOpenApiDocument(
         ...(authenticated ? {} : { security: [] }),
         parameters: parameters(route),
         ...(body
-          ? { requestBody: { required: true, content: { 'application/json': { schema: body } } } }
+          ? {
+              requestBody: {
+                // A body schema marked .optional() (cancel's {reason}, a run's {payload}) may be left out.
+                required: !route.body?.describe().optional,
+                content: { 'application/json': { schema: body } },
+              },
+            }
           : {}),
         ...(route.rawBody
           ? {
