@@ -4,6 +4,9 @@
  * server process, kube-apiserver, etcd and FerretDB, all on loopback. The
  * caller is an enterprise account, so the rate limit does not cap the numbers
  * (an account on a plan with a budget pays one more database round trip).
+ * Beside them, the floor: the same number of reads of a bare Koa handler
+ * behind the same authentication (bench/support/bare-auth-server.ts), and the
+ * GET's throughput as a share of it.
  *
  *   npx tsx bench/control-plane-api.ts [creates=300] [reads=3000] [concurrency=16]
  */
@@ -17,6 +20,7 @@ import { httpOk } from '../hack/lib/probe.js';
 import { ProcessGroup } from '../common/processes.js';
 import { generateSecret } from '../common/secrets.js';
 import { repoRoot } from '../hack/lib/paths.js';
+import { startReady } from '../common/component-starter.js';
 
 const [creates = 300, reads = 3000, concurrency = 16] = process.argv.slice(2).map(Number);
 
@@ -45,13 +49,14 @@ async function load(
 function report(
   name: string,
   { latencies, seconds }: { latencies: number[]; seconds: number },
-): void {
+): number {
   const sorted = [...latencies].sort((a, b) => a - b);
   const pct = (p: number) =>
     sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]?.toFixed(1);
   console.log(
     `${name.padEnd(28)} ${String(sorted.length).padStart(5)} req  ${(sorted.length / seconds).toFixed(0).padStart(6)} req/s  p50 ${pct(50)} ms  p99 ${pct(99)} ms`,
   );
+  return sorted.length / seconds;
 }
 
 const dir = await mkdtemp(join(tmpdir(), 'svc-bench-api-'));
@@ -98,10 +103,26 @@ try {
       }),
     ),
   );
-  report(
+  const got = report(
     'GET /api/v1/agents/{name}',
     await load(reads, (i) => fetch(`${base}/api/v1/agents/bench-${i % creates}`, { headers })),
   );
+  const bare = await startReady(services, {
+    name: 'bare-auth-server',
+    command: process.execPath,
+    args: ['--import', 'tsx', join(repoRoot, 'bench', 'support', 'bare-auth-server.ts')],
+    cwd: repoRoot,
+    env: { ...process.env, MONGODB_URI: mongoUri },
+    readyWhen: {
+      line: (line) =>
+        line.startsWith('{"ready":"bare"') ? (JSON.parse(line) as { url: string }).url : undefined,
+    },
+  });
+  const floor = report(
+    'bare Koa handler + auth',
+    await load(reads, () => fetch(`${bare.announced}/bare`, { headers })),
+  );
+  console.log(`GET /agents/{name} throughput / bare handler: ${(got / floor).toFixed(2)}`);
 } finally {
   await services.stopAll();
   await cp.stop();

@@ -22,6 +22,7 @@ import { DeploymentService } from './deploy/deployment-service.js';
 import { DeploymentLocator } from './deploy/deployment-locator.js';
 import { DeploymentKeyReaper } from './deploy/deployment-keys.js';
 import { RegionalRepository } from './store/regional-resources.js';
+import { RegionCaches } from './store/region-caches.js';
 import { RegionApis } from './regions/region-apis.js';
 import { workspaceId } from './workspaces/workspace-ids.js';
 import { collections, ensureIndexes } from './store/database.js';
@@ -206,9 +207,13 @@ export async function buildControlPlane(
   now?: () => number,
 ) {
   await ensureIndexes(collections(conn.db));
-  const deps = controlPlaneDeps(conn, config, log, now);
+  // Reads of Agents, deployments and Workspaces come from watch-fed caches, filled first.
+  const apis = conn.apis ?? RegionApis.shared(config.regions, conn.kc);
+  const caches = new RegionCaches(apis, log);
+  await caches.start();
+  const deps = controlPlaneDeps({ ...conn, apis }, config, log, now);
   await deps.operations.ensureIndexes();
   await deps.codehost.store.ensureIndexes();
   await deps.usage.store.ensureIndexes();
-  return { deps, app: createControlPlaneApp(deps) };
+  return { deps, caches, app: createControlPlaneApp(deps) };
 }

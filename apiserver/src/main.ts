@@ -41,7 +41,7 @@ log.info('regions', {
   regions: apis.apis.map((a) => ({ regions: a.regions, server: a.kc.getCurrentCluster()?.server })),
 });
 
-const { app, deps } = await buildControlPlane({ mongo, db, kc, apis }, config, log);
+const { app, deps, caches } = await buildControlPlane({ mongo, db, kc, apis }, config, log);
 const server = app.listen(config.controlPlanePort, config.host);
 await once(server, 'listening');
 const { port } = server.address() as AddressInfo;
@@ -136,6 +136,7 @@ async function shutdown(signal: string): Promise<void> {
   await metrics?.close();
   await vectors.close();
   await agentIndex.stop();
+  await caches.stop();
   await deps.usage.enforcer.stop();
   // Usage events still buffered are written before the connection closes.
   await deps.usage.writer.close();

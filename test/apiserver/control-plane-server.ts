@@ -97,6 +97,7 @@ export async function startControlPlaneServer(opts: ServerOptions = {}): Promise
     internalSecret: config.internalSecret,
     usage: deps.usage,
     close: async () => {
+      await built.caches?.stop();
       await deps.regionRunner.stop();
       await new Promise((resolve) => server.close(resolve));
       if (!opts.mongoDown) await deps.usage.writer.close();

@@ -126,6 +126,7 @@ async function startPlatform(): Promise<void> {
     internalSecret,
     close: async () => {
       await new Promise((resolve) => http.close(resolve));
+      await built.caches.stop();
       await db.dropDatabase().catch(() => undefined);
       await mongo.close();
     },

@@ -4,6 +4,7 @@
  * in each region the account uses) and the pods that serve an agent. An agent
  * has a copy in each region of its placement (store/regional-resources.ts).
  */
+import { cachesOf } from '../store/region-caches.js';
 import { CoreV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { LABELS, type Agent } from '../../../crds/src/index.js';
 import { RegionalRepository } from '../store/regional-resources.js';
@@ -58,6 +59,23 @@ export class AgentRepository extends RegionalRepository<'Agent'> {
       if (!isKubeConflict(err)) asUnavailable(err);
     }
     this.knownNamespaces.add(known);
+  }
+
+  /**
+   * The id of the agent named `name` in `namespace` as the caches see it (by
+   * its name label); undefined when a cache cannot say (not filled, a write of
+   * ours not seen yet) or finds none, and the caller asks the name registry.
+   */
+  idFromCache(namespace: string, name: string): string | undefined {
+    const ids = new Set<string>();
+    for (const api of this.apis.apis) {
+      const found = cachesOf(api)?.of('Agent')?.list(namespace, `${LABELS.agentName}=${name}`);
+      if (!found) return undefined;
+      for (const agent of found) {
+        if (agent.spec.name === name && agent.metadata?.name) ids.add(agent.metadata.name);
+      }
+    }
+    return ids.size === 1 ? [...ids][0] : undefined;
   }
 
   /** Creates an Agent in each region of its placement, and its namespace there when needed. */

@@ -150,7 +150,10 @@ export class AgentService {
    */
   async resolveWorker(auth: AuthContext, ref: string): Promise<Agent> {
     const { namespace } = auth.tenant;
-    const id = isUuid(ref) ? ref.toLowerCase() : await this.deps.names.lookup(auth.tenant, ref);
+    const id = isUuid(ref)
+      ? ref.toLowerCase()
+      : (this.deps.repository.idFromCache(namespace, ref) ??
+        (await this.deps.names.lookup(auth.tenant, ref)));
     const agent = id ? await this.deps.repository.get(namespace, id) : null;
     if (!agent || agent.metadata.deletionTimestamp) {
       throw new AgentNotFound(`No agent ${ref}.`, { fields: { agent: ref } });

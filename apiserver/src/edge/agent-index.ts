@@ -29,29 +29,32 @@ export class AgentIndex {
   private readonly api: CustomObjectsApi;
   private readonly lastMark = new Map<string, number>();
   private readonly websocketMarked = new Set<string>();
+  /** Whether the informer is this index's own (started and stopped by it) or shared. */
+  private readonly owned: boolean;
 
+  /**
+   * Watches the Agents of `kc`, through `shared` when given (the API server's
+   * Agent cache: one informer per kind), which its owner starts and stops.
+   */
   constructor(
     kc: KubeConfig,
     private readonly log: Logger,
+    shared?: ResilientInformer<Agent>,
   ) {
     this.api = kc.makeApiClient(CustomObjectsApi);
-    this.informer = new ResilientInformer<Agent>(
-      kc,
-      customResourceSource<Agent>(kc, {
-        group: API_GROUP,
-        version: API_VERSION,
-        plural: PLURALS.Agent,
-      }),
-      { name: 'edge-agents', logger: log },
-    );
-    const index = (agent: Agent) => {
-      const label = agent.spec.addressLabel;
-      if (label)
-        this.byLabel.set(label, {
-          namespace: agent.metadata.namespace ?? '',
-          name: agent.metadata.name ?? '',
-        });
-    };
+    this.owned = !shared;
+    this.informer =
+      shared ??
+      new ResilientInformer<Agent>(
+        kc,
+        customResourceSource<Agent>(kc, {
+          group: API_GROUP,
+          version: API_VERSION,
+          plural: PLURALS.Agent,
+        }),
+        { name: 'edge-agents', logger: log },
+      );
+    const index = (agent: Agent) => this.index(agent);
     this.informer.on('add', index);
     this.informer.on('update', index);
     this.informer.on('delete', (agent) => {
@@ -59,15 +62,27 @@ export class AgentIndex {
     });
   }
 
-  /** Starts watching; resolves once the first list is in. */
+  /** Starts watching (a shared informer is its owner's to start); resolves once the first list is in. */
   async start(): Promise<void> {
-    this.informer.start();
+    if (this.owned) this.informer.start();
     await this.informer.synced;
+    // A shared informer may have listed before this index listened to its events.
+    for (const agent of this.informer.list()) this.index(agent);
   }
 
-  /** Stops watching. */
+  private index(agent: Agent): void {
+    const label = agent.spec.addressLabel;
+    if (label) {
+      this.byLabel.set(label, {
+        namespace: agent.metadata.namespace ?? '',
+        name: agent.metadata.name ?? '',
+      });
+    }
+  }
+
+  /** Stops watching (a shared informer is its owner's to stop). */
   async stop(): Promise<void> {
-    await this.informer.stop();
+    if (this.owned) await this.informer.stop();
   }
 
   /** The agent with this address label, as last seen. */

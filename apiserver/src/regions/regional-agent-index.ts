@@ -4,6 +4,7 @@
  * activity on the copy it found, in that copy's API, whose operator wakes it.
  * With one API it is the plain index.
  */
+import { cachesOf } from '../store/region-caches.js';
 import { ANNOTATIONS, type Agent } from '../../../crds/src/index.js';
 import type { Logger } from '../../../common/logger.js';
 import { AgentIndex } from '../edge/agent-index.js';
@@ -24,10 +25,17 @@ export class RegionalAgentIndex extends AgentIndex {
   private readonly others: AgentIndex[];
 
   constructor(apis: RegionApis, log: Logger) {
-    super(apis.homeApi.kc, log);
+    super(apis.homeApi.kc, log, cachesOf(apis.homeApi)?.of('Agent')?.informer);
     this.others = apis.apis
       .slice(1)
-      .map((api) => new AgentIndex(api.kc, log.child({ region: api.regions[0] })));
+      .map(
+        (api) =>
+          new AgentIndex(
+            api.kc,
+            log.child({ region: api.regions[0] }),
+            cachesOf(api)?.of('Agent')?.informer,
+          ),
+      );
   }
 
   /** Starts every region's watch; resolves once each has its first list. */

@@ -4,7 +4,9 @@
  * error handling every route needs: NotFound is `null`, an unreachable API is
  * 503 SERVICE_UNAVAILABLE, and updates replace the object at the
  * resourceVersion read, retrying a few times on a conflict before giving up
- * with 503 RESOURCE_BUSY.
+ * with 503 RESOURCE_BUSY. Given a {@link ResourceCache}, reads are answered
+ * from it (see resource-cache.ts for staleness and read-your-writes) and
+ * every write is noted there; updates always read the object from the API.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import {
@@ -15,6 +17,7 @@ import {
 import { isKubeConflict, isKubeNotFound } from '../../../common/kube/errors.js';
 import { ResourceBusy } from '../errors/catalogue.js';
 import { asUnavailable } from './kube-errors.js';
+import type { ResourceCache } from './resource-cache.js';
 
 const UPDATE_ATTEMPTS = 4;
 
@@ -29,22 +32,34 @@ export class CustomResourceRepository<
     kc: KubeConfig,
     private readonly kind: K,
     private readonly describe = 'resource',
+    private readonly cache?: ResourceCache<K>,
   ) {
     this.client = new CustomResourceClient(kc);
   }
 
   /** Creates the object in its namespace. */
   async create(object: T): Promise<T> {
-    return (await this.client.create(this.kind, object).catch(asUnavailable)) as T;
+    const created = (await this.client.create(this.kind, object).catch(asUnavailable)) as T;
+    this.cache?.noteWrite(created);
+    return created;
   }
 
   /** The object, or null. */
   async get(namespace: string, name: string): Promise<T | null> {
+    const cached = this.cache?.get(namespace, name);
+    if (cached) return structuredClone(cached) as T;
+    return this.getLive(namespace, name);
+  }
+
+  /** The object as the API has it now, or null. */
+  private async getLive(namespace: string, name: string): Promise<T | null> {
     return (await this.client.get(this.kind, namespace, name).catch(asUnavailable)) as T | null;
   }
 
   /** The objects of a namespace (none when it does not exist), optionally by label selector. */
   async list(namespace: string, labelSelector?: string): Promise<T[]> {
+    const cached = this.cache?.list(namespace, labelSelector);
+    if (cached) return cached.map((o) => structuredClone(o) as T);
     return (await this.client
       .list(this.kind, namespace, { labelSelector })
       .catch(asUnavailable)) as T[];
@@ -82,11 +97,13 @@ export class CustomResourceRepository<
     replace: (body: T) => Promise<ResourceOf<K>>,
   ): Promise<T | null> {
     for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
-      const current = await this.get(namespace, name);
+      const current = await this.getLive(namespace, name);
       if (!current) return null;
       await change(current);
       try {
-        return (await replace(current)) as T;
+        const written = (await replace(current)) as T;
+        this.cache?.noteWrite(written);
+        return written;
       } catch (err) {
         if (isKubeNotFound(err)) return null;
         if (!isKubeConflict(err)) asUnavailable(err);
@@ -99,6 +116,8 @@ export class CustomResourceRepository<
 
   /** Deletes the object; false when it was already gone. */
   async delete(namespace: string, name: string): Promise<boolean> {
-    return this.client.delete(this.kind, namespace, name).catch(asUnavailable);
+    const deleted = await this.client.delete(this.kind, namespace, name).catch(asUnavailable);
+    this.cache?.noteDelete(namespace, name);
+    return deleted;
   }
 }

@@ -8,6 +8,7 @@
  * UIDs, and its garbage collector would delete a copy whose owner it does not
  * know).
  */
+import { cachesOf } from './region-caches.js';
 import {
   CustomResourceClient,
   type ResourceKind,
@@ -44,11 +45,11 @@ export class RegionalRepository<
     kind: K,
     describe = 'resource',
   ) {
-    super(apis.homeApi.kc, kind, describe);
+    super(apis.homeApi.kc, kind, describe, cachesOf(apis.homeApi)?.of(kind));
     // With one API, the inherited methods are used and `each` only serves copies().
     this.each = apis.apis.map((api) => ({
       api,
-      repo: new CustomResourceRepository<K, T>(api.kc, kind, describe),
+      repo: new CustomResourceRepository<K, T>(api.kc, kind, describe, cachesOf(api)?.of(kind)),
     }));
   }
 

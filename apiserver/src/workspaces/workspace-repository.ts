@@ -2,6 +2,7 @@
  * `Workspace` custom resources in a tenant's namespace (the state the operator
  * acts on), and the Kubernetes Secret holding each workspace's secrets.
  */
+import { cachesOf } from '../store/region-caches.js';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { workspaceSecretsName, type Workspace } from '../../../crds/src/index.js';
 import { isKubeNotFound } from '../../../common/kube/errors.js';
@@ -26,7 +27,7 @@ export class WorkspaceRepository extends CustomResourceRepository<'Workspace'> {
     kc: KubeConfig,
     private readonly namespaces: NamespaceMaker,
   ) {
-    super(kc, 'Workspace', 'workspace');
+    super(kc, 'Workspace', 'workspace', cachesOf(namespaces.apis.homeApi)?.of('Workspace'));
     this.core = kc.makeApiClient(CoreV1Api);
   }
 

@@ -53,7 +53,7 @@ export async function startCodehostStack(codehost: CodehostConfig = {}): Promise
   const kc = kubeConfig();
   const { client: mongo, db } = await mongoDatabase('codehost');
   const internalSecret = generateSecret();
-  const { app, deps } = await buildControlPlane(
+  const { app, deps, caches } = await buildControlPlane(
     { mongo, db, kc },
     {
       regions: ['local'],
@@ -74,6 +74,7 @@ export async function startCodehostStack(codehost: CodehostConfig = {}): Promise
     internalSecret,
     close: async () => {
       await new Promise((resolve) => http.close(resolve));
+      await caches.stop();
       await db.dropDatabase().catch(() => undefined);
       await mongo.close();
     },

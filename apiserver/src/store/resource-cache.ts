@@ -1,0 +1,187 @@
+/**
+ * A watch-fed cache of one custom resource kind in one Kubernetes API, which
+ * the API server's reads are answered from (`CustomResourceRepository` asks it
+ * first). One shared informer per kind and API (`common/kube/informer.ts`:
+ * relists on 410 Gone, restarts a broken watch with backoff), filled before
+ * the server listens.
+ *
+ * Staleness: an object another process changed (the operator's status, a
+ * kubectl edit) is seen once its watch event arrives, normally within
+ * milliseconds, at worst after the informer's reconnect backoff (30 s at
+ * most). What this process wrote is never read stale (read-your-writes): each
+ * write notes the resourceVersion it produced, and until the watch has
+ * delivered that version (or a later one) a read of the object, or a list of
+ * its namespace, goes to the API instead. An object the cache does not hold
+ * is also looked up in the API before answering "not found", so one created
+ * elsewhere a moment ago is never reported missing.
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { ResourceKind, ResourceOf } from '../../../common/kube/custom-resources.js';
+import { customResourceSource, ResilientInformer } from '../../../common/kube/informer.js';
+import type { Logger } from '../../../common/logger.js';
+import { API_GROUP, API_VERSION, PLURALS } from '../../../crds/src/index.js';
+import { matchesLabelSelector, parseLabelSelector } from './label-selector.js';
+
+/** How long a noted write waits to be seen by the watch before it is forgotten (reads then trust the cache). */
+const PENDING_TTL_MS = 60_000;
+
+interface Pending {
+  /** The resourceVersion the cache must reach (or pass) before it answers for the object. */
+  version: bigint | string;
+  expires: number;
+}
+
+/** Whether `seen` is at least `wanted` (numbers compare as numbers; other versions only by equality). */
+function reached(seen: string | undefined, wanted: bigint | string): boolean {
+  if (seen === undefined) return false;
+  if (typeof wanted === 'string') return seen === wanted;
+  try {
+    return BigInt(seen) >= wanted;
+  } catch {
+    return false;
+  }
+}
+
+function asVersion(rv: string): bigint | string {
+  try {
+    return /^\d+$/.test(rv) ? BigInt(rv) : rv;
+  } catch {
+    return rv;
+  }
+}
+
+/** A cache of one kind in one API; see the module comment for what it promises. */
+export class ResourceCache<K extends ResourceKind> {
+  /** The shared informer (the edge's agent index watches through it too). */
+  readonly informer: ResilientInformer<ResourceOf<K>>;
+  private readonly pending = new Map<string, Pending>();
+  private started = false;
+  /** True once the first list is in: before that the cache answers nothing. */
+  private filled = false;
+
+  constructor(
+    kc: KubeConfig,
+    readonly kind: K,
+    log: Logger,
+  ) {
+    this.informer = new ResilientInformer<ResourceOf<K>>(
+      kc,
+      customResourceSource<ResourceOf<K>>(kc, {
+        group: API_GROUP,
+        version: API_VERSION,
+        plural: PLURALS[kind],
+      }),
+      { name: `${kind} cache`, logger: log.child({ cache: kind }) },
+    );
+    // A watch event that reaches a noted version settles it.
+    const settle = (object: ResourceOf<K>) => {
+      const key = keyOf(object.metadata?.namespace, object.metadata?.name);
+      const wanted = this.pending.get(key);
+      if (wanted && reached(object.metadata?.resourceVersion, wanted.version)) {
+        this.pending.delete(key);
+      }
+    };
+    this.informer
+      .on('add', settle)
+      .on('update', settle)
+      .on('delete', (object: ResourceOf<K>) =>
+        this.pending.delete(keyOf(object.metadata?.namespace, object.metadata?.name)),
+      );
+  }
+
+  /**
+   * Lists and starts watching; resolves once the first list is in, or at the
+   * first failure to list (the API unreachable at start): the informer keeps
+   * retrying with backoff, and until it has listed, every read goes to the API.
+   */
+  async start(): Promise<void> {
+    if (!this.started) {
+      this.started = true;
+      void this.informer.synced.then(() => (this.filled = true));
+      const failed = new Promise<void>((resolve) => this.informer.on('error', () => resolve()));
+      this.informer.start();
+      await Promise.race([this.informer.synced, failed]);
+    }
+  }
+
+  /** Stops watching. */
+  async stop(): Promise<void> {
+    if (this.started) await this.informer.stop();
+  }
+
+  /** Notes an object this process just wrote: reads of it wait for the watch to bring that version. */
+  noteWrite(object: ResourceOf<K> | null | undefined): void {
+    const rv = object?.metadata?.resourceVersion;
+    if (!object || !rv) return;
+    const key = keyOf(object.metadata?.namespace, object.metadata?.name);
+    if (
+      reached(
+        this.informer.get(object.metadata?.namespace ?? '', object.metadata?.name ?? '')?.metadata
+          ?.resourceVersion,
+        asVersion(rv),
+      )
+    )
+      return;
+    this.pending.set(key, { version: asVersion(rv), expires: Date.now() + PENDING_TTL_MS });
+  }
+
+  /**
+   * Notes a delete this process just asked for: until the watch says the
+   * object is gone or changed (a finalizer keeps it, with a deletion
+   * timestamp), reads of it go to the API.
+   */
+  noteDelete(namespace: string, name: string): void {
+    const cached = this.informer.get(namespace, name);
+    const rv = cached?.metadata?.resourceVersion;
+    if (!cached || !rv) return;
+    const version = asVersion(rv);
+    // Past the version cached now: a later event (or its removal) settles it.
+    this.pending.set(keyOf(namespace, name), {
+      version: typeof version === 'bigint' ? version + 1n : `${rv}+deleted`,
+      expires: Date.now() + PENDING_TTL_MS,
+    });
+  }
+
+  /**
+   * The cached object when the cache can answer for it; undefined when the
+   * caller must ask the API (not cached, or a write of ours not seen yet).
+   */
+  get(namespace: string, name: string): ResourceOf<K> | undefined {
+    if (!this.filled || this.isPending(keyOf(namespace, name))) return undefined;
+    return this.informer.get(namespace, name);
+  }
+
+  /**
+   * The cached objects of a namespace matching `labelSelector`; undefined
+   * when the caller must ask the API (a write of ours in that namespace not
+   * seen yet, or a selector this cache does not evaluate).
+   */
+  list(namespace: string, labelSelector?: string): Array<ResourceOf<K>> | undefined {
+    const selector = labelSelector ? parseLabelSelector(labelSelector) : [];
+    if (!this.filled || !selector) return undefined;
+    const prefix = `${namespace}/`;
+    for (const key of this.pending.keys()) {
+      if (key.startsWith(prefix) && this.isPending(key)) return undefined;
+    }
+    return this.informer
+      .list()
+      .filter(
+        (o) =>
+          o.metadata?.namespace === namespace && matchesLabelSelector(o.metadata?.labels, selector),
+      );
+  }
+
+  private isPending(key: string): boolean {
+    const wanted = this.pending.get(key);
+    if (!wanted) return false;
+    if (wanted.expires < Date.now()) {
+      this.pending.delete(key);
+      return false;
+    }
+    return true;
+  }
+}
+
+function keyOf(namespace: string | undefined, name: string | undefined): string {
+  return `${namespace ?? ''}/${name ?? ''}`;
+}

@@ -1,0 +1,167 @@
+/**
+ * The API server's watch-fed cache (apiserver/src/store/resource-cache.ts)
+ * against the real kube-apiserver. The cache watches through a TCP proxy the
+ * test can cut, while the repository writes straight to the API, so the
+ * tests control when the cache is behind:
+ * - reads are answered from the cache (they work with its API cut off);
+ * - a write of this process is read back at once even when the watch has not
+ *   brought it yet (read-your-writes), by object and by namespace list;
+ * - after the watch connection breaks and comes back, the cache holds what
+ *   changed meanwhile (an update, a delete, a create);
+ * - the cache answers by namespace: a same-named object of another namespace
+ *   is never returned, whatever the cache's state.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { CustomResourceClient } from '../../common/kube/custom-resources.js';
+import { createLogger } from '../../common/logger.js';
+import type { Agent } from '../../crds/src/index.js';
+import { CustomResourceRepository } from '../../apiserver/src/store/custom-resources.js';
+import { ResourceCache } from '../../apiserver/src/store/resource-cache.js';
+import { agentResource } from '../factories/custom-resources.js';
+import { createNamespace, kubeConfig } from '../harness/env.js';
+import { startTcpProxy, type TcpProxy } from '../harness/tcp-proxy.js';
+
+let kc: KubeConfig;
+let proxy: TcpProxy;
+let cache: ResourceCache<'Agent'>;
+let repo: CustomResourceRepository<'Agent', Agent>;
+let client: CustomResourceClient;
+let namespace: string;
+
+beforeAll(async () => {
+  kc = kubeConfig();
+  namespace = await createNamespace(kc, 'cache');
+  proxy = await startTcpProxy(kc);
+  cache = new ResourceCache(proxy.kubeConfig(), 'Agent', createLogger('test', 'silent'));
+  await cache.start();
+  repo = new CustomResourceRepository<'Agent', Agent>(kc, 'Agent', 'agent', cache);
+  client = new CustomResourceClient(kc);
+}, 60_000);
+
+afterAll(async () => {
+  await cache?.stop();
+  await proxy?.close();
+});
+
+async function until<T>(what: string, check: () => T | undefined | false): Promise<T> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const value = check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(25);
+  }
+}
+
+/** Cuts the cache off its API: the open watch is reset and reconnects are refused. */
+function cutWatch(): void {
+  proxy.setMode('refuse');
+  proxy.dropConnections();
+}
+
+function restoreWatch(): void {
+  proxy.setMode('forward');
+}
+
+describe('the resource cache', () => {
+  it('answers reads from the cache, with its API cut off', async () => {
+    const agent = await client.create('Agent', agentResource(namespace, { description: 'cached' }));
+    await until('the cache to hold the agent', () => cache.get(namespace, agent.metadata!.name!));
+    // The repository reads through the cache only; its own API is the real one, so
+    // prove the read came from the cache by changing the object behind its back.
+    cutWatch();
+    await client.write('Agent', {
+      ...agent,
+      spec: { ...agent.spec, description: 'changed' },
+    } as Agent);
+    const read = await repo.get(namespace, agent.metadata!.name!);
+    expect(read?.spec.description).toBe('cached');
+    const listed = await repo.list(namespace);
+    expect(listed.find((a) => a.metadata.name === agent.metadata!.name)?.spec.description).toBe(
+      'cached',
+    );
+    restoreWatch();
+    await until(
+      'the cache to see the change',
+      () => cache.get(namespace, agent.metadata!.name!)?.spec.description === 'changed',
+    );
+  });
+
+  it("reads this process's writes back at once, even before the watch brings them", async () => {
+    const created = await repo.create(agentResource(namespace, { description: 'v1' }));
+    const name = created.metadata.name!;
+    await until('the cache to hold the agent', () => cache.get(namespace, name));
+    cutWatch();
+    const updated = await repo.update(namespace, name, (a) => {
+      a.spec.description = 'v2';
+    });
+    expect(updated?.spec.description).toBe('v2');
+    // The cache still holds v1, and says it cannot answer for this object.
+    expect(cache.get(namespace, name)).toBeUndefined();
+    expect((await repo.get(namespace, name))?.spec.description).toBe('v2');
+    const listed = await repo.list(namespace);
+    expect(listed.find((a) => a.metadata.name === name)?.spec.description).toBe('v2');
+
+    const born = await repo.create(agentResource(namespace, { description: 'new while cut' }));
+    expect((await repo.get(namespace, born.metadata.name!))?.spec.description).toBe(
+      'new while cut',
+    );
+    expect((await repo.list(namespace)).map((a) => a.metadata.name)).toContain(born.metadata.name);
+
+    await repo.delete(namespace, name);
+    expect(await repo.get(namespace, name)).toBeNull();
+    expect((await repo.list(namespace)).map((a) => a.metadata.name)).not.toContain(name);
+
+    restoreWatch();
+    // Once the watch has caught up, the cache answers again, with the written state.
+    await until('the cache to catch up', () => cache.get(namespace, born.metadata.name!));
+    await until(
+      'the delete to reach the cache',
+      () => !cache.list(namespace)?.some((a) => a.metadata?.name === name) && true,
+    );
+  });
+
+  it('holds what changed while its watch was broken once it reconnects', async () => {
+    const kept = await client.create('Agent', agentResource(namespace, { description: 'before' }));
+    const dropped = await client.create('Agent', agentResource(namespace));
+    await until(
+      'both agents cached',
+      () =>
+        cache.get(namespace, kept.metadata!.name!) && cache.get(namespace, dropped.metadata!.name!),
+    );
+    cutWatch();
+    await client.write('Agent', { ...kept, spec: { ...kept.spec, description: 'after' } } as Agent);
+    await client.delete('Agent', namespace, dropped.metadata!.name!);
+    const added = await client.create('Agent', agentResource(namespace, { description: 'added' }));
+    await sleep(300);
+    expect(cache.get(namespace, added.metadata!.name!)).toBeUndefined();
+    restoreWatch();
+    await until(
+      'the cache to catch up after reconnecting',
+      () =>
+        cache.get(namespace, kept.metadata!.name!)?.spec.description === 'after' &&
+        cache.get(namespace, added.metadata!.name!) &&
+        !cache.get(namespace, dropped.metadata!.name!),
+    );
+  });
+
+  it("never answers with another namespace's object of the same name", async () => {
+    const other = await createNamespace(kc, 'cache-other');
+    const mine = agentResource(namespace, { description: 'mine' });
+    const theirs = agentResource(other, { description: 'theirs' }, { name: mine.metadata.name });
+    await client.create('Agent', theirs);
+    await until('the other namespace cached', () => cache.get(other, theirs.metadata.name!));
+    // Not in this namespace: the cache does not hold it, and the API says so.
+    expect(cache.get(namespace, mine.metadata.name!)).toBeUndefined();
+    expect(await repo.get(namespace, mine.metadata.name!)).toBeNull();
+    expect((await repo.list(namespace)).map((a) => a.metadata.name)).not.toContain(
+      mine.metadata.name,
+    );
+    await repo.create(mine);
+    await until('mine cached', () => cache.get(namespace, mine.metadata.name!));
+    expect((await repo.get(namespace, mine.metadata.name!))?.spec.description).toBe('mine');
+    expect((await repo.get(other, theirs.metadata.name!))?.spec.description).toBe('theirs');
+  });
+});
