@@ -63,11 +63,18 @@ export async function startCliPlatform(withVectors = false): Promise<CliPlatform
   };
 }
 
-/** Resolves once `check` holds; throws naming `what` after `timeoutMs`. */
-export async function until(what: string, check: () => boolean, timeoutMs: number): Promise<void> {
+/** Resolves once `check` holds (after `refresh`, when given); throws naming `what` after `timeoutMs`. */
+export async function until(
+  what: string,
+  check: () => boolean,
+  timeoutMs: number,
+  refresh?: () => Promise<void>,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!check()) {
+  for (;;) {
+    await refresh?.();
+    if (check()) return;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, refresh ? 500 : 100));
   }
 }

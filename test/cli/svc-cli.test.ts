@@ -92,6 +92,23 @@ describe('agents', () => {
     expect(page.items).toContainEqual(expect.objectContaining({ name, agent_type: 'job' }));
   });
 
+  it('updates, renames and deletes an agent', async () => {
+    const name = `cli-upd-${randomBytes(3).toString('hex')}`;
+    expect((await runSvc(['agents', 'create', name], options)).code).toBe(0);
+    const updated = await runSvc(
+      ['agents', 'update', name, '--memory', '512', '--description', 'tuned', '--json'],
+      options,
+    );
+    expect(updated.code).toBe(0);
+    expect(JSON.parse(updated.stdout)).toMatchObject({ memory_mb: 512, description: 'tuned' });
+    const renamed = await runSvc(['agents', 'update', name, '--rename', `${name}-b`], options);
+    expect(renamed.stdout).toMatch(new RegExp(`^name\\s+${name}-b$`, 'm'));
+    const refused = await runSvc(['agents', 'update', `${name}-b`, '--memory', 'lots'], options);
+    expect(refused.code).toBe(2);
+    expect((await runSvc(['agents', 'delete', `${name}-b`], options)).code).toBe(0);
+    expect((await runSvc(['agents', 'get', `${name}-b`], options)).code).toBe(4);
+  });
+
   it('exits 4 with the contract code for an agent that does not exist', async () => {
     const result = await runSvc(['agents', 'get', 'no-such-agent-here'], options);
     expect(result.code).toBe(4);
@@ -195,6 +212,30 @@ describe('deploy', () => {
       follow.kill('SIGINT');
     }
     expect(await exited).toBe(130);
+  });
+
+  it('run reads a payload from stdin and waits; logs filter by stream; bad JSON exits 2', async () => {
+    const marker = `stdin-${randomUUID()}`;
+    const run = await runSvc(['run', agent, '--payload-file', '-', '--wait', '--json'], {
+      ...options,
+      input: JSON.stringify({ marker }),
+    });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ state: 'completed' });
+    let logs: { items: { stream: string; message: string }[] } = { items: [] };
+    await until(
+      'the run line in the logs',
+      () => logs.items.some((entry) => entry.message.includes(marker)),
+      30_000,
+      async () => {
+        const read = await runSvc(['logs', agent, '--stream', 'stdout', '--json'], options);
+        logs = JSON.parse(read.stdout) as typeof logs;
+      },
+    );
+    expect(new Set(logs.items.map((entry) => entry.stream))).toEqual(new Set(['stdout']));
+    const bad = await runSvc(['run', agent, '--payload', '{not json'], options);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('not JSON');
   });
 
   it('Ctrl-C while deploy follows exits 130 and leaves the deployment going on to active', async () => {
