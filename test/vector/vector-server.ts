@@ -32,6 +32,8 @@ export interface VectorServer {
   engineApiKey: string;
   db: Db;
   accounts: AccountService;
+  /** Records a vector storage sample of every tenant now, as the hourly timer would. */
+  sampleStorage(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -86,6 +88,7 @@ export async function startVectorServer(opts: VectorServerOptions = {}): Promise
     engineApiKey,
     db,
     accounts: new AccountService(collections(db), 'local'),
+    sampleStorage: () => plane.sampleStorage(),
     close: async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

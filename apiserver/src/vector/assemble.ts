@@ -66,6 +66,8 @@ export interface VectorPlane {
   handler: RequestListener;
   /** Stops the background purge of old rate-limit buckets and writes the usage still buffered. */
   close(): Promise<void>;
+  /** Records a vector storage sample of every tenant now (the hourly timer's work); returns how many. */
+  sampleStorage(): Promise<number>;
 }
 
 /**
@@ -149,6 +151,7 @@ export function vectorPlaneApp(
   return {
     app: app as unknown as Koa,
     handler,
+    sampleStorage: () => sampler.sample(),
     close: async () => {
       clearInterval(purge);
       await sampler.stop();

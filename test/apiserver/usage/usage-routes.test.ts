@@ -19,10 +19,6 @@ import {
 } from '../control-plane-server.js';
 import { startVectorServer, type VectorServer } from '../../vector/vector-server.js';
 import { createLogger } from '../../../common/logger.js';
-import { collections } from '../../../apiserver/src/store/database.js';
-import { EngineClient } from '../../../apiserver/src/vector/engine-client.js';
-import { StorageMeter } from '../../../apiserver/src/vector/storage/storage-meter.js';
-import { StorageSampler } from '../../../apiserver/src/usage/storage-sampler.js';
 
 type Totals = {
   count: number;
@@ -184,21 +180,12 @@ describe('vector storage', () => {
       body: JSON.stringify({ points }),
     });
     expect(upsert.status).toBe(200);
-    const c = collections(server.db);
-    const engine = new EngineClient(vectors.engineUrl, { apiKey: vectors.engineApiKey });
-    const sampler = new StorageSampler(
-      c.vectorCollections,
-      new StorageMeter(c, engine),
-      server.usage!.writer,
-      createLogger('usage', 'silent'),
-    );
-    try {
-      // Two samples of the same storage: the summary shows it once, as the peak.
-      expect(await sampler.sample()).toBe(1);
-      expect(await sampler.sample()).toBe(1);
-    } finally {
-      engine.close();
-    }
+    // Two samples of the same storage: the summary shows it once, as the peak.
+    expect(await vectors.sampleStorage()).toBe(1);
+    expect(await vectors.sampleStorage()).toBe(1);
+    // The vector plane's writer flushes on close; a second plane keeps serving the tests after.
+    await vectors.close();
+    vectors = await startVectorServer({ db: server.db });
     const storage = (await summary()).totals.vector_storage!;
     // 600 points of 512 float32 (2048 bytes each) and the payload the gateway stamps on each
     // (under 200 bytes): once, not the 2 samples added up.
