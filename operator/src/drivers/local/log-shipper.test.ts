@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger } from '../../../../common/logger.js';
-import { BATCH, LogShipper } from './log-shipper.js';
+import { BATCH, LogShipper, MAX_BUFFERED } from './log-shipper.js';
 
 /** What the ingestion route received: one entry per request, with its time. */
 let received: Array<{ at: number; messages: string[] }> = [];
@@ -97,4 +97,21 @@ describe('LogShipper', () => {
     await shipper.close();
     expect(received.map((r) => r.messages)).toEqual([['last words']]);
   });
+  it('counts the lines it drops when the buffer is full, and says so first in the next batch', async () => {
+    answer = 503;
+    const shipper = new LogShipper(apiUrl, 'secret', log, { maxDelayMs: 10, retryMs: 60_000 });
+    shipper.push(owner, line('first'));
+    await until(() => answer === 503 && received.length === 0);
+    await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < MAX_BUFFERED + 3; i++) shipper.push(owner, line(`line ${i}`));
+    answer = 204;
+    await shipper.close();
+    const messages = received.flatMap((r) => r.messages);
+    expect(messages[0]).toBe(
+      '4 earlier line(s) were dropped: the agent printed faster than its logs could be stored',
+    );
+    expect(messages[1]).toBe('line 3');
+    expect(messages.at(-1)).toBe(`line ${MAX_BUFFERED + 2}`);
+    expect(messages).toHaveLength(MAX_BUFFERED + 1);
+  }, 60_000);
 });

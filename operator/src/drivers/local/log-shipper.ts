@@ -5,7 +5,8 @@
  * `maxDelayMs` after it is buffered (a batch fills up at once: it goes at
  * once), so a line a run prints is readable within a second; a failed send is
  * retried `retryMs` later, and the buffer is bounded so a long outage drops
- * the oldest lines rather than the operator.
+ * the oldest lines rather than the operator. Dropped lines are counted: the
+ * next batch of that agent starts with a `system` line saying how many went.
  */
 import { internalToken } from '../../../../common/internal-token.js';
 import type { Logger } from '../../../../common/logger.js';
@@ -26,7 +27,10 @@ export interface LogOwner {
   environment: string;
 }
 
-const MAX_BUFFERED = 10_000;
+/** Lines buffered per agent before the oldest are dropped (about 10 s of a 10,000 lines/s burst). */
+export const MAX_BUFFERED = 100_000;
+/** Characters buffered per agent before the oldest lines are dropped, whatever their number. */
+export const MAX_BUFFERED_CHARS = 32 * 1024 * 1024;
 /** Lines per request. */
 export const BATCH = 500;
 
@@ -42,7 +46,10 @@ const DEFAULT_TIMING: ShipperTiming = { maxDelayMs: 200, retryMs: 2000 };
 
 /** Batches lines per agent and posts them within `maxDelayMs` of the first one buffered. */
 export class LogShipper {
-  private readonly buffers = new Map<string, { owner: LogOwner; lines: LogLine[] }>();
+  private readonly buffers = new Map<
+    string,
+    { owner: LogOwner; lines: LogLine[]; dropped: number; chars: number }
+  >();
   private readonly timing: ShipperTiming;
   private timer: NodeJS.Timeout | null = null;
   /** When the pending timer fires (ms since the epoch). */
@@ -65,12 +72,23 @@ export class LogShipper {
   push(owner: LogOwner, line: Omit<LogLine, 'timestamp'> & { timestamp?: string }): void {
     let buffer = this.buffers.get(owner.agentId);
     if (!buffer) {
-      buffer = { owner, lines: [] };
+      buffer = { owner, lines: [], dropped: 0, chars: 0 };
       this.buffers.set(owner.agentId, buffer);
     }
     buffer.lines.push({ ...line, timestamp: line.timestamp ?? new Date().toISOString() });
-    if (buffer.lines.length > MAX_BUFFERED)
-      buffer.lines.splice(0, buffer.lines.length - MAX_BUFFERED);
+    buffer.chars += line.message.length;
+    let over = 0;
+    while (
+      buffer.lines.length - over > MAX_BUFFERED ||
+      (buffer.chars > MAX_BUFFERED_CHARS && over < buffer.lines.length - 1)
+    ) {
+      buffer.chars -= buffer.lines[over]!.message.length;
+      over += 1;
+    }
+    if (over > 0) {
+      buffer.lines.splice(0, over);
+      buffer.dropped += over;
+    }
     if (!this.backingOff) this.schedule(buffer.lines.length >= BATCH ? 0 : this.timing.maxDelayMs);
   }
 
@@ -127,6 +145,20 @@ export class LogShipper {
   /** False when a send failed (the lines stay buffered). */
   private async send(): Promise<boolean> {
     for (const [agentId, buffer] of this.buffers) {
+      if (buffer.dropped > 0) {
+        const dropped = buffer.dropped;
+        buffer.dropped = 0;
+        this.log.warn('agent log lines dropped: the buffer was full', { agent: agentId, dropped });
+        const notice: LogLine = {
+          deployment_id: buffer.lines[0]?.deployment_id ?? null,
+          timestamp: buffer.lines[0]?.timestamp ?? new Date().toISOString(),
+          stream: 'system',
+          level: 'warn',
+          message: `${dropped} earlier line(s) were dropped: the agent printed faster than its logs could be stored`,
+        };
+        buffer.lines.unshift(notice);
+        buffer.chars += notice.message.length;
+      }
       while (buffer.lines.length > 0) {
         const batch = buffer.lines.slice(0, BATCH);
         const url = `${this.apiUrl}/internal/agents/${agentId}/logs?token=${internalToken(this.secret, 'logs:write', agentId)}`;
@@ -142,6 +174,7 @@ export class LogShipper {
           });
           if (!res.ok) throw new Error(`log ingestion answered ${res.status}`);
           buffer.lines.splice(0, batch.length);
+          for (const sent of batch) buffer.chars -= sent.message.length;
         } catch (err) {
           this.log.warn('log shipping failed; will retry', { agent: agentId, err: String(err) });
           return false;
