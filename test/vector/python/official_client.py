@@ -4,7 +4,8 @@ Run by test/vector/python-client.test.ts with the project's venv (.tools/venv, m
 `node hack/python/ensure-venv.mjs`). The collections `py_docs` and `py_edits` (size 4, Cosine)
 exist before it runs, made through POST /api/v1/collections. Configured the way the README
 tells a user: `prefix="api/v1"` and the client's own `api_key=`. Prints one JSON line of what
-it saw; exits 1 with the first check that failed. No pytest: the standard library and the client only.
+it saw; exits 1 with the first check that failed. No pytest: the standard library and the
+client only.
 """
 
 import asyncio
