@@ -69,14 +69,7 @@ export function buildProgram(): Command {
   registerWorkspaceCommands(program);
   registerCollectionCommands(program);
   registerCompletionCommand(program);
-  // Commander applies exitOverride to subcommands created after it only when they inherit it.
-  for (const cmd of allCommands(program)) cmd.exitOverride();
   return program;
-}
-
-/** Every command below `cmd`. */
-export function allCommands(cmd: Command): Command[] {
-  return cmd.commands.flatMap((c) => [c, ...allCommands(c)]);
 }
 
 /** Runs `argv` (as process.argv) and returns the exit code. */

@@ -11,7 +11,15 @@ const enc = encodeURIComponent;
 
 /** Adds `svc agents` to `program`. */
 export function registerAgentCommands(program: Command): void {
-  const agents = program.command('agents').description('Create, inspect and manage agents.');
+  const agents = withExamples(
+    program.command('agents').description('Create, inspect and manage agents.'),
+    [
+      'svc agents',
+      'svc agents create hello-py',
+      'svc agents get hello-py --json',
+      'svc agents stop hello-py',
+    ],
+  );
 
   withExamples(
     pageOptions(agents.command('list', { isDefault: true }))

@@ -14,9 +14,12 @@ const collectionPath = (name: string, workspace?: string) =>
 
 /** Adds `svc collections` to `program`. */
 export function registerCollectionCommands(program: Command): void {
-  const collections = program
-    .command('collections')
-    .description('Vector collections (the vector plane, SVC_VECTORS_URL).');
+  const collections = withExamples(
+    program
+      .command('collections')
+      .description('Vector collections (the vector plane, SVC_VECTORS_URL).'),
+    ['svc collections', 'svc collections create docs --size 384', 'svc collections info docs'],
+  );
 
   withExamples(
     collections

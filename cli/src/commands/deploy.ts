@@ -29,6 +29,7 @@ export function registerDeployCommand(program: Command): void {
   withExamples(
     program
       .command('deploy [dir]')
+      .summary('Pack, upload and follow a deploy of the project in dir')
       .description(
         'Pack the project in dir (default .) less .svcignore and the built-in exclusions (.git, .env, __pycache__, node_modules, venv, .DS_Store, *.log), upload it, and follow the deployment until it is active or failed.',
       )

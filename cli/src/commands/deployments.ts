@@ -11,7 +11,10 @@ const enc = encodeURIComponent;
 
 /** Adds the deployment commands to `program`. */
 export function registerDeploymentCommands(program: Command): void {
-  const deployments = program.command('deployments').description('List and inspect deployments.');
+  const deployments = withExamples(
+    program.command('deployments').description('List and inspect deployments.'),
+    ['svc deployments list hello-py', 'svc deployments get 3f6c... --follow'],
+  );
 
   withExamples(
     pageOptions(deployments.command('list [agent]', { isDefault: true }))

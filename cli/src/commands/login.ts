@@ -12,6 +12,7 @@ export function registerLoginCommands(program: Command): void {
   withExamples(
     program
       .command('login')
+      .summary('Check an API key and store it in a profile')
       .description(
         'Check an API key with GET /auth/me and store it in a profile (mode 0600). The key is read from SVC_API_KEY or stdin, never from an argument.',
       )
@@ -43,7 +44,7 @@ export function registerLoginCommands(program: Command): void {
     ],
   );
 
-  program
+  const logout = program
     .command('logout')
     .description('Forget the stored key of a profile (the current one unless --profile).')
     .action(async (_opts, cmd: Command) => {
@@ -57,6 +58,7 @@ export function registerLoginCommands(program: Command): void {
       await writeConfig(path, config);
       ctx.out.ok(`Removed profile ${name}.`);
     });
+  withExamples(logout, ['svc logout', 'svc logout --profile staging']);
 
   withExamples(
     program
@@ -80,8 +82,11 @@ export function registerLoginCommands(program: Command): void {
     ['svc whoami', 'svc whoami --json | jq .sources'],
   );
 
-  const profiles = program.command('profiles').description('List or switch stored profiles.');
-  profiles
+  const profiles = withExamples(
+    program.command('profiles').description('List or switch stored profiles.'),
+    ['svc profiles', 'svc profiles use prod'],
+  );
+  const list = profiles
     .command('list', { isDefault: true })
     .description('The stored profiles (keys are not shown).')
     .action(async (_opts, cmd: Command) => {
@@ -95,6 +100,7 @@ export function registerLoginCommands(program: Command): void {
       }));
       ctx.out.list(rows, ['current', 'name', 'api_url', 'vectors_url']);
     });
+  withExamples(list, ['svc profiles list', 'svc profiles list --json']);
   withExamples(
     profiles
       .command('use <name>')

@@ -87,7 +87,10 @@ export function registerRunCommands(program: Command): void {
     ['svc runs tick', 'svc runs tick --json | jq ".items[0].state"'],
   );
 
-  const schedule = program.command('schedule').description("Pause or resume an agent's schedule.");
+  const schedule = withExamples(
+    program.command('schedule').description("Pause or resume an agent's schedule."),
+    ['svc schedule pause tick', 'svc schedule resume tick'],
+  );
   for (const action of ['pause', 'resume'] as const) {
     withExamples(
       schedule

@@ -30,11 +30,18 @@ const WORKSPACE_OPTION = ['-w, --workspace', 'the target is a workspace, not an 
 
 /** Adds `svc secrets` to `program`. */
 export function registerSecretCommands(program: Command): void {
-  const secrets = program
-    .command('secrets')
-    .description(
-      "Manage an agent's (or a workspace's) secrets; values are read from stdin or an env file.",
-    );
+  const secrets = withExamples(
+    program
+      .command('secrets')
+      .description(
+        "Manage an agent's (or a workspace's) secrets; values are read from stdin or an env file.",
+      ),
+    [
+      'svc secrets set hello-py API_TOKEN < token.txt',
+      'svc secrets list hello-py',
+      'svc secrets rm hello-py API_TOKEN',
+    ],
+  );
 
   withExamples(
     secrets

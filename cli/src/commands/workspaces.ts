@@ -9,7 +9,10 @@ const collect = (value: string, previous: string[] = []) => [...previous, value]
 
 /** Adds the workspace and region commands to `program`. */
 export function registerWorkspaceCommands(program: Command): void {
-  const workspaces = program.command('workspaces').description('Group agents and collections.');
+  const workspaces = withExamples(
+    program.command('workspaces').description('Group agents and collections.'),
+    ['svc workspaces', 'svc workspaces create team', 'svc workspaces agents team'],
+  );
 
   withExamples(
     pageOptions(workspaces.command('list', { isDefault: true }))
@@ -123,10 +126,12 @@ export function registerWorkspaceCommands(program: Command): void {
     ['svc workspaces set-regions team local eu-west'],
   );
 
+  const operations = withExamples(
+    program.command('operations').description('Region-change operations.'),
+    ['svc operations get 9b1e...'],
+  );
   withExamples(
-    program
-      .command('operations')
-      .description('Region-change operations.')
+    operations
       .command('get <operation-id>')
       .description('The state of a region change.')
       .action(async (id: string, _opts, cmd: Command) => {
