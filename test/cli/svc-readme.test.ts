@@ -113,10 +113,19 @@ describe('after the walkthrough', () => {
     });
   });
 
-  it('stops hello-py, and a schedule on an agent without one is refused', async () => {
+  it('stops and starts hello-py, archives and restores tick; a schedule on an agent without one is refused', async () => {
     const stop = await runSvc(['agents', 'stop', 'hello-py'], options);
     expect(stop).toMatchObject({ code: 0 });
     expect(stop.stderr).toContain('hello-py: paused');
+    const start = await runSvc(['agents', 'start', 'hello-py', '--json'], options);
+    expect(start.code).toBe(0);
+    expect(JSON.parse(start.stdout)).toMatchObject({ name: 'hello-py', status: 'starting' });
+    const archive = await runSvc(['agents', 'archive', 'tick'], options);
+    expect(archive).toMatchObject({ code: 0 });
+    expect(archive.stderr).toContain('tick: archiving');
+    const restore = await runSvc(['agents', 'restore', 'tick'], options);
+    expect(restore).toMatchObject({ code: 0 });
+    expect(restore.stderr).toContain('tick: restoring');
     const noSchedule = await runSvc(['schedule', 'pause', 'hello-py'], options);
     expect(noSchedule.code).toBe(5);
     expect(noSchedule.stderr).toMatch(/Error 4\d\d SCHEDULE_NOT_SET/);
