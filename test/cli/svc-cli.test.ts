@@ -214,6 +214,14 @@ describe('deploy', () => {
     expect(await exited).toBe(130);
   });
 
+  it('cancel of a version that already finished exits 5 with DEPLOYMENT_NOT_CANCELLABLE', async () => {
+    const cancel = await runSvc(['cancel', agent, '1', '--reason', 'too late', '--json'], options);
+    expect(cancel.code).toBe(5);
+    const error = JSON.parse(cancel.stderr) as { error: Record<string, unknown> };
+    expect(error.error).toMatchObject({ status: 409, code: 'DEPLOYMENT_NOT_CANCELLABLE' });
+    expect(error.error.current_state).toEqual(expect.any(String));
+  });
+
   it('run reads a payload from stdin and waits; logs filter by stream; bad JSON exits 2', async () => {
     const marker = `stdin-${randomUUID()}`;
     const run = await runSvc(['run', agent, '--payload-file', '-', '--wait', '--json'], {
