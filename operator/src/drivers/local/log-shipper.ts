@@ -42,7 +42,7 @@ export interface ShipperTiming {
   retryMs: number;
 }
 
-const DEFAULT_TIMING: ShipperTiming = { maxDelayMs: 200, retryMs: 2000 };
+const DEFAULT_TIMING: ShipperTiming = { maxDelayMs: 50, retryMs: 2000 };
 
 /** Batches lines per agent and posts them within `maxDelayMs` of the first one buffered. */
 export class LogShipper {
