@@ -102,6 +102,8 @@ export class LocalDriver implements WorkloadDriver {
   private readonly services = new Map<string, RunningService>();
   /** Services starting with new secret values, to take over from those in `services`. */
   private readonly replacements = new Map<string, RunningService>();
+  /** Services replaced by one with new secrets, answering out their drain before they stop. */
+  private readonly draining = new Set<RunningService>();
   private readonly runs = new Set<string>();
   private readonly schedules = new Map<string, { key: string; timer: NodeJS.Timeout }>();
   private notifier: DriverNotifier | null = null;
@@ -350,7 +352,11 @@ export class LocalDriver implements WorkloadDriver {
     if (next.service.state !== 'ready' && next.service.state !== 'failed') return;
     this.replacements.delete(agentId);
     this.services.set(agentId, next);
-    setTimeout(() => void running.service.stop(), DRAIN_MS).unref();
+    // Tracked until stopped, so close() stops one still draining too (none is left behind).
+    this.draining.add(running);
+    setTimeout(() => {
+      void running.service.stop().finally(() => this.draining.delete(running));
+    }, DRAIN_MS).unref();
   }
 
   private async dropReplacement(agentId: string): Promise<void> {
@@ -734,8 +740,8 @@ export class LocalDriver implements WorkloadDriver {
   async close(): Promise<void> {
     for (const { timer } of this.schedules.values()) clearTimeout(timer);
     await Promise.all(
-      [...this.services.values(), ...this.replacements.values()].map(({ service }) =>
-        service.stop(),
+      [...this.services.values(), ...this.replacements.values(), ...this.draining].map(
+        ({ service }) => service.stop(),
       ),
     );
     for (const controller of this.builds.values()) controller.abort();
