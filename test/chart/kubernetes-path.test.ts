@@ -39,6 +39,7 @@ import {
 } from '../apiserver/control-plane-server.js';
 import { deployFiles, type Deployment } from '../apiserver/deploy/deploy-helpers.js';
 import { eventually } from '../operator/operator-harness.js';
+import { readAgent } from '../apiserver/agents/operator-view.js';
 import { startKwokCluster, type KwokCluster } from '../harness/kwok-cluster.js';
 import { baseValues } from './helm.js';
 import { installChart, RELEASE_NAMESPACE, serviceAccountKubeConfig } from './kwok-install.js';
@@ -94,7 +95,7 @@ beforeAll(async () => {
     regions: ['local'],
     internalSecret,
   });
-  owner = await createCaller(server);
+  owner = await createCaller(server, { tier: 'performance' });
   ({ proc: operator } = await startReady(group, {
     name: 'operator',
     command: process.execPath,
@@ -107,6 +108,9 @@ beforeAll(async () => {
       SVC_INTERNAL_SECRET_FILE: secretFile,
       // No cluster DNS here: the API server's Service name becomes this test's server.
       SVC_INTERNAL_API_URL: server.base,
+      // A pod has its own network; on this machine the chart's 0.0.0.0:9090 would collide.
+      SVC_METRICS_HOST: '127.0.0.1',
+      SVC_METRICS_PORT: '0',
       SVC_OPERATOR_LEASE_SECONDS: '5',
     },
     readyWhen: { line: readyLine('operator', 'identity') },
@@ -337,10 +341,13 @@ describe('the Kubernetes path with the chart’s RBAC', () => {
   });
 
   it('reports a deleted Deployment as app_lost_on_provider, and a redeploy restores it', async () => {
+    // The operator has seen the active version's workload (what makes its disappearance a loss).
     await eventually(
-      () => readWorkload(service.id),
-      (w) => (w.status?.availableReplicas ?? 0) > 0,
-      'the workload available',
+      () => readAgent(admin, owner.namespace, service.id),
+      (a) =>
+        a.status?.workloadVersion === serviceDeployment.version &&
+        a.status.activeDeploymentId === serviceDeployment.id,
+      'the workload of the active version seen',
     );
     await apps().deleteNamespacedDeployment({
       namespace: owner.namespace,

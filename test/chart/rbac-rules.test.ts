@@ -23,6 +23,7 @@ import {
 import { API_GROUP, API_VERSION, LABELS, PLURALS, type Agent } from '../../crds/src/index.js';
 import type { AgentDeployment } from '../../crds/src/index.js';
 import { CustomResourceClient } from '../../common/kube/custom-resources.js';
+import { podSource } from '../../common/kube/informer.js';
 import { LeaderElector } from '../../common/kube/leader-election.js';
 import { createLogger } from '../../common/logger.js';
 import { generateSecret } from '../../common/secrets.js';
@@ -184,6 +185,11 @@ const probes: Record<string, Probe> = {
     );
     expect(agent.body.machines).toEqual([expect.objectContaining({ source: 'live' })]);
   },
+  'operator lists service pods to meter them': async () => {
+    // The list the operator's pod-usage informer starts with (operator/src/drivers/kubernetes/pod-usage.ts).
+    const list = await podSource(operatorKc, `${LABELS.component}=service`).listFn();
+    expect(Array.isArray(list.items)).toBe(true);
+  },
 };
 
 /** Runs every probe; those that failed: each its name, then the start of its error. */
@@ -295,7 +301,7 @@ describe('the chart’s roles', () => {
 
   it('fail a probe whenever any one rule is removed', async () => {
     const rules = everyRule();
-    expect(rules.length).toBe(12);
+    expect(rules.length).toBe(13);
     const unnoticed: string[] = [];
     const observed: Record<string, string[]> = {};
     for (const { label, role, index } of rules) {
@@ -317,13 +323,14 @@ describe('the chart’s roles', () => {
     const by = (role: string, index: number) =>
       Object.entries(observed).find(([label]) => label.includes(`${role} #${index} `))?.[1];
     const [crs, status, service, build, lease] = Object.keys(probes);
-    const [apiWrites, apiPods] = Object.keys(probes).slice(5);
+    const [apiWrites, apiPods, podsWatch] = Object.keys(probes).slice(5);
     expect(by('-operator', 0)).toEqual([crs]);
     expect(by('-operator', 1)).toEqual([status]);
     expect(by('-operator', 2)).toEqual([service]);
     expect(by('-operator', 3)).toEqual([build]);
     expect(by('-operator', 4)).toEqual([service]);
     expect(by('-operator', 5)).toEqual([service, build]);
+    expect(by('-operator', 6)).toEqual([podsWatch]);
     expect(by('-operator-leader-election', 0)).toEqual([lease]);
     expect(by('-apiserver', 1)).toEqual([apiWrites]);
     expect(by('-apiserver', 2)).toEqual([apiPods]);

@@ -130,6 +130,7 @@ describe('defaults', () => {
         resources: ['networkpolicies'],
         verbs: ['create', 'patch', 'delete'],
       },
+      { apiGroups: [''], resources: ['pods'], verbs: ['list', 'watch'] },
     ]);
     const lease = find(objects, 'Role', 'svc-operator-leader-election');
     expect(lease.metadata?.namespace).toBe('svc-system');
@@ -162,6 +163,45 @@ describe('defaults', () => {
         await readFile(join(chartDir, '..', '..', 'crds', `${crd.metadata?.name}.yaml`), 'utf8'),
       );
       expect(crd.spec).toEqual(source.spec);
+    }
+  });
+});
+
+describe('metrics', () => {
+  it('serve /metrics on a port of its own in every component, with scrape annotations', async () => {
+    const objects = await renderChart(baseValues);
+    const variables = {
+      apiserver: 'SVC_METRICS_PORT',
+      operator: 'SVC_METRICS_PORT',
+      engine: 'SVC_ENGINE_METRICS_PORT',
+    };
+    for (const { owner, spec } of podSpecs(objects)) {
+      const component = owner.split('/svc-')[1] as keyof typeof variables;
+      const container = spec.containers[0];
+      expect([owner, envOf(container)[variables[component]]]).toEqual([owner, '9090']);
+      expect(container.ports).toContainEqual({
+        name: 'metrics',
+        containerPort: 9090,
+        protocol: 'TCP',
+      });
+    }
+    for (const o of objects.filter((o) => ['Deployment', 'StatefulSet'].includes(o.kind ?? ''))) {
+      expect(o.spec.template.metadata.annotations).toMatchObject({
+        'prometheus.io/scrape': 'true',
+        'prometheus.io/port': '9090',
+        'prometheus.io/path': '/metrics',
+      });
+    }
+  });
+
+  it('metrics.enabled false turns every listener off', async () => {
+    const objects = await renderChart({
+      ...baseValues,
+      metrics: { enabled: false, port: 9090, scrapeAnnotations: true },
+    });
+    for (const { spec } of podSpecs(objects)) {
+      const env = envOf(spec.containers[0]);
+      expect(env.SVC_METRICS_PORT ?? env.SVC_ENGINE_METRICS_PORT).toBe('-1');
     }
   });
 });
@@ -203,8 +243,11 @@ describe('each switch of the matrix', () => {
         ],
         ports: [{ port: 'http', protocol: 'TCP' }],
       },
+      { ports: [{ port: 'metrics', protocol: 'TCP' }] },
     ]);
-    expect(find(objects, 'NetworkPolicy', 'svc-operator').spec.ingress).toBeUndefined();
+    expect(find(objects, 'NetworkPolicy', 'svc-operator').spec.ingress).toEqual([
+      { ports: [{ port: 'metrics', protocol: 'TCP' }] },
+    ]);
     const hosts = find(objects, 'Ingress', 'svc').spec.rules.map((r: { host: string }) => r.host);
     expect(hosts).toEqual(['api.example.com', 'vectors.example.com', '*.agents.example.com']);
   });

@@ -103,3 +103,31 @@ affinity:
   {{- toYaml . | nindent 2 }}
 {{- end }}
 {{- end -}}
+
+{{/* The metrics listener's environment (pass a dict with "root" and "portVar"). */}}
+{{- define "svc.metricsEnv" -}}
+{{- if .root.Values.metrics.enabled }}
+- { name: {{ .portVar }}, value: {{ .root.Values.metrics.port | quote }} }
+{{- else }}
+- { name: {{ .portVar }}, value: "-1" }
+{{- end }}
+{{- end -}}
+
+{{/* The metrics container port, when metrics are on. */}}
+{{- define "svc.metricsPort" -}}
+{{- if .Values.metrics.enabled }}
+- { name: metrics, containerPort: {{ .Values.metrics.port }}, protocol: TCP }
+{{- end }}
+{{- end -}}
+
+{{/* Pod annotations: Prometheus scrape hints (when asked for), then the component's own. */}}
+{{- define "svc.podAnnotations" -}}
+{{- if and .root.Values.metrics.enabled .root.Values.metrics.scrapeAnnotations }}
+prometheus.io/scrape: "true"
+prometheus.io/port: {{ .root.Values.metrics.port | quote }}
+prometheus.io/path: /metrics
+{{- end }}
+{{- with .extra }}
+{{ toYaml . }}
+{{- end }}
+{{- end -}}
