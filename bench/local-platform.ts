@@ -90,7 +90,12 @@ try {
     await new Promise((r) => setTimeout(r, 50));
   }
   const tActive = performance.now();
-  const agent = await api<{ id: string; url: string }>('GET', '/api/v1/agents/bench-py');
+  // The agent shows its address a moment after its deployment turns active.
+  let agent = await api<{ id: string; url: string | null }>('GET', '/api/v1/agents/bench-py');
+  while (!agent.url) {
+    await new Promise((r) => setTimeout(r, 50));
+    agent = await api<{ id: string; url: string | null }>('GET', '/api/v1/agents/bench-py');
+  }
   const host = new URL(agent.url).host;
   while ((await viaEdge(edgePort, host)) !== 200) await new Promise((r) => setTimeout(r, 50));
   const tServed = performance.now();
