@@ -87,7 +87,8 @@ export function createEdgeServer(opts: EdgeOptions): Server {
             'AGENT_UPSTREAM_FAILURE',
             'The agent did not answer in time; retry.',
           );
-        await new Promise((r) => setTimeout(r, 100));
+        // An in-memory lookup: polled often, the wait ends soon after the watch brings the address.
+        await new Promise((r) => setTimeout(r, 20));
         agent = index.find(label);
         if (!reachable(agent))
           throw new EdgeError(

@@ -9,6 +9,8 @@ import { readFile } from 'node:fs/promises';
 import type { ManagedProcess, ProcessGroup, StartOptions } from '../../../../common/processes.js';
 import type { Command } from './runner-command.js';
 
+/** How often a starting service's health is asked: a waking request waits on it (#25 item 3). */
+const HEALTH_POLL_MS = 25;
 /** Exit code of a runner whose entry point failed to import or lacks `app`. */
 export const IMPORT_FAILED = 3;
 
@@ -124,7 +126,7 @@ export class SupervisedService {
       } catch {
         // not listening yet
       }
-      await new Promise((r) => setTimeout(r, 150));
+      await new Promise((r) => setTimeout(r, HEALTH_POLL_MS));
     }
   }
 
