@@ -100,6 +100,7 @@ export function controlPlaneDeps(
     regions: config.regions,
   });
   const deployments = new DeploymentService({ agents, deploy, archives, payloads: c.runPayloads });
+  const workspaceSecrets = new WorkspaceSecretService(workspaces, agentRepository);
   const operations = OperationStore.open(conn.db);
   const timings = config.regionChanges ?? {};
   const regionRunner = new OperationRunner(
@@ -114,6 +115,7 @@ export function controlPlaneDeps(
         ),
         agents: agentRepository,
         workspaces: workspaceRepository,
+        workspaceSecrets,
       },
       timings,
     ),
@@ -158,7 +160,7 @@ export function controlPlaneDeps(
     operations,
     regionRunner,
     secrets: new SecretService(agentRepository, agents),
-    workspaceSecrets: new WorkspaceSecretService(workspaces, agentRepository),
+    workspaceSecrets,
     codehost: buildCodehost({
       db: conn.db,
       kc: conn.kc,

@@ -17,6 +17,8 @@ import type { TestServer } from './control-plane-server.js';
 export interface TwoRegionServer {
   server: TestServer;
   deps: Awaited<ReturnType<typeof buildControlPlane>>['deps'];
+  /** The two regions' Kubernetes APIs, as the server uses them. */
+  apis: RegionApis;
 }
 
 /**
@@ -53,8 +55,9 @@ export async function startTwoRegionServer(
     internalSecret: opts.shareWith?.server.internalSecret ?? generateSecret(),
     regionChanges: opts.regionChanges,
   };
+  const apis = RegionApis.fromRegistry(registry, home);
   const { app, deps } = await buildControlPlane(
-    { mongo, db, kc: home, apis: RegionApis.fromRegistry(registry, home) },
+    { mongo, db, kc: home, apis },
     config,
     createLogger('apiserver', 'silent'),
   );
@@ -76,5 +79,5 @@ export async function startTwoRegionServer(
       await mongo.close();
     },
   };
-  return { server, deps };
+  return { server, deps, apis };
 }

@@ -10,8 +10,8 @@
  * until that point a failure removes what was added, the workspace gets its
  * old regions back, and the old placement, never touched, keeps serving.
  */
-import type { Agent } from '../../../crds/src/index.js';
 import { tenantNamespace } from '../accounts/model.js';
+import type { Agent, Workspace } from '../../../crds/src/index.js';
 import type { WorkspaceRepository } from '../workspaces/workspace-repository.js';
 import type { AgentMover } from './agent-mover.js';
 import {
@@ -25,6 +25,11 @@ import type { RegionChangeSteps, RunContext } from './operation-runner.js';
 /** Where the agents of a namespace are read from. */
 export interface AgentLister {
   list(namespace: string): Promise<Agent[]>;
+}
+
+/** Copies a workspace's secrets into each region of the workspace other than home. */
+export interface WorkspaceSecretMirror {
+  mirror(workspace: Workspace): Promise<unknown>;
 }
 
 /** Moves collections' points between regions' engines (collection-mover.ts). */
@@ -52,6 +57,7 @@ export class RegionChangeRunSteps implements RegionChangeSteps {
       mover: AgentMover;
       agents: AgentLister;
       workspaces: WorkspaceRepository;
+      workspaceSecrets: WorkspaceSecretMirror;
       collections?: CollectionSteps;
     },
     private readonly options: StepOptions = {},
@@ -59,9 +65,10 @@ export class RegionChangeRunSteps implements RegionChangeSteps {
 
   async place(op: RegionOperationDoc, ctx: RunContext): Promise<void> {
     if (op.scope !== 'workspace') return;
-    if (!(await this.setWorkspaceRegions(op, op.toRegions))) {
-      throw new OperationFailure(`The workspace ${op.workspaceName} was deleted.`);
-    }
+    const workspace = await this.setWorkspaceRegions(op, op.toRegions);
+    if (!workspace) throw new OperationFailure(`The workspace ${op.workspaceName} was deleted.`);
+    // Before any agent: a copy of the agent reads its workspace's secrets in its own region.
+    await this.deps.workspaceSecrets.mirror(workspace);
     const agents = await this.withMembers(op);
     await this.placeAll(op, agents, ctx);
   }
@@ -73,7 +80,8 @@ export class RegionChangeRunSteps implements RegionChangeSteps {
   async drain(op: RegionOperationDoc, ctx: RunContext): Promise<void> {
     const namespace = namespaceOf(op);
     if (op.scope === 'workspace') {
-      await this.setWorkspaceRegions(op, op.toRegions);
+      const workspace = await this.setWorkspaceRegions(op, op.toRegions);
+      if (workspace) await this.deps.workspaceSecrets.mirror(workspace);
       // An agent that joined after the agents were placed is placed now, before anything drains.
       const agents = await this.withMembers(op);
       await this.placeAll(op, agents, ctx);
@@ -84,6 +92,7 @@ export class RegionChangeRunSteps implements RegionChangeSteps {
         agent.readyRegions = [...op.toRegions];
         await ctx.save({ agents });
       }
+      await this.deps.workspaces.dropSecretCopies(namespace, op.workspaceId ?? '', op.toRegions);
     }
     await this.deps.collections?.drain(op, ctx);
   }
@@ -92,7 +101,8 @@ export class RegionChangeRunSteps implements RegionChangeSteps {
     const namespace = namespaceOf(op);
     await this.deps.collections?.rollBack(op, ctx);
     if (op.scope !== 'workspace') return;
-    await this.setWorkspaceRegions(op, op.fromRegions);
+    const workspace = await this.setWorkspaceRegions(op, op.fromRegions);
+    if (workspace) await this.deps.workspaceSecrets.mirror(workspace);
     const agents = await this.withMembers(op);
     for (const agent of agents) {
       if (agent.state === 'gone' || agent.state === 'rolled_back') continue;
@@ -104,6 +114,9 @@ export class RegionChangeRunSteps implements RegionChangeSteps {
       agent.state = 'rolled_back';
       agent.readyRegions = [...op.fromRegions];
       await ctx.save({ agents });
+    }
+    if (workspace) {
+      await this.deps.workspaces.dropSecretCopies(namespace, op.workspaceId ?? '', op.fromRegions);
     }
   }
 
@@ -165,16 +178,18 @@ export class RegionChangeRunSteps implements RegionChangeSteps {
     return agents;
   }
 
-  /** Gives the workspace `regions`; false when it no longer exists. */
-  private async setWorkspaceRegions(op: RegionOperationDoc, regions: string[]): Promise<boolean> {
-    if (!op.workspaceId) return false;
+  /** Gives the workspace `regions`; null when it no longer exists. */
+  private async setWorkspaceRegions(
+    op: RegionOperationDoc,
+    regions: string[],
+  ): Promise<Workspace | null> {
+    if (!op.workspaceId) return null;
     const namespace = namespaceOf(op);
     const current = await this.deps.workspaces.get(namespace, op.workspaceId);
-    if (current && current.spec.regions.join(',') === regions.join(',')) return true;
-    const updated = await this.deps.workspaces.update(namespace, op.workspaceId, (w) => {
+    if (!current || current.spec.regions.join(',') === regions.join(',')) return current;
+    return this.deps.workspaces.update(namespace, op.workspaceId, (w) => {
       w.spec.regions = [...regions];
     });
-    return updated !== null;
   }
 }
 

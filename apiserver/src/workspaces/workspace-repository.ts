@@ -66,6 +66,27 @@ export class WorkspaceRepository extends CustomResourceRepository<'Workspace'> {
     }
     return (await deleteSecret(this.core, namespace, name))?.keys ?? 0;
   }
+
+  /**
+   * Deletes the copies of the workspace's secrets in the APIs of regions other
+   * than home that none of `keep` is served by (the workspace left them).
+   */
+  async dropSecretCopies(
+    namespace: string,
+    workspaceId: string,
+    keep: readonly string[],
+  ): Promise<void> {
+    const { apis } = this.namespaces;
+    const kept = new Set(apis.targets(keep).map((t) => t.api));
+    for (const api of apis.apis) {
+      if (api === apis.homeApi || kept.has(api)) continue;
+      await deleteSecret(
+        api.kc.makeApiClient(CoreV1Api),
+        namespace,
+        workspaceSecretsName(workspaceId),
+      );
+    }
+  }
 }
 
 /** Deletes a Secret; how many keys it held, or null when there was none. */
