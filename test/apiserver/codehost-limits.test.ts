@@ -67,19 +67,50 @@ afterAll(async () => {
 });
 
 describe('webhook rate limit', () => {
-  it('returns 429 RATE_LIMIT_EXCEEDED with Retry-After past the per-agent budget, and other agents keep theirs', async () => {
-    const agent = randomUUID();
-    const send = (id: string) =>
-      call(limited, 'POST', `/api/v1/webhooks/codehost/${id}`, {
-        rawBody: '{}',
-        headers: { 'content-type': 'application/json', 'x-hub-signature-256': 'sha256=00' },
-      });
-    for (let i = 0; i < 3; i++) expect((await send(agent)).status).toBe(401);
-    const over = await send(agent);
+  /** A signed ping (200 pong) to the agent's route, or to the shared route when `agentId` is null. */
+  const ping = (agentId: string | null, secret: string, url: string) => {
+    const rawBody = JSON.stringify({ zen: 'hi', repository: { clone_url: url } });
+    return call<Detail>(
+      limited,
+      'POST',
+      agentId ? `/api/v1/webhooks/codehost/${agentId}` : '/api/v1/webhooks/codehost',
+      {
+        rawBody,
+        headers: {
+          'content-type': 'application/json',
+          'x-github-event': 'ping',
+          'x-github-delivery': randomUUID(),
+          'x-hub-signature-256': githubSignature(rawBody, secret),
+        },
+      },
+    );
+  };
+  const unsigned = (path: string) =>
+    call(limited, 'POST', path, {
+      rawBody: '{}',
+      headers: { 'content-type': 'application/json', 'x-hub-signature-256': 'sha256=00' },
+    });
+
+  it("returns 429 RATE_LIMIT_EXCEEDED with Retry-After past a link's budget of signed deliveries; unsigned floods spend nobody's", async () => {
+    const url = await gitServer.createRepository(`limited-${randomUUID().slice(0, 8)}`, {
+      'README.md': 'limited\n',
+    });
+    const first = await linkedAgent('enterprise', url, '');
+    const second = await linkedAgent('enterprise', url, '');
+    // Forged and unsigned deliveries are 401, however many, on both routes; they count for no link.
+    for (let i = 0; i < 6; i++) {
+      expect((await unsigned(`/api/v1/webhooks/codehost/${first.agentId}`)).status).toBe(401);
+      expect((await unsigned('/api/v1/webhooks/codehost')).status).toBe(401);
+    }
+    for (let i = 0; i < 3; i++)
+      expect((await ping(first.agentId, first.secret, url)).status).toBe(200);
+    const over = await ping(first.agentId, first.secret, url);
     expect(over.status).toBe(429);
     expect(over.body.detail.code).toBe('RATE_LIMIT_EXCEEDED');
     expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect((await send(randomUUID())).status).toBe(401);
+    // Another link keeps its budget, on the shared route too.
+    expect((await ping(null, second.secret, url)).status).toBe(200);
+    expect((await ping(second.agentId, second.secret, url)).status).toBe(200);
   });
 });
 

@@ -80,14 +80,21 @@ export class WebhookService {
 
   constructor(private readonly deps: WebhookServiceDeps) {}
 
-  /** Handles one delivery for the agent `agentId`, or for whichever link it is signed for. */
+  /**
+   * Handles one delivery for the agent `agentId`, or for whichever link it is
+   * signed for. `admit` runs once the signature is verified, with the linked
+   * agent's id, before anything is done (the route's per-link rate limit, so
+   * unsigned floods cannot spend a tenant's budget).
+   */
   async handle(
     agentId: string | null,
     headers: SignatureHeaders,
     body: Buffer,
+    admit: (linkedAgentId: string) => Promise<void> = async () => undefined,
   ): Promise<WebhookOutcome> {
     if (signatureForm(headers) === null) throw unsigned();
     const link = await this.verifiedLink(agentId, headers, body);
+    await admit(link._id);
     const type = String(headers['content-type'] ?? '');
     if (!JSON_TYPE.test(type)) {
       throw new JsonBodyRequired(

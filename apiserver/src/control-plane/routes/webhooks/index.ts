@@ -1,8 +1,9 @@
 /**
  * The two webhook routes the code host calls. They take no API key: the
  * signature over the raw body is their only authentication (webhook-service
- * checks it before anything else), and each is rate-limited per agent and
- * capped in body size before the body is read.
+ * checks it before anything else), each is capped in body size before the
+ * body is read, and signed deliveries are rate-limited per link (unsigned or
+ * forged ones are 401 and spend no link's budget).
  */
 import type { Context } from 'koa';
 import type { CodehostDeps } from '../../../codehost/assemble.js';
@@ -46,9 +47,12 @@ const RESPONSES = {
 export function webhookRoutes(bundle: CodehostDeps | undefined, now?: () => number): AnyRoute[] {
   const handle = async (ctx: Context, agentId: string | null) => {
     const deps = codehostDeps(bundle);
-    await rateLimit(deps, `wh:${agentId ?? '*'}`, now);
     const body = await readRawBody(ctx, deps.webhookMaxBodyBytes);
-    const outcome = await deps.webhooks.handle(agentId, ctx.req.headers, body);
+    // Limited per link once the signature holds: a flood of unsigned or forged deliveries
+    // (401s) spends nobody's budget, on either route.
+    const outcome = await deps.webhooks.handle(agentId, ctx.req.headers, body, (linked) =>
+      rateLimit(deps, `wh:${linked}`, now),
+    );
     ctx.status = outcome.status === 'duplicate' || outcome.status === 'pong' ? 200 : 202;
     ctx.body = present(outcome);
   };
@@ -59,7 +63,7 @@ export function webhookRoutes(bundle: CodehostDeps | undefined, now?: () => numb
       operationId: 'codehostWebhookForAgent',
       summary: 'Code-host push webhook of one agent',
       description:
-        "The URL a link's answer gives. Authenticated only by signature with the link's webhook secret: GitHub's X-Hub-Signature-256 (sha256=HMAC-SHA256 of the raw body), Gitea's X-Gitea-Signature (the same HMAC in hex) or GitLab's X-Gitlab-Token (the secret itself); anything else is 401 and nothing happens. A push to the linked branch fetches that commit with git, packs it honouring .svcignore and deploys it (202, deployed, with the deployment id); a push elsewhere or another event is 202 ignored; a delivery id seen before is 200 duplicate and does nothing. The commit's whole tree (a fetch checks all of it out) must stay within the plan's archive limits, measured before checkout: past one, 413 ARCHIVE_TOO_LARGE names it and nothing is written. A linked subdirectory that is a symbolic link in the commit is not followed (502 CODEHOST_FETCH_FAILED). Bodies over 1 MiB are 413; deliveries per agent are rate-limited.",
+        "The URL a link's answer gives. Authenticated only by signature with the link's webhook secret: GitHub's X-Hub-Signature-256 (sha256=HMAC-SHA256 of the raw body), Gitea's X-Gitea-Signature (the same HMAC in hex) or GitLab's X-Gitlab-Token (the secret itself); anything else is 401 and nothing happens. A push to the linked branch fetches that commit with git, packs it honouring .svcignore and deploys it (202, deployed, with the deployment id); a push elsewhere or another event is 202 ignored; a delivery id seen before is 200 duplicate and does nothing. The commit's whole tree (a fetch checks all of it out) must stay within the plan's archive limits, measured before checkout: past one, 413 ARCHIVE_TOO_LARGE names it and nothing is written. A linked subdirectory that is a symbolic link in the commit is not followed (502 CODEHOST_FETCH_FAILED). Bodies over 1 MiB are 413; signed deliveries are rate-limited per link (429), while unsigned or forged ones are 401 and count against no link.",
       tag: TAG,
       authenticated: false,
       params: WebhookParams,
