@@ -53,7 +53,7 @@ let server: TestServer;
 let owner: Caller;
 let operator: ManagedProcess;
 let admin: KubeConfig;
-const group = new ProcessGroup(join(tmpdir(), `svc-kwok-e2e-${process.pid}`));
+let group: ProcessGroup;
 
 /** The chart's values for this cluster: its one region is the harness's `local`. */
 const values = { ...baseValues, regions: [{ name: 'local' }] };
@@ -82,6 +82,7 @@ beforeAll(async () => {
   admin = cluster.kc;
   await installChart(cluster, values);
   dir = await mkdtemp(join(tmpdir(), 'svc-kwok-e2e-'));
+  group = new ProcessGroup(join(dir, 'logs'));
   const [operatorAccount, apiserverAccount] = await Promise.all([
     serviceAccountKubeConfig(cluster, 'svc-operator', dir),
     serviceAccountKubeConfig(cluster, 'svc-apiserver', dir),
@@ -119,7 +120,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await group.stopAll();
+  await group?.stopAll();
   await server?.close();
   await cluster?.stop();
   if (dir) await rm(dir, { recursive: true, force: true });
@@ -251,6 +252,37 @@ describe('the Kubernetes path with the chart’s RBAC', () => {
     expect(policies.items.length).toBeGreaterThan(0);
   });
 
+  it('reports a deleted Deployment as app_lost_on_provider, and a redeploy restores it', async () => {
+    // An agent of its own, settled: the operator has seen its active version's workload
+    // (what makes the workload's disappearance a loss rather than a rollout in progress).
+    const lost = await newAgent('kwok-lost');
+    const first = await deploy(lost.name, { 'main.py': PYTHON_SERVICE });
+    await waitDeployment(first.id, 'active');
+    await waitAgent(lost.id, (a) => a.status === 'running', 'agent running');
+    await eventually(
+      () => readAgent(admin, owner.namespace, lost.id),
+      (a) =>
+        a.status?.workloadVersion === first.version && a.status.activeDeploymentId === first.id,
+      'the workload of the active version seen',
+    );
+    await apps().deleteNamespacedDeployment({
+      namespace: owner.namespace,
+      name: OBJECT_NAMES.workload(lost.id),
+    });
+    const reported = await waitAgent(
+      lost.id,
+      (a) => a.failure_code === 'app_lost_on_provider',
+      'app lost',
+    );
+    expect(reported).toMatchObject({ status: 'failed', deployed: false });
+    const redeploy = await deploy(lost.id, { 'main.py': PYTHON_SERVICE });
+    await waitDeployment(redeploy.id, 'active');
+    await runningPods(
+      `${LABELS.agentId}=${lost.id},${LABELS.deploymentId}=${redeploy.id},${LABELS.component}=service`,
+    );
+    await waitAgent(lost.id, (a) => a.status === 'running' && a.failure_code === null, 'recovered');
+  });
+
   it('runs a job agent: the run becomes a Job that completes, and shows as completed in runs', async () => {
     const job = await newAgent('kwok-job', { agent_type: 'job' });
     const d = await deploy(job.name, JOB);
@@ -338,37 +370,6 @@ describe('the Kubernetes path with the chart’s RBAC', () => {
     await call(server, 'POST', `/api/v1/agents/${service.id}/restore`, { key: owner.key });
     await runningPods(`${LABELS.agentId}=${service.id},${LABELS.component}=service`);
     await waitAgent(service.id, (a) => a.status === 'running' && a.deployed, 'restored');
-  });
-
-  it('reports a deleted Deployment as app_lost_on_provider, and a redeploy restores it', async () => {
-    // The operator has seen the active version's workload (what makes its disappearance a loss).
-    await eventually(
-      () => readAgent(admin, owner.namespace, service.id),
-      (a) =>
-        a.status?.workloadVersion === serviceDeployment.version &&
-        a.status.activeDeploymentId === serviceDeployment.id,
-      'the workload of the active version seen',
-    );
-    await apps().deleteNamespacedDeployment({
-      namespace: owner.namespace,
-      name: OBJECT_NAMES.workload(service.id),
-    });
-    const lost = await waitAgent(
-      service.id,
-      (a) => a.failure_code === 'app_lost_on_provider',
-      'app lost',
-    );
-    expect(lost).toMatchObject({ status: 'failed', deployed: false });
-    const redeploy = await deploy(service.id, { 'main.py': PYTHON_SERVICE });
-    await waitDeployment(redeploy.id, 'active');
-    await runningPods(
-      `${LABELS.agentId}=${service.id},${LABELS.deploymentId}=${redeploy.id},${LABELS.component}=service`,
-    );
-    await waitAgent(
-      service.id,
-      (a) => a.status === 'running' && a.failure_code === null,
-      'recovered',
-    );
   });
 
   it('deletes the agent: its workload and Service go with it', async () => {
