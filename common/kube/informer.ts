@@ -328,6 +328,15 @@ export class ResilientInformer<T extends ObjectWithMeta> {
     await this.informer.stop();
   }
 
+  /**
+   * True while the watch is up: listed, and no error since (a failed watch
+   * waiting for its restart is not). What the cache holds may then lag the
+   * API only by the watch's own latency.
+   */
+  get watching(): boolean {
+    return this.listed && this.upSince !== undefined && !this.restartTimer && !this.stopped;
+  }
+
   /** The cached objects, all namespaces. */
   list(): readonly T[] {
     return this.informer.list() as readonly KubernetesObject[] as readonly T[];

@@ -3,9 +3,12 @@
  * against the real kube-apiserver. The cache watches through a TCP proxy the
  * test can cut, while the repository writes straight to the API, so the
  * tests control when the cache is behind:
- * - reads are answered from the cache (they work with its API cut off);
+ * - reads are answered from the cache (they work with the repository's own
+ *   way to the API cut off);
  * - a write of this process is read back at once even when the watch has not
- *   brought it yet (read-your-writes), by object and by namespace list;
+ *   brought it yet (a partition freezes the watch without an error), by object
+ *   and by namespace list (read-your-writes);
+ * - while the watch is broken (an error, then a restart) reads go to the API;
  * - after the watch connection breaks and comes back, the cache holds what
  *   changed meanwhile (an update, a delete, a create);
  * - the cache answers by namespace: a same-named object of another namespace
@@ -66,47 +69,50 @@ function restoreWatch(): void {
 }
 
 describe('the resource cache', () => {
-  it('answers reads from the cache, with its API cut off', async () => {
-    const agent = await client.create('Agent', agentResource(namespace, { description: 'cached' }));
-    await until('the cache to hold the agent', () => cache.get(namespace, agent.metadata!.name!));
-    // The repository reads through the cache only; its own API is the real one, so
-    // prove the read came from the cache by changing the object behind its back.
-    cutWatch();
-    await client.write('Agent', {
-      ...agent,
-      spec: { ...agent.spec, description: 'changed' },
-    } as Agent);
-    const read = await repo.get(namespace, agent.metadata!.name!);
-    expect(read?.spec.description).toBe('cached');
-    const listed = await repo.list(namespace);
-    expect(listed.find((a) => a.metadata.name === agent.metadata!.name)?.spec.description).toBe(
-      'cached',
-    );
-    restoreWatch();
-    await until(
-      'the cache to see the change',
-      () => cache.get(namespace, agent.metadata!.name!)?.spec.description === 'changed',
-    );
+  it("answers reads from the cache, with the repository's own way to the API cut off", async () => {
+    const apiProxy = await startTcpProxy(kc);
+    try {
+      const cachedRepo = new CustomResourceRepository<'Agent', Agent>(
+        apiProxy.kubeConfig(),
+        'Agent',
+        'agent',
+        cache,
+      );
+      const agent = await client.create(
+        'Agent',
+        agentResource(namespace, { description: 'cached' }),
+      );
+      const name = agent.metadata!.name!;
+      await until('the cache to hold the agent', () => cache.get(namespace, name));
+      apiProxy.setMode('refuse');
+      apiProxy.dropConnections();
+      expect((await cachedRepo.get(namespace, name))?.spec.description).toBe('cached');
+      expect((await cachedRepo.list(namespace)).map((a) => a.metadata.name)).toContain(name);
+    } finally {
+      await apiProxy.close();
+    }
   });
 
   it("reads this process's writes back at once, even before the watch brings them", async () => {
     const created = await repo.create(agentResource(namespace, { description: 'v1' }));
     const name = created.metadata.name!;
     await until('the cache to hold the agent', () => cache.get(namespace, name));
-    cutWatch();
+    // A partition: the watch connection stays open but nothing comes through, and no error.
+    proxy.setMode('hang');
     const updated = await repo.update(namespace, name, (a) => {
       a.spec.description = 'v2';
     });
     expect(updated?.spec.description).toBe('v2');
     // The cache still holds v1, and says it cannot answer for this object.
+    expect(cache.informer.get(namespace, name)?.spec.description).toBe('v1');
     expect(cache.get(namespace, name)).toBeUndefined();
     expect((await repo.get(namespace, name))?.spec.description).toBe('v2');
     const listed = await repo.list(namespace);
     expect(listed.find((a) => a.metadata.name === name)?.spec.description).toBe('v2');
 
-    const born = await repo.create(agentResource(namespace, { description: 'new while cut' }));
+    const born = await repo.create(agentResource(namespace, { description: 'new while frozen' }));
     expect((await repo.get(namespace, born.metadata.name!))?.spec.description).toBe(
-      'new while cut',
+      'new while frozen',
     );
     expect((await repo.list(namespace)).map((a) => a.metadata.name)).toContain(born.metadata.name);
 
@@ -114,8 +120,9 @@ describe('the resource cache', () => {
     expect(await repo.get(namespace, name)).toBeNull();
     expect((await repo.list(namespace)).map((a) => a.metadata.name)).not.toContain(name);
 
-    restoreWatch();
-    // Once the watch has caught up, the cache answers again, with the written state.
+    // The partition heals as a broken connection: the watch restarts and catches up.
+    proxy.setMode('forward');
+    proxy.dropConnections();
     await until('the cache to catch up', () => cache.get(namespace, born.metadata.name!));
     await until(
       'the delete to reach the cache',
@@ -136,7 +143,10 @@ describe('the resource cache', () => {
     await client.delete('Agent', namespace, dropped.metadata!.name!);
     const added = await client.create('Agent', agentResource(namespace, { description: 'added' }));
     await sleep(300);
-    expect(cache.get(namespace, added.metadata!.name!)).toBeUndefined();
+    // The watch is broken: the cache answers nothing, and reads go to the API.
+    expect(cache.get(namespace, kept.metadata!.name!)).toBeUndefined();
+    expect((await repo.get(namespace, kept.metadata!.name!))?.spec.description).toBe('after');
+    expect(await repo.get(namespace, dropped.metadata!.name!)).toBeNull();
     restoreWatch();
     await until(
       'the cache to catch up after reconnecting',

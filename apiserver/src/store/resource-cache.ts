@@ -7,8 +7,8 @@
  *
  * Staleness: an object another process changed (the operator's status, a
  * kubectl edit) is seen once its watch event arrives, normally within
- * milliseconds, at worst after the informer's reconnect backoff (30 s at
- * most). What this process wrote is never read stale (read-your-writes): each
+ * milliseconds; while the watch is broken (an error, then a restart with
+ * backoff) the cache answers nothing and reads go to the API. What this process wrote is never read stale (read-your-writes): each
  * write notes the resourceVersion it produced, and until the watch has
  * delivered that version (or a later one) a read of the object, or a list of
  * its namespace, goes to the API instead. An object the cache does not hold
@@ -147,7 +147,7 @@ export class ResourceCache<K extends ResourceKind> {
    * caller must ask the API (not cached, or a write of ours not seen yet).
    */
   get(namespace: string, name: string): ResourceOf<K> | undefined {
-    if (!this.filled || this.isPending(keyOf(namespace, name))) return undefined;
+    if (!this.answering() || this.isPending(keyOf(namespace, name))) return undefined;
     return this.informer.get(namespace, name);
   }
 
@@ -158,7 +158,7 @@ export class ResourceCache<K extends ResourceKind> {
    */
   list(namespace: string, labelSelector?: string): Array<ResourceOf<K>> | undefined {
     const selector = labelSelector ? parseLabelSelector(labelSelector) : [];
-    if (!this.filled || !selector) return undefined;
+    if (!this.answering() || !selector) return undefined;
     const prefix = `${namespace}/`;
     for (const key of this.pending.keys()) {
       if (key.startsWith(prefix) && this.isPending(key)) return undefined;
@@ -169,6 +169,11 @@ export class ResourceCache<K extends ResourceKind> {
         (o) =>
           o.metadata?.namespace === namespace && matchesLabelSelector(o.metadata?.labels, selector),
       );
+  }
+
+  /** Filled, and its watch up: while a broken watch waits to restart, reads go to the API. */
+  private answering(): boolean {
+    return this.filled && this.informer.watching;
   }
 
   private isPending(key: string): boolean {

@@ -107,7 +107,13 @@ export class ReconcileMetrics {
   /** Runs `reconcile` for `key`, counting and timing it; `retry` when the key last failed. */
   async measure<T>(key: string, retry: boolean, reconcile: () => Promise<T>): Promise<T> {
     const kind = kindOfKey(key);
-    this.kinds.add(kind);
+    if (!this.kinds.has(kind)) {
+      this.kinds.add(kind);
+      // Every kind's series exist from its first reconcile, at 0 until something happens.
+      this.retries.inc({ kind }, 0);
+      for (const result of ['success', 'requeue', 'error'])
+        this.reconciles.inc({ kind, result }, 0);
+    }
     if (retry) this.retries.inc({ kind });
     const stop = this.duration.startTimer({ kind });
     try {
