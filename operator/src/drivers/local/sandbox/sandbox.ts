@@ -8,7 +8,8 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chown, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import type { Logger } from '../../../../../common/logger.js';
@@ -272,9 +273,16 @@ export class Sandbox {
       onStderrLine: launch.onStderrLine,
     });
     let cgroup: AgentCgroup | null = null;
+    let pastaPid: number | null = null;
     const sandboxed = proc as SandboxedProcess;
     sandboxed.outOfMemory = false;
-    sandboxed.setup = this.wire(proc, launch, uid, (c) => (cgroup = c));
+    sandboxed.setup = this.wire(
+      proc,
+      launch,
+      uid,
+      (c) => (cgroup = c),
+      (pid) => (pastaPid = pid),
+    );
     sandboxed.setup.catch(() => {
       try {
         process.kill(-proc.pid, 'SIGKILL');
@@ -284,6 +292,9 @@ export class Sandbox {
     });
     const exited = proc.exited;
     sandboxed.exited = exited.then(async (code) => {
+      // pasta runs in the background for as long as it is let; it goes with its sandbox.
+      await sandboxed.setup.catch(() => undefined);
+      stopPasta(pastaPid);
       const current = cgroup as AgentCgroup | null;
       if (current) {
         sandboxed.outOfMemory = await current.outOfMemory();
@@ -300,6 +311,7 @@ export class Sandbox {
     launch: SandboxLaunch,
     uid: number | null,
     keep: (cgroup: AgentCgroup) => void,
+    keepPasta: (pid: number) => void,
   ): Promise<void> {
     const info = proc.child.stdio[INFO_FD] as Readable;
     const block = proc.child.stdio[BLOCK_FD] as Writable;
@@ -314,10 +326,12 @@ export class Sandbox {
       await cgroup.add(pid);
     }
     await waitForUidMap(pid);
-    await runPasta(
+    const pastaPid = await runPasta(
       this.tools.pasta,
       pastaArgs({ publicPorts: this.publicPorts, inbound: launch.inbound, runAs: uid }, pid),
+      uid,
     );
+    if (pastaPid !== null) keepPasta(pastaPid);
     block.end('1');
   }
 }
@@ -359,22 +373,53 @@ async function waitForUidMap(pid: number): Promise<void> {
   throw new Error('the sandbox user namespace was not mapped in 1 s');
 }
 
-/** pasta forks into the background once the namespace is wired; its exit says whether it was. */
-function runPasta(pasta: string, args: string[]): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(pasta, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      if (code === 0) return resolve();
-      const reason = stderr
-        .split('\n')
-        .filter((l) => l && !l.startsWith('Failed to send'))
-        .join(' | ');
-      reject(new Error(`pasta could not connect the sandbox (exit ${code}): ${reason}`));
+/**
+ * pasta forks into the background once the namespace is wired; its exit says
+ * whether it was. Resolves with the background pasta's pid (from `--pid`), so
+ * it can be stopped with its sandbox: it does not quit by itself when the
+ * sandbox's processes end.
+ */
+async function runPasta(
+  pasta: string,
+  args: string[],
+  runAs: number | null,
+): Promise<number | null> {
+  const dir = await mkdtemp(join(tmpdir(), 'svc-pasta-'));
+  // pasta writes the file as the user it runs as (`--runas`).
+  if (runAs !== null) await chown(dir, runAs, runAs);
+  const pidFile = join(dir, 'pid');
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const child = spawn(pasta, ['--pid', pidFile, ...args], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+      child.on('error', reject);
+      child.on('exit', (code) => {
+        if (code === 0) return resolve();
+        const reason = stderr
+          .split('\n')
+          .filter((l) => l && !l.startsWith('Failed to send'))
+          .join(' | ');
+        reject(new Error(`pasta could not connect the sandbox (exit ${code}): ${reason}`));
+      });
     });
-  });
+    const pid = Number((await readFile(pidFile, 'utf8').catch(() => '')).trim());
+    return Number.isInteger(pid) && pid > 1 ? pid : null;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Stops a background pasta (gone already is fine). */
+function stopPasta(pid: number | null): void {
+  if (pid === null) return;
+  try {
+    process.kill(pid, 'SIGTERM');
+  } catch {
+    // already gone
+  }
 }
 
 /**
