@@ -34,6 +34,8 @@ import { OperationStore } from './operations/operation-store.js';
 import { AgentMover } from './operations/agent-mover.js';
 import { OperationRunner, type RunnerOptions } from './operations/operation-runner.js';
 import { RegionChangeRunSteps, type StepOptions } from './operations/region-change-steps.js';
+import { CollectionMover, type CollectionMoverOptions } from './operations/collection-mover.js';
+import { Engines } from './vector/engines.js';
 import { SecretService } from './secrets/secret-service.js';
 import { WorkspaceSecretService } from './secrets/workspace-secret-service.js';
 import { buildCodehost, type CodehostConfig } from './codehost/assemble.js';
@@ -49,6 +51,12 @@ export interface Connections {
   kc: KubeConfig;
   /** Every region's API (main.ts builds them from the registry); default: every region on `kc`. */
   apis?: RegionApis;
+  /**
+   * Every region's vector engine, which region changes copy collections
+   * between (main.ts shares them with the vector plane); without them, no
+   * collection's points are copied: collections only take their new regions.
+   */
+  engines?: Engines;
 }
 
 /** Builds the control-plane dependencies. */
@@ -116,6 +124,11 @@ export function controlPlaneDeps(
         agents: agentRepository,
         workspaces: workspaceRepository,
         workspaceSecrets,
+        collections: new CollectionMover(
+          c,
+          conn.engines ?? Engines.fromUrls(apis.home, 'http://127.0.0.1:1', {}),
+          timings,
+        ),
       },
       timings,
     ),
@@ -198,7 +211,7 @@ export type ControlPlaneConfig = Pick<ApiServerConfig, 'regions' | 'plansJson' |
     /** Code-host settings (from `loadConfig`; the defaults apply when left out). */
     codehost?: CodehostConfig;
     /** Timings of region changes (tests shorten them; the defaults suit production). */
-    regionChanges?: RunnerOptions & StepOptions & { edgeGraceMs?: number };
+    regionChanges?: RunnerOptions & StepOptions & CollectionMoverOptions & { edgeGraceMs?: number };
   };
 
 /** Creates the indexes (idempotent) and returns the control-plane app. */

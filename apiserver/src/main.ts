@@ -20,6 +20,7 @@ import { createEdgeServer } from './edge/edge-server.js';
 import { buildVectorPlane } from './vector/assemble.js';
 import { RegionApis } from './regions/region-apis.js';
 import { RegionalAgentIndex } from './regions/regional-agent-index.js';
+import { Engines } from './vector/engines.js';
 import { createMetricsRegistry } from '../../common/metrics/registry.js';
 import { HttpMetrics } from '../../common/metrics/http-metrics.js';
 import { serveMetrics } from '../../common/metrics/metrics-server.js';
@@ -41,7 +42,20 @@ log.info('regions', {
   regions: apis.apis.map((a) => ({ regions: a.regions, server: a.kc.getCurrentCluster()?.server })),
 });
 
-const { app, deps, caches } = await buildControlPlane({ mongo, db, kc, apis }, config, log);
+// Each region's vector engine: the vector plane serves collections from them, and region
+// changes copy collections between them.
+const engines = Engines.fromUrls(
+  config.registry.home.name,
+  config.engineUrl,
+  Object.fromEntries(config.registry.regions.map((r) => [r.name, r.engineUrl])),
+  { apiKey: config.engineApiKey, coalesce: config.coalesceSearches },
+);
+
+const { app, deps, caches } = await buildControlPlane(
+  { mongo, db, kc, apis, engines },
+  config,
+  log,
+);
 const server = app.listen(config.controlPlanePort, config.host);
 await once(server, 'listening');
 const { port } = server.address() as AddressInfo;
@@ -49,7 +63,7 @@ log.info('control plane listening', { url: `http://${config.host}:${port}` });
 
 // The vector data plane: its own port, in front of the engine.
 const vectors = await buildVectorPlane(
-  { db, kc },
+  { db, kc, engines },
   {
     engineUrl: config.engineUrl,
     engineApiKey: config.engineApiKey,
@@ -135,6 +149,7 @@ async function shutdown(signal: string): Promise<void> {
   vectorServer.close();
   await metrics?.close();
   await vectors.close();
+  engines.close();
   await agentIndex.stop();
   await caches.stop();
   await deps.usage.enforcer.stop();

@@ -17,6 +17,7 @@ import {
   controlPlaneDeps,
   type ControlPlaneConfig,
 } from '../../apiserver/src/assemble.js';
+import type { Engines } from '../../apiserver/src/vector/engines.js';
 import { createControlPlaneApp } from '../../apiserver/src/control-plane/app.js';
 import type { UsageDeps } from '../../apiserver/src/usage/assemble.js';
 import { kubeConfig, mongoDatabase, uniqueSuffix } from '../harness/env.js';
@@ -55,6 +56,8 @@ export interface ServerOptions {
   log?: Logger;
   /** Runs region changes with these timings (without it, they are accepted and never run). */
   regionChanges?: ControlPlaneConfig['regionChanges'];
+  /** The regions' engines, which region changes copy collections between. */
+  engines?: Engines;
 }
 
 /** Starts the app on 127.0.0.1:0. */
@@ -82,7 +85,12 @@ export async function startControlPlaneServer(opts: ServerOptions = {}): Promise
     ({ client: mongo, db } = opts.shareWith
       ? { client: opts.shareWith.mongo, db: opts.shareWith.db }
       : await mongoDatabase('cp'));
-    built = await buildControlPlane({ mongo, db, kc }, config, log, opts.now);
+    built = await buildControlPlane(
+      { mongo, db, kc, engines: opts.engines },
+      config,
+      log,
+      opts.now,
+    );
   }
   const { app, deps } = built;
   if (opts.regionChanges) deps.regionRunner.start();

@@ -17,6 +17,7 @@ import { API_GROUP, API_VERSION, PLURALS } from '../../crds/src/index.js';
 import { workspaceResource } from '../factories/custom-resources.js';
 import { collections } from '../../apiserver/src/store/database.js';
 import { buildVectorPlane, type VectorPlaneOptions } from '../../apiserver/src/vector/assemble.js';
+import type { Engines } from '../../apiserver/src/vector/engines.js';
 import { kubeConfig, mongoDatabase, uniqueSuffix } from '../harness/env.js';
 import {
   startEngine,
@@ -51,6 +52,8 @@ export interface VectorServerOptions extends VectorPlaneOptions {
   db?: Db;
   /** `false`: never join concurrent searches into batch requests. */
   coalesceSearches?: boolean;
+  /** The regions' engines, shared with a control plane beside it (region changes). */
+  engines?: Engines;
 }
 
 /** Starts the vector plane on 127.0.0.1:0. */
@@ -63,7 +66,7 @@ export async function startVectorServer(opts: VectorServerOptions = {}): Promise
   const db = opts.db ?? own!.db;
   const kc = kubeConfig();
   const plane = await buildVectorPlane(
-    { db, kc },
+    { db, kc, engines: opts.engines },
     {
       engineUrl,
       engineApiKey,
@@ -78,6 +81,7 @@ export async function startVectorServer(opts: VectorServerOptions = {}): Promise
       schema: opts.schema,
       storageTtlMs: opts.storageTtlMs,
       fastPath: opts.fastPath,
+      moves: opts.moves,
     },
   );
   const server: Server = createServer(plane.handler).listen(0, '127.0.0.1');

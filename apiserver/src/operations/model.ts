@@ -66,6 +66,8 @@ export interface RegionOperationDoc {
   /** The workspace's id and name (for a workspace change, or a collection's workspace). */
   workspaceId: string | null;
   workspaceName: string | null;
+  /** For a collection's change: the collection, and the workspace it moves to (null: out of any). */
+  collection?: { id: string; name: string; toWorkspace?: string | null };
   fromRegions: string[];
   toRegions: string[];
   state: OperationState;

@@ -29,7 +29,7 @@ import { LeaseLost, type Lease, type OperationStore } from './operation-store.js
 
 /** What a phase's steps get: the operation's writes, fenced by its lease, and a clock. */
 export interface RunContext {
-  /** Records `changes` on the operation; throws once another runner took it over. */
+  /** Records `changes` on the operation; throws once another runner took it over, or this one stops. */
   save(changes: Partial<RegionOperationDoc>): Promise<void>;
   /** Waits `ms`; throws once the runner stops or loses the operation. */
   sleep(ms: number): Promise<void>;
@@ -161,7 +161,11 @@ export class OperationRunner {
       });
     }, this.leaseMs / 3);
     const ctx: RunContext = {
-      save: (changes) => this.store.save(lease, changes),
+      // A runner stopping (or losing the lease) stops at the step's next save or wait.
+      save: async (changes) => {
+        if (abort.signal.aborted) throw abortError();
+        await this.store.save(lease, changes);
+      },
       sleep: (ms) => sleep(ms, abort.signal),
       log,
     };

@@ -10,6 +10,7 @@ import { MongoWindowStore, type RateBucket } from '../rate-limit/mongo-window-st
 import type {
   CollectionDeletionDoc,
   CollectionUsageDoc,
+  MoveLogDoc,
   VectorCollectionDoc,
 } from '../vector/collections/model.js';
 import type { PayloadSchemaDoc } from '../vector/schema/model.js';
@@ -58,6 +59,8 @@ export interface Collections {
   vectorCollections: Collection<VectorCollectionDoc>;
   vectorCollectionUsage: Collection<CollectionUsageDoc>;
   vectorDeletions: Collection<CollectionDeletionDoc>;
+  /** Writes to collections being moved between regions' engines, to copy again. */
+  vectorMoveLog: Collection<MoveLogDoc>;
   payloadSchemas: Collection<PayloadSchemaDoc>;
 }
 
@@ -74,6 +77,7 @@ export function collections(db: Db): Collections {
     vectorCollections: db.collection<VectorCollectionDoc>('vector_collections'),
     vectorCollectionUsage: db.collection<CollectionUsageDoc>('vector_collection_usage'),
     vectorDeletions: db.collection<CollectionDeletionDoc>('vector_deletions'),
+    vectorMoveLog: db.collection<MoveLogDoc>('vector_move_log'),
     payloadSchemas: db.collection<PayloadSchemaDoc>('vector_payload_schemas'),
   };
 }
@@ -91,6 +95,7 @@ export async function ensureIndexes(c: Collections): Promise<void> {
     c.vectorCollections.createIndex({ accountId: 1, environment: 1 }),
     c.vectorCollectionUsage.createIndex({ collectionId: 1, lastUsedAt: -1 }),
     c.payloadSchemas.createIndex({ collectionId: 1, version: -1 }),
+    c.vectorMoveLog.createIndex({ collectionId: 1 }),
   ]);
 }
 

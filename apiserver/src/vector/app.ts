@@ -7,7 +7,7 @@ import { requestContext } from '../middleware/request-context.js';
 import { NATIVE_CREATE } from './collections/routes.js';
 import type { CollectionService } from './collections/service.js';
 import type { VectorState } from './context.js';
-import type { EngineClient, SearchSender } from './engine-client.js';
+import type { Engines } from './engines.js';
 import { vectorErrors } from './error-envelope.js';
 import type { VectorGuard } from './guards.js';
 import type { StorageMeter } from './storage/storage-meter.js';
@@ -22,9 +22,8 @@ export interface VectorAppDeps {
   log: Logger;
   guard: VectorGuard;
   collections: CollectionService;
-  engine: EngineClient;
-  /** How searches and queries reach the engine (a coalescer wrapping it); the engine by default. */
-  searches?: SearchSender;
+  /** Each region's engine, and how searches reach it. */
+  engines: Engines;
   schemas: SchemaService;
   storage: StorageMeter;
   regions: readonly string[];

@@ -14,8 +14,8 @@ import { collections, ensureIndexes } from '../store/database.js';
 import { createVectorAppWithRouter } from './app.js';
 import { CollectionService } from './collections/service.js';
 import { KubernetesWorkspaceDirectory } from './collections/workspace-directory.js';
-import { EngineClient } from './engine-client.js';
-import { SearchCoalescer } from './search-coalescer.js';
+import { Engines } from './engines.js';
+import { MoveGate, type MoveGateOptions } from './collections/move-gate.js';
 import { cachedKeyResolver, vectorGuard } from './guards.js';
 import { fastPath } from './fast-path.js';
 import type { UpsertLimits } from './points/routes.js';
@@ -28,8 +28,10 @@ import { StorageSampler } from '../usage/storage-sampler.js';
 
 /** Configuration of the vector plane. */
 export interface VectorPlaneConfig {
-  /** Base URL of the engine (`SVC_ENGINE_URL`). */
+  /** Base URL of the engine (`SVC_ENGINE_URL`): the home region's. */
   engineUrl: string;
+  /** Each region's engine (the registry's engineUrl); a region left out uses `engineUrl`. */
+  engineUrls?: Readonly<Record<string, string>>;
   /** The engine's API key (`SVC_ENGINE_API_KEY`), sent on every request to it. */
   engineApiKey: string;
   /** Regions this installation offers; the first is the default. */
@@ -55,8 +57,19 @@ export interface VectorPlaneOptions {
   storageTtlMs?: number;
   /** Time between vector storage samples recorded as usage (default hourly; 0: none). */
   storageSampleMs?: number;
+  /** How writes wait while a collection switches engines (tests shorten them). */
+  moves?: MoveGateOptions;
   /** Whether the fast path answers the routes it can before Koa (default true; tests compare). */
   fastPath?: boolean;
+}
+
+/** What the vector plane runs on. */
+export interface VectorConnections {
+  db: Db;
+  /** Reads Workspace resources for the workspace-scoped routes. */
+  kc: KubeConfig;
+  /** The regions' engines, when the process shares them (else built from the configuration). */
+  engines?: Engines;
 }
 
 /** A built vector plane. */
@@ -75,7 +88,7 @@ export interface VectorPlane {
  * reads Workspace resources for the workspace-scoped routes.
  */
 export async function buildVectorPlane(
-  conn: { db: Db; kc: KubeConfig },
+  conn: VectorConnections,
   config: VectorPlaneConfig,
   log: Logger,
   options: VectorPlaneOptions = {},
@@ -89,7 +102,7 @@ export async function buildVectorPlane(
  * a database that is down (to test how that is answered).
  */
 export function vectorPlaneApp(
-  conn: { db: Db; kc: KubeConfig },
+  conn: VectorConnections,
   config: VectorPlaneConfig,
   log: Logger,
   options: VectorPlaneOptions = {},
@@ -98,11 +111,13 @@ export function vectorPlaneApp(
   const plans = loadPlans(config.plansJson);
   const accounts = new AccountService(c, config.regions[0] ?? 'local');
   const windows = new MongoWindowStore(c.rateBuckets);
-  const engine = new EngineClient(config.engineUrl.replace(/\/+$/, ''), {
-    apiKey: config.engineApiKey,
-  });
-  // Searches go through a coalescer wrapping the client, unless turned off.
-  const searches = (config.coalesceSearches ?? true) ? new SearchCoalescer(engine) : engine;
+  // Searches go through a coalescer wrapping each engine's client, unless turned off.
+  const engines =
+    conn.engines ??
+    Engines.fromUrls(config.regions[0] ?? 'local', config.engineUrl, config.engineUrls ?? {}, {
+      apiKey: config.engineApiKey,
+      coalesce: config.coalesceSearches,
+    });
   const now = options.now ?? (() => Date.now());
   // Every request the guard lets through is the account's usage, whichever lane answers it.
   const usageStore = UsageStore.open(conn.db);
@@ -110,25 +125,26 @@ export function vectorPlaneApp(
     (events) => usageStore.insert(events),
     log.child({ component: 'usage' }),
   );
-  const storage = new StorageMeter(c, engine, undefined, options.storageTtlMs);
+  const storage = new StorageMeter(c, engines, undefined, options.storageTtlMs);
   const sampler = new StorageSampler(c.vectorCollections, storage, usage, log);
   if (options.storageSampleMs !== 0) sampler.start(options.storageSampleMs);
+  const collectionService = new CollectionService(
+    c,
+    engines,
+    config.regions,
+    new KubernetesWorkspaceDirectory(conn.kc),
+    now,
+  );
   const deps = {
     log: log.child({ front: 'vectors' }),
     guard: meteredGuard(
       vectorGuard({ accounts: cachedKeyResolver(accounts), plans }, windows, now),
       usage,
     ),
-    collections: new CollectionService(
-      c,
-      engine,
-      config.regions,
-      new KubernetesWorkspaceDirectory(conn.kc),
-      now,
-    ),
-    engine,
-    searches,
-    schemas: new SchemaService(c.payloadSchemas, engine, options.schema, now),
+    collections: collectionService,
+    engines,
+    moves: new MoveGate(c, (id) => collectionService.forget(id), options.moves),
+    schemas: new SchemaService(c.payloadSchemas, engines, options.schema, now),
     storage,
     regions: config.regions,
     regionUrls: config.regionUrls,
@@ -156,7 +172,8 @@ export function vectorPlaneApp(
       clearInterval(purge);
       await sampler.stop();
       await usage.close();
-      engine.close();
+      // Engines handed in belong to whoever built them (main.ts shares them with the control plane).
+      if (!conn.engines) engines.close();
     },
   };
 }

@@ -5,6 +5,7 @@
  */
 import type { CollectionService } from './collections/service.js';
 import { EngineClient } from './engine-client.js';
+import { Engines } from './engines.js';
 import { vectorRoutes } from './routes.js';
 import type { VectorRoute } from './routing.js';
 import type { SchemaService } from './schema/service.js';
@@ -14,7 +15,7 @@ import type { StorageMeter } from './storage/storage-meter.js';
 export function declaredVectorRoutes(): VectorRoute[] {
   return vectorRoutes({
     collections: {} as CollectionService,
-    engine: new EngineClient('http://127.0.0.1:1'),
+    engines: Engines.single(new EngineClient('http://127.0.0.1:1')),
     schemas: {} as SchemaService,
     storage: {} as StorageMeter,
     regions: ['local'],

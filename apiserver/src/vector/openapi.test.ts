@@ -5,6 +5,7 @@ import { createVectorAppWithRouter } from './app.js';
 import type { CollectionService } from './collections/service.js';
 import { declaredVectorRoutes } from './declared-routes.fixture.js';
 import { EngineClient } from './engine-client.js';
+import { Engines } from './engines.js';
 import { fastPathMatcher } from './fast-path.js';
 import { vectorOpenApi as documentOf } from './openapi.js';
 import { servedPaths } from './routing.js';
@@ -29,7 +30,7 @@ describe('vectorOpenApi', () => {
       log: createLogger('test', 'silent'),
       guard: async () => ({}) as AuthContext,
       collections: {} as CollectionService,
-      engine: new EngineClient('http://127.0.0.1:1'),
+      engines: Engines.single(new EngineClient('http://127.0.0.1:1')),
       schemas: {} as SchemaService,
       storage: {} as StorageMeter,
       regions: ['local'],

@@ -112,7 +112,7 @@ export class RegionChangeService {
     const now = this.deps.now?.() ?? Date.now();
     await checkRegionChangeBudget(auth, this.deps.operations, now);
     const members = await this.deps.workspaces.agents(auth, ref);
-    const collections = await this.deps.collections.namesIn(auth.tenant, workspace.spec.name);
+    const collections = await this.deps.collections.in(auth.tenant, workspace.spec.name);
     const at = new Date(now);
     const workspaceId = workspace.metadata.name ?? '';
     const op: RegionOperationDoc = {
@@ -131,7 +131,12 @@ export class RegionChangeService {
         state: 'pending',
         readyRegions: [],
       })),
-      collections: collections.map((name) => ({ name, state: 'pending', pointsCopied: 0 })),
+      collections: collections.map((c) => ({
+        name: c.name,
+        collectionId: c.id,
+        state: 'pending',
+        pointsCopied: 0,
+      })),
       error: null,
       attempts: 0,
       createdAt: at,
@@ -139,7 +144,11 @@ export class RegionChangeService {
       startedAt: null,
       finishedAt: null,
     };
-    await this.deps.operations.accept(op, [lockKey(auth.tenant, 'workspace', workspaceId)]);
+    // The workspace and each of its collections: a collection is not moved by two changes at once.
+    await this.deps.operations.accept(op, [
+      lockKey(auth.tenant, 'workspace', workspaceId),
+      ...collections.map((c) => lockKey(auth.tenant, 'collection', c.id)),
+    ]);
     this.deps.started?.();
     return accepted(op);
   }

@@ -14,6 +14,11 @@ export class WorkspaceCollections {
 
   /** The names of `tenant`'s collections in `workspace`, sorted. */
   async namesIn(tenant: Tenant, workspace: string): Promise<string[]> {
+    return (await this.in(tenant, workspace)).map((c) => c.name);
+  }
+
+  /** The ids and names of `tenant`'s collections in `workspace`, by name. */
+  async in(tenant: Tenant, workspace: string): Promise<Array<{ id: string; name: string }>> {
     try {
       const docs = await this.collections
         .find(
@@ -21,7 +26,9 @@ export class WorkspaceCollections {
           { projection: { name: 1 } },
         )
         .toArray();
-      return docs.map((d) => d.name).sort();
+      return docs
+        .map((d) => ({ id: d._id, name: d.name }))
+        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     } catch (cause) {
       throw new ServiceUnavailable(
         'The database is unreachable; nothing was changed. Retry in a few seconds.',

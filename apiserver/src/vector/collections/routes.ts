@@ -13,26 +13,27 @@ import {
   CollectionNameTaken,
   CollectionNotFound,
   CollectionOwnershipMismatch,
+  RegionChangeInProgress,
   CollectionRegionsEmpty,
   CollectionRegionsNotInScope,
   StarterRegionConsistency,
   VectorMethodNotAllowed,
   VectorValidationError,
 } from '../../errors/catalogue.js';
-import type { EngineClient } from '../engine-client.js';
+import type { Engines } from '../engines.js';
 import { resolveCollection, workspaceParam } from '../context.js';
 import { readJsonObject } from '../json-body.js';
 import { COLLECTION, ENGINE, JSON_BODY } from '../route-errors.js';
 import { vectorRoute, type VectorRoute } from '../routing.js';
 import type { SchemaService } from '../schema/service.js';
-import { presentCollection } from './presenter.js';
+import { lifecycleOf, presentCollection } from './presenter.js';
 import { parseCreate, validateName } from './rules.js';
 import { refuseForeignEngineName, scopeOf, type CollectionService } from './service.js';
 
 /** What the collection routes need. */
 export interface CollectionRouteDeps {
   collections: CollectionService;
-  engine: EngineClient;
+  engines: Engines;
   regions: readonly string[];
   /** Each region's public URL from the registry; a region without one is served from the request's origin. */
   regionUrls?: Readonly<Record<string, string | null>>;
@@ -44,7 +45,7 @@ export const NATIVE_CREATE = 'engine-native-create';
 
 /** The collection routes, in the order they are mounted. */
 export function collectionRoutes(deps: CollectionRouteDeps): VectorRoute[] {
-  const { collections, engine } = deps;
+  const { collections, engines } = deps;
   return [
     vectorRoute({
       method: 'post',
@@ -88,13 +89,16 @@ export function collectionRoutes(deps: CollectionRouteDeps): VectorRoute[] {
       success: {
         status: 200,
         description:
-          "{result, schema_version}. result holds the contract's fields (name, vectors: {size, distance}, description, regions, created_at, updated_at, workspace in a workspace) and what the official Qdrant clients parse, from the engine: status (Qdrant's: green, yellow; grey while the collection is being created; red when the engine could not describe it), optimizer_status, segments_count, config (params.vectors = {size, distance}, hnsw_config, optimizer_config, wal_config, quantization_config), payload_schema, points_count and indexed_vectors_count. The lifecycle label the dashboard shows (active, creating) is lifecycle_status, also in the header X-Collection-Status. schema_version is the version of the payload schema in force (the number in its ETag), null when none; headers ETag, X-Collection-Source, X-Collection-Status.",
+          "{result, schema_version}. result holds the contract's fields (name, vectors: {size, distance}, description, regions, created_at, updated_at, workspace in a workspace) and what the official Qdrant clients parse, from the engine: status (Qdrant's: green, yellow; grey while the collection is being created; red when the engine could not describe it), optimizer_status, segments_count, config (params.vectors = {size, distance}, hnsw_config, optimizer_config, wal_config, quantization_config), payload_schema, points_count and indexed_vectors_count. The lifecycle label the dashboard shows is lifecycle_status, also in the header X-Collection-Status: active; creating; provisioning_stalled (creating for more than 30 minutes); region_change_in_progress or workspace_move_in_progress while a region change (PATCH /api/v1/workspaces/{workspace}/regions or PATCH /api/v1/collections/{collection_id} on the control plane) moves it, when it is served from its old region and writes may be held for a few seconds at the switch; region_change_rolled_back after its last region change failed and was undone; DEGRADED when it is usable but not where it should be (its last region change failed part-way, or its points are in none of its regions). schema_version is the version of the payload schema in force (the number in its ETag), null when none; headers ETag, X-Collection-Source, X-Collection-Status.",
       },
       errors: COLLECTION,
       handler: async (ctx, caller) => {
         const doc = await resolveCollection(ctx, caller, collections);
         const [info, schema] = await Promise.all([
-          engine.send('GET', `/collections/${doc.engineName}`).catch(() => null),
+          engines
+            .forDoc(doc)
+            .engine.send('GET', `/collections/${doc.engineName}`)
+            .catch(() => null),
           deps.schemas.current(doc),
         ]);
         let described: Record<string, unknown> | null = null;
@@ -104,7 +108,7 @@ export function collectionRoutes(deps: CollectionRouteDeps): VectorRoute[] {
         }
         ctx.set('ETag', `"${doc.version}"`);
         ctx.set('X-Collection-Source', 'metadata-store');
-        ctx.set('X-Collection-Status', doc.status);
+        ctx.set('X-Collection-Status', lifecycleOf(doc));
         ctx.body = {
           result: presentCollection(doc, described),
           // The version of the payload schema in force (the number in its ETag); null when none.
@@ -174,6 +178,7 @@ export function collectionRoutes(deps: CollectionRouteDeps): VectorRoute[] {
         VectorValidationError,
         CollectionInUse,
         CleanupInProgress,
+        RegionChangeInProgress,
         ...ENGINE,
       ],
       handler: async (ctx, caller) => {

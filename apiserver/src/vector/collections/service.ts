@@ -15,9 +15,10 @@ import {
   CollectionNameTaken,
   CollectionNotFound,
   CollectionOwnershipMismatch,
+  RegionChangeInProgress,
 } from '../../errors/catalogue.js';
 import type { Collections } from '../../store/database.js';
-import type { EngineClient } from '../engine-client.js';
+import type { Engines } from '../engines.js';
 import { TtlCache } from '../ttl-cache.js';
 import type { WorkspaceDirectory } from './workspace-directory.js';
 import { engineFailure } from '../engine-errors.js';
@@ -26,6 +27,7 @@ import {
   collectionId,
   ENGINE_NAME,
   engineCollectionName,
+  isServed,
   type CollectionScope,
   type VectorCollectionDoc,
 } from './model.js';
@@ -93,7 +95,7 @@ export class CollectionService {
       Collections,
       'vectorCollections' | 'vectorCollectionUsage' | 'vectorDeletions' | 'payloadSchemas'
     >,
-    private readonly engine: EngineClient,
+    private readonly engines: Engines,
     private readonly regions: readonly string[],
     private readonly workspaces: WorkspaceDirectory,
     private readonly now: () => number = () => Date.now(),
@@ -109,7 +111,9 @@ export class CollectionService {
     const id = collectionId(scope, name);
     const cached = this.lookups.get(id);
     if (cached) return cached;
-    const doc = await this.c.vectorCollections.findOne({ _id: id });
+    const found = await this.c.vectorCollections.findOne({ _id: id });
+    // Reserved for a collection moving in, or moved to another workspace: not here.
+    const doc = found && isServed(found) ? found : null;
     if (doc) this.lookups.set(id, doc);
     if (!doc) {
       throw new CollectionNotFound(`Collection ${name} not found.`, {
@@ -117,6 +121,11 @@ export class CollectionService {
       });
     }
     return doc;
+  }
+
+  /** Forgets the cached lookup of the collection `id` (its record changed). */
+  forget(id: string): void {
+    this.lookups.delete(id);
   }
 
   /** 404 NOT_FOUND when the scope names a workspace that does not exist. */
@@ -127,10 +136,11 @@ export class CollectionService {
 
   /** Every collection of the tenant, workspace ones included, by name. */
   async list(scope: Omit<CollectionScope, 'workspace'>): Promise<VectorCollectionDoc[]> {
-    return this.c.vectorCollections
+    const docs = await this.c.vectorCollections
       .find({ accountId: scope.accountId, environment: scope.environment })
       .sort({ workspace: 1, name: 1 })
       .toArray();
+    return docs.filter(isServed);
   }
 
   /**
@@ -146,6 +156,13 @@ export class CollectionService {
     const id = collectionId(scope, input.name);
     if (await this.deletionInProgress(id)) throw cleanupInProgress(input.name);
     const existing = await this.c.vectorCollections.findOne({ _id: id });
+    if (existing?.incoming) {
+      throw new CollectionNameTaken(
+        `A collection is moving into this workspace as ${input.name}; choose another name.`,
+        { fields: { collection_name: input.name } },
+      );
+    }
+    if (existing && !isServed(existing)) throw cleanupInProgress(input.name);
     if (existing) {
       const same = this.sameOrConflict(existing, input);
       return { created: false, collection: await this.finishStalledCreate(same) };
@@ -173,6 +190,8 @@ export class CollectionService {
       distance: input.distance,
       description: input.description,
       regions,
+      // Its points live in the engine of its first region.
+      engineRegion: regions[0],
       status: 'creating',
       version: 1,
       createdAt: at,
@@ -222,6 +241,12 @@ export class CollectionService {
    */
   async delete(scope: CollectionScope, name: string): Promise<void> {
     const doc = await this.get(scope, name);
+    if (doc.move) {
+      throw new RegionChangeInProgress(
+        `Collection ${name} is being moved by a region change; delete it once that has finished.`,
+        { fields: { collection_name: name, operation_id: doc.move.operationId } },
+      );
+    }
     const agents = await this.blockingAgents(doc._id);
     if (agents.length > 0) {
       throw new CollectionInUse(
@@ -236,7 +261,9 @@ export class CollectionService {
       throw err;
     }
     try {
-      const res = await this.engine.send('DELETE', `/collections/${doc.engineName}`);
+      const res = await this.engines
+        .forDoc(doc)
+        .engine.send('DELETE', `/collections/${doc.engineName}`);
       if (res.status >= 400 && res.status !== 404) throw engineFailure(res);
       // Before the collection record: a failure here leaves a collection a retry deletes, never
       // a schema a re-created collection of the same name would inherit.
@@ -313,10 +340,11 @@ export class CollectionService {
   private async ensureEngineCollection(doc: VectorCollectionDoc): Promise<void> {
     const path = `/collections/${doc.engineName}`;
     const config = { vectors: { size: doc.size, distance: doc.distance } };
-    const res = await this.engine.send('PUT', path, config);
+    const { engine } = this.engines.forDoc(doc);
+    const res = await engine.send('PUT', path, config);
     if (res.status < 400) return;
     if (!(res.status === 409 || /already exists/i.test(res.text))) throw engineFailure(res);
-    const info = await this.engine.send('GET', path);
+    const info = await engine.send('GET', path);
     if (info.status === 200) {
       const vectors = (
         JSON.parse(info.text) as {
@@ -325,8 +353,8 @@ export class CollectionService {
       ).result?.config?.params?.vectors;
       if (vectors?.size === doc.size && vectors.distance === doc.distance) return;
     }
-    await this.engine.send('DELETE', path);
-    const retry = await this.engine.send('PUT', path, config);
+    await engine.send('DELETE', path);
+    const retry = await engine.send('PUT', path, config);
     if (retry.status >= 400) throw engineFailure(retry);
   }
 

@@ -10,6 +10,7 @@ import type { AuthContext } from '../../auth/authenticate.js';
 import type { VectorCollectionDoc } from '../collections/model.js';
 import type { EngineClient, EngineResponse } from '../engine-client.js';
 import type { SchemaService } from '../schema/service.js';
+import { Engines } from '../engines.js';
 import { forwardRequest } from './forward.js';
 import { ROUTES } from './forwarding-routes.js';
 
@@ -39,7 +40,7 @@ async function sent(path: string, text: string): Promise<Record<string, unknown>
     caller,
     doc,
     route,
-    engine,
+    Engines.single(engine),
     {} as SchemaService,
   );
   return received as Record<string, unknown>;

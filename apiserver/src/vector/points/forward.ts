@@ -6,7 +6,9 @@
  */
 import type { AuthContext } from '../../auth/authenticate.js';
 import type { VectorCollectionDoc } from '../collections/model.js';
-import type { EngineClient, EngineResponse, SearchSender } from '../engine-client.js';
+import type { EngineResponse } from '../engine-client.js';
+import type { Engines } from '../engines.js';
+import { changesOf, type MoveGate } from '../collections/move-gate.js';
 import { engineFailure } from '../engine-errors.js';
 import { looksLikeObject, parseJsonObject } from '../json-body.js';
 import { BACKSLASH } from '../json-members.js';
@@ -64,13 +66,15 @@ export interface Forwarded {
 export async function forwardRequest(
   request: ForwardRequest,
   caller: AuthContext,
-  doc: VectorCollectionDoc,
+  resolved: VectorCollectionDoc,
   route: PointRoute,
-  engine: EngineClient,
+  engines: Engines,
   schemas: SchemaService,
-  /** Where searches and queries go: a coalescer wrapping `engine`, or `engine` itself. */
-  searches: SearchSender = engine,
+  /** Holds and logs writes of a collection being moved between regions. */
+  moves?: MoveGate,
 ): Promise<Forwarded> {
+  const doc = route.changes && moves ? await moves.forWrite(resolved) : resolved;
+  const { engine, searches } = engines.forDoc(doc);
   const base = `/collections/${doc.engineName}`;
   const path = `${base}${route.enginePath(request.params)}`;
   let body: Body | undefined;
@@ -111,6 +115,10 @@ export async function forwardRequest(
       'wait=true',
     );
     if (stamped.status >= 400) throw engineFailure(stamped);
+  }
+  if (route.changes && doc.move && moves) {
+    const changes = changesOf(route.changes, body ?? (asSent && parseJsonObject(asSent)));
+    if (changes) await moves.record(doc, changes);
   }
   return { res, check, sent: body ?? asSent };
 }

@@ -62,6 +62,8 @@ export interface PointRoute {
   schemaCheck?: 'merge' | 'overwrite';
   /** Whether the route adds data, so the plan's storage cap applies. */
   grows?: boolean;
+  /** What a successful request changes: points (by id or filter) or payload indexes. */
+  changes?: 'points' | 'indexes';
 }
 
 /** `points` (ids) or `filter` of a mutation, for the follow-up stamp. */
@@ -218,6 +220,7 @@ export const ROUTES: readonly PointRoute[] = [
   {
     method: 'post',
     path: '/points/delete',
+    changes: 'points',
     summary: 'Delete points {points} or {filter}',
     errors: POINT_READ,
     engineMethod: 'POST',
@@ -228,6 +231,7 @@ export const ROUTES: readonly PointRoute[] = [
   {
     method: 'post',
     path: '/points/payload',
+    changes: 'points',
     summary: 'Merge payload {payload, points|filter}',
     errors: [...POINT_GROW, SchemaValidationFailed],
     engineMethod: 'POST',
@@ -246,6 +250,7 @@ export const ROUTES: readonly PointRoute[] = [
   {
     method: 'put',
     path: '/points/payload',
+    changes: 'points',
     summary: 'Overwrite payload {payload, points|filter}',
     errors: [...POINT_GROW, SchemaValidationFailed],
     engineMethod: 'PUT',
@@ -261,6 +266,7 @@ export const ROUTES: readonly PointRoute[] = [
   {
     method: 'post',
     path: '/points/payload/delete',
+    changes: 'points',
     summary: 'Delete payload keys {keys, points|filter}',
     errors: POINT_WRITE,
     engineMethod: 'POST',
@@ -275,6 +281,7 @@ export const ROUTES: readonly PointRoute[] = [
   {
     method: 'post',
     path: '/points/payload/clear',
+    changes: 'points',
     summary: 'Clear payloads {points|filter}',
     errors: POINT_READ,
     engineMethod: 'POST',
@@ -286,6 +293,7 @@ export const ROUTES: readonly PointRoute[] = [
   {
     method: 'put',
     path: '/points/vectors',
+    changes: 'points',
     summary: 'Update vectors {points:[{id, vector}]}',
     errors: [...POINT_READ, StorageLimitExceeded],
     engineMethod: 'PUT',
@@ -319,6 +327,7 @@ export const ROUTES: readonly PointRoute[] = [
   {
     method: 'put',
     path: '/index',
+    changes: 'indexes',
     summary: 'Create a payload field index',
     errors: POINT_READ,
     engineMethod: 'PUT',
@@ -328,6 +337,7 @@ export const ROUTES: readonly PointRoute[] = [
   {
     method: 'post',
     path: '/index',
+    changes: 'indexes',
     summary: 'Create a payload field index',
     errors: POINT_READ,
     engineMethod: 'PUT',
@@ -337,6 +347,7 @@ export const ROUTES: readonly PointRoute[] = [
   {
     method: 'delete',
     path: '/index/:field',
+    changes: 'indexes',
     summary: 'Delete a payload field index',
     errors: POINT_READ,
     engineMethod: 'DELETE',

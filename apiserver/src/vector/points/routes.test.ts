@@ -12,6 +12,7 @@ import type { EngineClient, EngineResponse, SearchSender } from '../engine-clien
 import type { VectorRoute } from '../routing.js';
 import type { SchemaService } from '../schema/service.js';
 import type { StorageMeter } from '../storage/storage-meter.js';
+import { Engines } from '../engines.js';
 import { pointRoutes } from './routes.js';
 
 const doc = { engineName: 't_live_0123456789abcdef0123456789abcdef_docs' } as VectorCollectionDoc;
@@ -40,8 +41,7 @@ function recorded(): { routes: VectorRoute[]; sent: string[]; searched: string[]
   } as unknown as CollectionService;
   const routes = pointRoutes({
     collections,
-    engine,
-    searches,
+    engines: Engines.single(engine, searches),
     schemas: {} as SchemaService,
     storage: {} as StorageMeter,
   });

@@ -15,7 +15,9 @@ import {
 } from '../../errors/catalogue.js';
 import type { CollectionService } from '../collections/service.js';
 import { resolveCollection, resolveNamed } from '../context.js';
-import type { EngineClient, SearchSender } from '../engine-client.js';
+import type { Engines } from '../engines.js';
+import type { MoveGate } from '../collections/move-gate.js';
+import type { PointId } from '../schema/scan.js';
 import { MAX_JSON_BODY_BYTES, readBody } from '../json-body.js';
 import { POINT_GROW } from '../route-errors.js';
 import { vectorRoute, type VectorRoute } from '../routing.js';
@@ -30,9 +32,10 @@ export type { UpsertLimits } from './upsert.js';
 /** What the point routes need. */
 export interface PointRouteDeps {
   collections: CollectionService;
-  engine: EngineClient;
-  /** How searches and queries reach the engine (a coalescer wrapping it); the engine by default. */
-  searches?: SearchSender;
+  /** Each region's engine, and how searches reach it. */
+  engines: Engines;
+  /** Holds and logs writes of collections being moved between regions (none: nothing moves). */
+  moves?: MoveGate;
   schemas: SchemaService;
   storage: StorageMeter;
   upsert?: Partial<UpsertLimits>;
@@ -54,7 +57,7 @@ export function pointRoutes(deps: PointRouteDeps): VectorRoute[] {
 }
 
 function upsertRoute(deps: PointRouteDeps): VectorRoute {
-  const { collections, engine, schemas, storage } = deps;
+  const { collections, engines, moves, schemas, storage } = deps;
   const limits = { ...UPSERT_LIMITS, ...deps.upsert };
   return vectorRoute({
     method: 'put',
@@ -75,9 +78,18 @@ function upsertRoute(deps: PointRouteDeps): VectorRoute {
     ],
     maxBodyBytes: limits.maxBodyBytes,
     handler: async (ctx, caller) => {
-      const doc = await resolveCollection(ctx, caller, collections);
+      const resolved = await resolveCollection(ctx, caller, collections);
+      const doc = moves ? await moves.forWrite(resolved) : resolved;
       const check = await schemas.writeCheck(doc);
-      const res = await streamUpsert(ctx, caller, doc, engine, limits, storage, check);
+      // A collection being moved logs the ids written, applied or not.
+      const ids: PointId[] | undefined = doc.move ? [] : undefined;
+      let res;
+      try {
+        const { engine } = engines.forDoc(doc);
+        res = await streamUpsert(ctx, caller, doc, engine, limits, storage, check, ids);
+      } finally {
+        if (ids && moves) await moves.record(doc, { ids });
+      }
       relay(ctx, res.status, res.text);
       check.surfaceWarnings(ctx);
     },
@@ -89,8 +101,7 @@ function upsertRoute(deps: PointRouteDeps): VectorRoute {
  * from node:http as well when it only forwards and relays.
  */
 function forwardingRoute(route: PointRoute, deps: PointRouteDeps): VectorRoute {
-  const { collections, engine, schemas, storage } = deps;
-  const searches = deps.searches ?? engine;
+  const { collections, engines, moves, schemas, storage } = deps;
   const maxBodyBytes = route.hasBody ? MAX_JSON_BODY_BYTES : undefined;
   const declared: VectorRoute = {
     method: route.method,
@@ -108,15 +119,7 @@ function forwardingRoute(route: PointRoute, deps: PointRouteDeps): VectorRoute {
         querystring: ctx.querystring,
         bytes: maxBodyBytes === undefined ? undefined : await readBody(ctx, maxBodyBytes),
       };
-      const forwarded = await forwardRequest(
-        request,
-        caller,
-        doc,
-        route,
-        engine,
-        schemas,
-        searches,
-      );
+      const forwarded = await forwardRequest(request, caller, doc, route, engines, schemas, moves);
       relay(ctx, forwarded.res.status, relayedText(route, forwarded));
       forwarded.check?.surfaceWarnings(ctx);
     },
@@ -133,9 +136,9 @@ function forwardingRoute(route: PointRoute, deps: PointRouteDeps): VectorRoute {
         caller,
         doc,
         route,
-        engine,
+        engines,
         schemas,
-        searches,
+        moves,
       );
       return { status: forwarded.res.status, text: relayedText(route, forwarded) };
     },

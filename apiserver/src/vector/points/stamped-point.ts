@@ -147,6 +147,8 @@ export function writeStampedPoint(
    * the engine will take it ({@link checkPointShape}).
    */
   vectorSize?: number,
+  /** Given, the point's id is added to it. */
+  ids?: PointId[],
 ): number {
   const list = pointMembers(raw);
   // Vectors are forwarded unparsed: a component of 1e400 must be refused here, not stored.
@@ -163,6 +165,7 @@ export function writeStampedPoint(
   const id = idMember ? pointIdAt(raw, idMember) : undefined;
   if (!isPointId(id)) checkPointId(id, `points[${index}].id`);
   if (vectorSize !== undefined) checkPointShape(raw, list, id, index, vectorSize);
+  ids?.push(id as PointId);
   if (unique && !check.active) {
     const payloadBytes = writeSpliced(raw, sent, stamp, out);
     if (payloadBytes !== -1) return payloadBytes;

@@ -37,6 +37,7 @@ import type { VectorCollectionDoc } from '../collections/model.js';
 import type { EngineClient, EngineResponse } from '../engine-client.js';
 import { engineFailure } from '../engine-errors.js';
 import type { StorageMeter } from '../storage/storage-meter.js';
+import type { PointId } from '../schema/scan.js';
 import { WriteCheck } from '../schema/enforcement.js';
 import { checkJsonContentType } from '../json-body.js';
 import { checkFiniteValue } from '../json-limits.js';
@@ -80,6 +81,8 @@ export async function streamUpsert(
   limits: UpsertLimits,
   storage: StorageMeter,
   check: WriteCheck = WriteCheck.none(),
+  /** Given, collects the id of every point of the body. */
+  ids?: PointId[],
 ): Promise<EngineResponse> {
   checkJsonContentType(ctx.req.headers);
   const declared = Number(ctx.get('content-length') || 0);
@@ -122,7 +125,15 @@ export async function streamUpsert(
       if (batchPoints > 0) batch.write(COMMA);
       // The size as looked up, cached for seconds: fixed once created, so only a collection
       // deleted and created again with another size by another replica is briefly misjudged.
-      payloadBytes += writeStampedPoint(raw, count - 1, stampBytes, check, batch, collection.size);
+      payloadBytes += writeStampedPoint(
+        raw,
+        count - 1,
+        stampBytes,
+        check,
+        batch,
+        collection.size,
+        ids,
+      );
       batchPoints++;
     },
   });

@@ -7,7 +7,7 @@
 import type { Collection } from 'mongodb';
 import { SchemaNotDefined, VectorValidationError } from '../../errors/catalogue.js';
 import type { VectorCollectionDoc } from '../collections/model.js';
-import type { EngineClient } from '../engine-client.js';
+import type { Engines } from '../engines.js';
 import { engineFailure } from '../engine-errors.js';
 import { TtlCache } from '../ttl-cache.js';
 import { ConformanceTally, type ConformanceReport } from './conformance.js';
@@ -67,7 +67,7 @@ export class SchemaService {
 
   constructor(
     docs: Collection<PayloadSchemaDoc>,
-    private readonly engine: EngineClient,
+    private readonly engines: Engines,
     limits: Partial<SchemaLimits> = {},
     now: () => number = () => Date.now(),
   ) {
@@ -112,7 +112,7 @@ export class SchemaService {
   async analyze(collection: VectorCollectionDoc, input: AnalyzeRequest): Promise<AnalyzeResult> {
     const inference = new SchemaInference();
     const scan = await scanPoints(
-      engineScroll(this.engine, collection.engineName),
+      engineScroll(this.engines.forDoc(collection).engine, collection.engineName),
       {
         maxPoints: input.sampleSize,
         budgetMs: this.limits.scanBudgetMs,
@@ -132,7 +132,7 @@ export class SchemaService {
     const validate = this.validators.get(collection._id, schema.etag, schema.schema);
     const tally = new ConformanceTally(input.maxExamples);
     const scan = await scanPoints(
-      engineScroll(this.engine, collection.engineName),
+      engineScroll(this.engines.forDoc(collection).engine, collection.engineName),
       {
         maxPoints: input.mode === 'full' ? Infinity : input.sampleSize,
         budgetMs: this.limits.scanBudgetMs,
@@ -192,7 +192,7 @@ export class SchemaService {
     }
     const max = this.limits.maxTargetedPoints;
     const scan = await scanPoints(
-      engineScroll(this.engine, collection.engineName, write.filter),
+      engineScroll(this.engines.forDoc(collection).engine, collection.engineName, write.filter),
       { maxPoints: max, budgetMs: Infinity, pageSize: this.limits.pageSize },
       (point) => found.push(point),
     );
@@ -206,7 +206,8 @@ export class SchemaService {
   }
 
   private async retrieve(collection: VectorCollectionDoc, ids: PointId[]): Promise<PointPayload[]> {
-    const res = await this.engine.send('POST', `/collections/${collection.engineName}/points`, {
+    const engine = this.engines.forDoc(collection).engine;
+    const res = await engine.send('POST', `/collections/${collection.engineName}/points`, {
       ids,
       with_payload: true,
       with_vector: false,

@@ -18,7 +18,7 @@ import type { Plan } from '../../accounts/plans.js';
 import { StorageLimitExceeded } from '../../errors/catalogue.js';
 import type { Collections } from '../../store/database.js';
 import type { VectorCollectionDoc } from '../collections/model.js';
-import type { EngineClient } from '../engine-client.js';
+import type { Engines } from '../engines.js';
 import { engineFailure } from '../engine-errors.js';
 
 const BYTES_PER_MB = 1024 * 1024;
@@ -47,7 +47,7 @@ export class StorageMeter {
 
   constructor(
     private readonly c: Pick<Collections, 'vectorCollections'>,
-    private readonly engine: EngineClient,
+    private readonly engines: Engines,
     private readonly now: () => number = () => Date.now(),
     private readonly ttlMs = USAGE_TTL_MS,
   ) {}
@@ -128,7 +128,7 @@ export class StorageMeter {
 
   private async collectionBytes(doc: VectorCollectionDoc): Promise<number> {
     if (doc.status !== 'active') return 0;
-    const res = await this.engine.send('GET', `/collections/${doc.engineName}`);
+    const res = await this.engines.forDoc(doc).engine.send('GET', `/collections/${doc.engineName}`);
     // Metadata without an engine collection (a create or delete cut short) holds nothing.
     if (res.status === 404) return 0;
     if (res.status >= 400) throw engineFailure(res);
