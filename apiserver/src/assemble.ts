@@ -35,6 +35,7 @@ import { AgentMover } from './operations/agent-mover.js';
 import { OperationRunner, type RunnerOptions } from './operations/operation-runner.js';
 import { RegionChangeRunSteps, type StepOptions } from './operations/region-change-steps.js';
 import { CollectionMover, type CollectionMoverOptions } from './operations/collection-mover.js';
+import { CollectionChangeService } from './operations/collection-change.js';
 import { Engines } from './vector/engines.js';
 import { SecretService } from './secrets/secret-service.js';
 import { WorkspaceSecretService } from './secrets/workspace-secret-service.js';
@@ -167,6 +168,14 @@ export function controlPlaneDeps(
       regions: config.regions,
       operations,
       collections: new WorkspaceCollections(c.vectorCollections),
+      started: () => regionRunner.kick(),
+      now,
+    }),
+    collectionChanges: new CollectionChangeService({
+      collections: c.vectorCollections,
+      workspaces,
+      regions: config.regions,
+      operations,
       started: () => regionRunner.kick(),
       now,
     }),

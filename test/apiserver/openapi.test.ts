@@ -71,6 +71,7 @@ describe('GET /openapi.json', () => {
       logs: {} as never,
       workspaces: {} as never,
       regionChanges: {} as never,
+      collectionChanges: {} as never,
       operations: {} as never,
       secrets: {} as never,
       workspaceSecrets: {} as never,
@@ -210,8 +211,18 @@ describe('responses agree with the document', () => {
     for (const [path, ops] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(ops)) {
         const validates = op.parameters.length > 0 || op.requestBody !== undefined;
-        // The home region answers the contract's own 422 of a single-region plan beside it.
-        const own = path === '/api/v1/users/me/home-region' ? ['STARTER_REGION_CONSISTENCY'] : [];
+        // The home region answers the contract's own 422 of a single-region plan beside it, and
+        // a collection's region change the vector plane's 422s of regions outside the plan.
+        const own =
+          path === '/api/v1/users/me/home-region'
+            ? ['STARTER_REGION_CONSISTENCY']
+            : path === '/api/v1/collections/{collection_id}'
+              ? [
+                  'COLLECTION_REGIONS_EMPTY',
+                  'COLLECTION_REGIONS_NOT_IN_SCOPE',
+                  'STARTER_REGION_CONSISTENCY',
+                ]
+              : [];
         if (validates)
           expect([method, path, codes(op, 422)]).toEqual([
             method,

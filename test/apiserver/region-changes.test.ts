@@ -513,5 +513,19 @@ describe('the OpenAPI document', () => {
     expect(doc.components.schemas.Operation?.required).toEqual(
       expect.arrayContaining(['operation_id', 'state', 'progress', 'error', 'created_at']),
     );
+    const move = doc.paths['/api/v1/collections/{collection_id}']?.patch;
+    expect(Object.keys(move?.responses ?? {})).toEqual(expect.arrayContaining(['200', '202']));
+    expect(move?.responses['404']?.['x-error-codes']?.sort()).toEqual([
+      'COLLECTION_NOT_FOUND',
+      'WORKSPACE_NOT_FOUND',
+    ]);
+    expect(move?.responses['409']?.['x-error-codes']?.sort()).toEqual([
+      'COLLECTION_NAME_TAKEN',
+      'REGION_CHANGE_IN_PROGRESS',
+    ]);
+    expect(move?.responses['422']?.['x-error-codes']).toEqual(
+      expect.arrayContaining(['COLLECTION_REGIONS_NOT_IN_SCOPE', 'STARTER_REGION_CONSISTENCY']),
+    );
+    expect(doc.components.schemas.CollectionUpdateRequest).toBeDefined();
   });
 });

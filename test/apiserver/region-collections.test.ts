@@ -205,32 +205,8 @@ const finished = (id: string) =>
     150_000,
   );
 
-/** Searches the collection every 50 ms until stopped; each answer's status and label seen. */
-function keepSearching(ws: string) {
-  const statuses: number[] = [];
-  const labels = new Set<string>();
-  let running = true;
-  const loop = (async () => {
-    while (running) {
-      const found = await vector<{ result: unknown[] }>(
-        'POST',
-        `/api/v1/workspaces/${ws}/collections/docs/points/search`,
-        { vector: [1, 2, 3, 1], limit: 3 },
-      );
-      statuses.push(found.status);
-      const read = await vector(`GET`, `/api/v1/workspaces/${ws}/collections/docs`);
-      labels.add(String(read.headers.get('x-collection-status')));
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  })();
-  return {
-    stop: async () => {
-      running = false;
-      await loop;
-      return { statuses, labels };
-    },
-  };
-}
+/** Searches the workspace's collection `docs` every 50 ms until stopped. */
+const keepSearching = (ws: string) => keepSearchingAt(`/api/v1/workspaces/${ws}/collections/docs`);
 
 describe("a workspace's collection moved from local's engine to eu-west's", () => {
   let engineName: string;
@@ -397,3 +373,240 @@ describe('a collection copy whose runner stopped', () => {
     expect((await engine(engineA, 'GET', `/collections/${engineName}`)).status).toBe(404);
   });
 });
+
+describe('PATCH /api/v1/collections/{collection_id}', () => {
+  type Answer = Json & { detail: { code: string } & Json };
+  const patch = (ref: string, body: unknown, key: string | null = owner.key) =>
+    call<Answer>(server, 'PATCH', `/api/v1/collections/${encodeURIComponent(ref)}`, {
+      key,
+      body,
+    });
+
+  /** A collection of `count` points, outside any workspace unless `ws` is given. */
+  async function loose(name: string, ws: string | null, count = 200) {
+    const base = ws ? `/api/v1/workspaces/${ws}/collections` : '/api/v1/collections';
+    const made = await vector<{ result: { id: string } }>('POST', base, {
+      name,
+      vectors: { size: 4, distance: 'cosine' },
+      regions: ['local'],
+    });
+    expect(made.status).toBe(201);
+    const points = Array.from({ length: count }, (_, i) => point(i + 1));
+    expect((await vector('PUT', `${base}/${name}/points?wait=true`, { points })).status).toBe(200);
+    return made.body.result.id;
+  }
+
+  beforeAll(async () => {
+    for (const ws of ['moves-from', 'moves-to']) {
+      const res = await call(server, 'POST', '/api/v1/workspaces', {
+        key: owner.key,
+        body: { name: ws, regions: ['local'] },
+      });
+      expect(res.status).toBe(201);
+    }
+  });
+
+  it('returns 401 MISSING_API_KEY without a key', async () => {
+    expect((await patch('anything', { regions: ['local'] }, null)).status).toBe(401);
+  });
+
+  it.each([
+    ['nothing to change', {}, ['body'], 'something_to_change'],
+    ['an empty set of regions', { regions: [] }, ['body', 'regions'], 'array_too_short'],
+    ['an unknown key', { regions: ['local'], name: 'x' }, ['body'], 'extra_forbidden'],
+    [
+      'a workspace name that is not a string',
+      { workspace_name: 7 },
+      ['body', 'workspace_name'],
+      'type_error',
+    ],
+  ])('returns 422 VALIDATION_ERROR for %s', async (_, body, loc, type) => {
+    const res = await patch('anything', body);
+    expect(res.status).toBe(422);
+    expect(res.body.detail.violations).toContainEqual(expect.objectContaining({ loc, type }));
+  });
+
+  it("returns 403 AGENT_KEY_FORBIDDEN with an agent's own key", async () => {
+    const agent = await call<{ id: string }>(server, 'POST', '/api/v1/agents', {
+      key: owner.key,
+      body: { name: 'collection-mover' },
+    });
+    const key = await server.accounts.createKey({
+      accountId: owner.accountId,
+      environment: 'live',
+      agentId: agent.body.id,
+    });
+    const res = await patch('anything', { regions: ['eu-west'] }, key.text);
+    expect(res.status).toBe(403);
+    expect(res.body.detail.code).toBe('AGENT_KEY_FORBIDDEN');
+  });
+
+  it("returns 404 COLLECTION_NOT_FOUND for an unknown collection and another account's, by name and id", async () => {
+    const id = await loose('mine-only', null, 1);
+    const stranger = await createCaller(server, { tier: 'performance' });
+    for (const ref of ['no-such-collection', 'moves-from/mine-only']) {
+      const res = await patch(ref, { regions: ['eu-west'] });
+      expect(res.status).toBe(404);
+      expect(res.body.detail.code).toBe('COLLECTION_NOT_FOUND');
+    }
+    for (const ref of ['mine-only', id]) {
+      const res = await patch(ref, { regions: ['eu-west'] }, stranger.key);
+      expect(res.status).toBe(404);
+      expect(res.body.detail.code).toBe('COLLECTION_NOT_FOUND');
+    }
+  });
+
+  it('returns 404 WORKSPACE_NOT_FOUND for a workspace the account does not have', async () => {
+    const res = await patch('mine-only', { workspace_name: 'nowhere' });
+    expect(res.status).toBe(404);
+    expect(res.body.detail.code).toBe('WORKSPACE_NOT_FOUND');
+  });
+
+  it('returns 422 for regions outside the plan, and STARTER_REGION_CONSISTENCY on a single-region plan', async () => {
+    const unknown = await patch('mine-only', { regions: ['mars'] });
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.detail.code).toBe('COLLECTION_REGIONS_NOT_IN_SCOPE');
+    const starter = await createCaller(server, { tier: 'starter' });
+    const made = await fetch(`${vectors.base}/api/v1/collections`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${starter.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'fixed', vectors: { size: 4, distance: 'cosine' } }),
+    });
+    expect(made.status).toBe(201);
+    const res = await patch('fixed', { regions: ['eu-west'] }, starter.key);
+    expect(res.status).toBe(422);
+    expect(res.body.detail.code).toBe('STARTER_REGION_CONSISTENCY');
+  });
+
+  it('answers 200 RegionChangeNoOp when nothing changes', async () => {
+    const res = await patch('mine-only', { regions: ['local'], workspace_name: null });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'no_op', scope: 'collection', current_regions: ['local'] });
+  });
+
+  it('returns 409 COLLECTION_NAME_TAKEN when the workspace it moves to has one of that name', async () => {
+    await loose('twin', 'moves-to', 1);
+    await loose('twin', null, 1);
+    const res = await patch('twin', { workspace_name: 'moves-to' });
+    expect(res.status).toBe(409);
+    expect(res.body.detail.code).toBe('COLLECTION_NAME_TAKEN');
+  });
+
+  it("moves a collection's points to another region, then refuses a second change while it runs", async () => {
+    const id = await loose('regional', null);
+    const res = await patch(id, { regions: ['eu-west'] });
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({
+      status: 'pending',
+      scope: 'collection',
+      workspace_name: null,
+      from_regions: ['local'],
+      to_regions: ['eu-west'],
+    });
+    const again = await patch('regional', { regions: ['local'] });
+    expect(again.status).toBe(409);
+    expect(again.body.detail).toMatchObject({
+      code: 'REGION_CHANGE_IN_PROGRESS',
+      operation_id: res.body.operation_id,
+    });
+    const op = await finished(String(res.body.operation_id));
+    expect(op).toMatchObject({ state: 'succeeded', collection_name: 'regional' });
+    const name = engineCollectionName(
+      { accountId: owner.accountId, environment: 'live', workspace: null },
+      'regional',
+    );
+    expect((await engine(engineA, 'GET', `/collections/${name}`)).status).toBe(404);
+    const count = await engine<{ result: { count: number } }>(
+      engineB,
+      'POST',
+      `/collections/${name}/points/count`,
+      { exact: true },
+    );
+    expect(count.body.result.count).toBe(200);
+  });
+
+  it('moves a collection into a workspace, with its payload schema, while it answers', async () => {
+    await loose('wanderer', null);
+    const schema = await vector('PUT', '/api/v1/schema/wanderer', {
+      schema: { type: 'object', properties: { n: { type: 'integer' } } },
+      enforcement_mode: 'warn',
+    });
+    expect([200, 201]).toContain(schema.status);
+    const searching = keepSearchingAt('/api/v1/collections/wanderer');
+    const res = await patch('wanderer', { workspace_name: 'moves-to', regions: ['eu-west'] });
+    expect(res.status).toBe(202);
+    const op = await finished(String(res.body.operation_id));
+    const seen = await searching.stop();
+    expect(op).toMatchObject({
+      state: 'succeeded',
+      collection_name: 'wanderer',
+      to_workspace_name: 'moves-to',
+      to_regions: ['eu-west'],
+    });
+    expect(seen.labels).toContain('workspace_move_in_progress');
+    // Until the switch it answered at its old name.
+    expect(seen.statuses.filter((s) => s !== 200 && s !== 404)).toEqual([]);
+    expect(seen.statuses[0]).toBe(200);
+    const moved = await eventually(
+      () => vector<{ result: Json }>('GET', '/api/v1/workspaces/moves-to/collections/wanderer'),
+      (r) => r.status === 200 && r.body.result.lifecycle_status === 'active',
+      'the collection served in its new workspace',
+      10_000,
+    );
+    expect(moved.body.result).toMatchObject({ regions: ['eu-west'], points_count: 200 });
+    await eventually(
+      () => vector('GET', '/api/v1/collections/wanderer'),
+      (r) => r.status === 404,
+      'the old name gone',
+      10_000,
+    );
+    const oldName = engineCollectionName(
+      { accountId: owner.accountId, environment: 'live', workspace: null },
+      'wanderer',
+    );
+    const newName = engineCollectionName(
+      { accountId: owner.accountId, environment: 'live', workspace: 'moves-to' },
+      'wanderer',
+    );
+    expect((await engine(engineA, 'GET', `/collections/${oldName}`)).status).toBe(404);
+    expect((await engine(engineB, 'GET', `/collections/${newName}`)).status).toBe(200);
+    const schemas = await server.db
+      .collection('vector_payload_schemas')
+      .find({ collectionId: `live:${owner.accountId}:moves-to:wanderer` })
+      .toArray();
+    expect(schemas).toHaveLength(1);
+    // The old name is free again.
+    const again = await vector('POST', '/api/v1/collections', {
+      name: 'wanderer',
+      vectors: { size: 4, distance: 'cosine' },
+      regions: ['local'],
+    });
+    expect(again.status).toBe(201);
+  });
+});
+
+/** Searches at `path` every 50 ms until stopped; each status and label seen. */
+function keepSearchingAt(path: string) {
+  const statuses: number[] = [];
+  const labels = new Set<string>();
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const found = await vector('POST', `${path}/points/search`, {
+        vector: [1, 2, 3, 1],
+        limit: 3,
+      });
+      statuses.push(found.status);
+      const read = await vector('GET', path);
+      labels.add(String(read.headers.get('x-collection-status')));
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await loop;
+      return { statuses, labels };
+    },
+  };
+}

@@ -21,6 +21,7 @@ import { logRoutes } from './routes/logs/index.js';
 import { runRoutes } from './routes/runs/index.js';
 import { workspaceRoutes } from './routes/workspaces/index.js';
 import { regionRoutes } from './routes/regions/index.js';
+import { collectionRoutes } from './routes/collections/index.js';
 import { operationRoutes } from './routes/operations/index.js';
 import { secretRoutes } from './routes/secrets/index.js';
 import { workspaceSecretRoutes } from './routes/secrets/workspace.js';
@@ -34,6 +35,7 @@ import { requestMeter } from '../usage/request-meter.js';
 import { usageRoutes } from './routes/usage/index.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
 import type { RegionChangeService } from '../workspaces/region-change.js';
+import type { CollectionChangeService } from '../operations/collection-change.js';
 import type { OperationStore } from '../operations/operation-store.js';
 import type { OperationRunner } from '../operations/operation-runner.js';
 import type { RunService } from '../runs/run-service.js';
@@ -70,6 +72,8 @@ export interface ControlPlaneDeps {
   runs: RunService;
   workspaces: WorkspaceService;
   regionChanges: RegionChangeService;
+  /** Moves of vector collections to other workspaces or regions. */
+  collectionChanges: CollectionChangeService;
   operations: OperationStore;
   /** Carries out region changes; started by the process, not the app. */
   regionRunner: OperationRunner;
@@ -103,6 +107,7 @@ export function controlPlaneRoutes(
     | 'runs'
     | 'workspaces'
     | 'regionChanges'
+    | 'collectionChanges'
     | 'operations'
     | 'secrets'
     | 'workspaceSecrets'
@@ -118,6 +123,7 @@ export function controlPlaneRoutes(
     ...runRoutes(deps.agents, deps.runs),
     ...workspaceRoutes(deps.workspaces),
     ...regionRoutes(deps.regionChanges),
+    ...collectionRoutes(deps.collectionChanges),
     ...operationRoutes(deps.operations),
     ...secretRoutes(deps.secrets),
     ...workspaceSecretRoutes(deps.workspaceSecrets),

@@ -36,6 +36,7 @@ import {
   RegionsUpdateRequest,
 } from './routes/regions/schema.js';
 import { OperationRecord } from './routes/operations/schema.js';
+import { CollectionUpdateRequest } from './routes/collections/schema.js';
 import {
   SecretCreate,
   SecretList,
@@ -102,6 +103,7 @@ export function controlPlaneOpenApi(routes: readonly AnyRoute[]) {
       RegionsUpdateRequest,
       RegionChangeNoOp,
       RegionChangeAccepted,
+      CollectionUpdateRequest,
       Operation: OperationRecord,
       Secret: SecretRecord,
       SecretCreate,

@@ -11,6 +11,15 @@ export function presentOperation(doc: RegionOperationDoc) {
     kind: 'region_change' as const,
     scope: doc.scope,
     workspace_name: doc.workspaceName,
+    // A collection's change names the collection, and the workspace it moves to.
+    ...(doc.collection
+      ? {
+          collection_name: doc.collection.name,
+          ...(doc.collection.toWorkspace === undefined
+            ? {}
+            : { to_workspace_name: doc.collection.toWorkspace }),
+        }
+      : {}),
     state: doc.state,
     from_regions: doc.fromRegions,
     to_regions: doc.toRegions,

@@ -149,6 +149,28 @@ export class OperationStore {
     });
   }
 
+  /**
+   * 409 REGION_CHANGE_IN_PROGRESS when an unfinished operation holds the lock
+   * `key`: a change asked for meanwhile is refused, even one that would be a
+   * no-op against the record as it still is.
+   */
+  async assertFree(key: string): Promise<void> {
+    let held: LockDoc | null;
+    let holder: RegionOperationDoc | null = null;
+    try {
+      held = await this.locks.findOne({ _id: key });
+      if (held) holder = await this.collection.findOne({ _id: held.operationId });
+    } catch (err) {
+      throw unavailable(err);
+    }
+    if (holder && !FINISHED_STATES.includes(holder.state)) {
+      throw new RegionChangeInProgress(
+        `Operation ${holder._id} is still changing these regions; poll it and retry once it has finished.`,
+        { fields: { operation_id: holder._id } },
+      );
+    }
+  }
+
   /** Gives up every lock `operationId` holds (it finished). */
   async unlock(operationId: string): Promise<void> {
     await this.locks.deleteMany({ operationId });

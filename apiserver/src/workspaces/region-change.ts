@@ -94,6 +94,8 @@ export class RegionChangeService {
     requested: readonly string[],
   ): Promise<RegionChangeNoOp | RegionChangeAccepted> {
     const workspace = await this.deps.workspaces.resolve(auth, ref);
+    const workspaceId = workspace.metadata.name ?? '';
+    await this.deps.operations.assertFree(lockKey(auth.tenant, 'workspace', workspaceId));
     const current = workspace.spec.regions;
     const target = resolveWorkspaceRegions(
       requested,
@@ -114,7 +116,6 @@ export class RegionChangeService {
     const members = await this.deps.workspaces.agents(auth, ref);
     const collections = await this.deps.collections.in(auth.tenant, workspace.spec.name);
     const at = new Date(now);
-    const workspaceId = workspace.metadata.name ?? '';
     const op: RegionOperationDoc = {
       _id: randomUUID(),
       accountId: auth.account._id,

@@ -15,7 +15,17 @@ export const OperationRecord = yup.object({
   operation_id: yup.string().uuid().required(),
   kind: yup.string().oneOf(['region_change']).required(),
   scope: yup.string().oneOf(['workspace', 'collection']).required(),
-  workspace_name: yup.string().nullable().defined(),
+  workspace_name: yup.string().nullable().defined().meta({
+    description: "The workspace changed; for a collection's change, the collection's workspace.",
+  }),
+  collection_name: yup
+    .string()
+    .optional()
+    .meta({ description: "For a collection's change (scope collection): the collection." }),
+  to_workspace_name: yup.string().nullable().optional().meta({
+    description:
+      "For a collection's move to another workspace: the workspace it moves to (null: out of any).",
+  }),
   state: yup
     .string()
     .oneOf([...OPERATION_STATES])
@@ -32,7 +42,10 @@ export const OperationRecord = yup.object({
           yup.object({
             agent_id: yup.string().uuid().required(),
             name: yup.string().required(),
-            state: yup.string().required(),
+            state: yup
+              .string()
+              .required()
+              .meta({ description: 'pending, placing, ready, done, gone, rolled_back.' }),
             ready_regions: strings(),
           }),
         )
@@ -41,7 +54,10 @@ export const OperationRecord = yup.object({
         .array(
           yup.object({
             name: yup.string().required(),
-            state: yup.string().required(),
+            state: yup
+              .string()
+              .required()
+              .meta({ description: 'pending, copying, copied, done, rolled_back.' }),
             points_copied: yup.number().integer().required(),
           }),
         )
