@@ -43,6 +43,39 @@ describe('ProcessGroup', () => {
     expect(await waitUntil(() => !alive(grandchild))).toBe(true);
   });
 
+  it('kills what a child forked once the child itself has exited, even if it ignored SIGTERM', async () => {
+    const group = new ProcessGroup(logDir());
+    const lines: string[] = [];
+    const leader = group.start({
+      name: 'leaver',
+      command: 'bash',
+      args: ['-c', '(trap "" TERM; exec sleep 30) & echo $!; sleep 30'],
+      onStdoutLine: (l) => lines.push(l),
+    });
+    expect(await waitUntil(() => lines.length > 0)).toBe(true);
+    const grandchild = Number(lines[0]);
+    expect(alive(grandchild)).toBe(true);
+    // Only the leader is signalled, as when it dies on its own.
+    process.kill(leader.pid, 'SIGTERM');
+    await leader.exited;
+    expect(await waitUntil(() => !alive(grandchild))).toBe(true);
+  });
+
+  it('stop leaves nothing of the group when a forked process ignores SIGTERM', async () => {
+    const group = new ProcessGroup(logDir());
+    const lines: string[] = [];
+    const leader = group.start({
+      name: 'stubborn-fork',
+      command: 'bash',
+      args: ['-c', '(trap "" TERM; exec sleep 30) & echo $!; wait'],
+      onStdoutLine: (l) => lines.push(l),
+    });
+    expect(await waitUntil(() => lines.length > 0)).toBe(true);
+    const grandchild = Number(lines[0]);
+    await group.stop(leader, 5000);
+    expect(await waitUntil(() => !alive(grandchild))).toBe(true);
+  });
+
   it('stops every child it started', async () => {
     const group = new ProcessGroup(logDir());
     const a = group.start({ name: 'a', command: 'sleep', args: ['30'] });

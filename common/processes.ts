@@ -108,6 +108,8 @@ export class ProcessGroup {
       .catch(() => undefined)
       .finally(() => {
         log.end();
+        // The group lives and dies with its leader.
+        killStragglers(managed);
         // A child that ended on its own is no longer the group's to stop.
         const index = this.children.indexOf(managed);
         if (index >= 0 && !this.stopping) this.children.splice(index, 1);
@@ -142,7 +144,10 @@ export class ProcessGroup {
     throw new Error(`${proc.name} was not ready after ${timeoutMs} ms\n${tail(proc.logFile)}`);
   }
 
-  /** Stops one child: SIGTERM to its process group, SIGKILL after `graceMs`. */
+  /**
+   * Stops one child: SIGTERM to its process group, SIGKILL after `graceMs`;
+   * then SIGKILL to whatever of the group outlived the child itself.
+   */
   async stop(proc: ManagedProcess, graceMs = 10_000): Promise<void> {
     if (proc.child.exitCode === null && proc.child.signalCode === null) {
       signalGroup(proc, 'SIGTERM');
@@ -150,6 +155,7 @@ export class ProcessGroup {
       await proc.exited.catch(() => undefined);
       clearTimeout(timer);
     }
+    killStragglers(proc);
     const index = this.children.indexOf(proc);
     if (index >= 0) this.children.splice(index, 1);
   }
@@ -165,6 +171,22 @@ export class ProcessGroup {
       await proc.exited.catch(() => undefined);
       clearTimeout(timer);
     }
+    for (const proc of this.children) killStragglers(proc);
+  }
+}
+
+/**
+ * SIGKILL to what is left of an exited child's process group: a process it
+ * forked that ignored SIGTERM, or a sandbox's inner process that the
+ * sandbox's exit did not take with it (bwrap's `--die-with-parent` is armed
+ * only once the sandbox is set up). A group with no member left is fine.
+ */
+export function killStragglers(proc: ManagedProcess): void {
+  if (proc.pid <= 0) return;
+  try {
+    process.kill(-proc.pid, 'SIGKILL');
+  } catch {
+    // nothing left in the group
   }
 }
 

@@ -10,7 +10,7 @@
  * No response body and no stored log line holds a value.
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -473,5 +473,39 @@ describe('agent secrets with the local driver', () => {
       for (const text of [...bodies, ...stored, ...logLines])
         expect(text.includes(value)).toBe(false);
     }
+  });
+
+  // Last: it closes the driver. A service replaced by one with new secrets answers out a
+  // drain of a few seconds before it stops; closing the driver meanwhile must stop it too.
+  it('leaves no agent process behind when closed while replaced services still drain', async () => {
+    const agent = await call<Agent>('GET', '/api/v1/agents/sec-svc');
+    const url = `${agent.body.url ?? ''}/`;
+    let last = '';
+    for (const tag of ['drain-a', 'drain-b', 'drain-c']) {
+      last = newValue(tag);
+      const rotated = await call('POST', '/api/v1/agents/sec-svc/secrets/API_TOKEN/rotate', {
+        value: last,
+      });
+      expect(rotated.status).toBe(200);
+    }
+    await eventually(
+      () => viaEdge(url),
+      (r) => r.status === 200 && r.text === sha256(last),
+      'the hash of the last value',
+    );
+    await manager.stop();
+    await driver.close();
+    // The agent's processes carry its id in their environment (their command lines do not).
+    const variable = `SVC_AGENT_ID=${agent.body.id}`;
+    const left = readdirSync('/proc')
+      .filter((entry) => /^\d+$/.test(entry))
+      .filter((pid) => {
+        try {
+          return readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(variable);
+        } catch {
+          return false;
+        }
+      });
+    expect(left).toEqual([]);
   });
 });

@@ -1,0 +1,63 @@
+// What a test run left open, found after the harness's components are stopped.
+//
+// On this 2-core machine jest runs every suite in its own process, so a child
+// process, server, socket or interval a suite forgot keeps jest from exiting,
+// and CI times out an hour later saying nothing about which. The global
+// teardown calls this instead: it names each leftover, ends it (so jest can
+// exit) and fails the run.
+
+/** One line per handle that would keep this process alive. */
+function describe(handle) {
+  const kind = handle?.constructor?.name ?? typeof handle;
+  if (kind === 'ChildProcess') {
+    return `child process ${handle.pid}: ${[handle.spawnfile, ...(handle.spawnargs ?? []).slice(1)].join(' ').slice(0, 300)}`;
+  }
+  if (kind === 'Server') {
+    const address = handle.address?.();
+    return `server listening on ${typeof address === 'string' ? address : `${address?.address}:${address?.port}`}`;
+  }
+  if (kind === 'Socket') {
+    if (handle.remotePort) {
+      return `socket ${handle.localAddress}:${handle.localPort} -> ${handle.remoteAddress}:${handle.remotePort}`;
+    }
+    // A pipe: the stdio of a child process, or this process's own stdio.
+    return `pipe (fd ${handle._handle?.fd ?? '?'})`;
+  }
+  return kind;
+}
+
+/** True for this process's own stdin/stdout/stderr, which never count. */
+function isOwnStdio(handle) {
+  return handle === process.stdin || handle === process.stdout || handle === process.stderr;
+}
+
+/**
+ * The handles left open, described; each is ended so the process can exit.
+ * Child processes are killed with their process group (they may have forked).
+ */
+export function endLeftovers() {
+  const found = [];
+  for (const handle of process._getActiveHandles()) {
+    if (isOwnStdio(handle)) continue;
+    const kind = handle?.constructor?.name;
+    // jest's own workers and reporters talk over these; a pipe of a child is named with it.
+    if (kind === 'Socket' && !handle.remotePort && handle._handle?.fd <= 2) continue;
+    const line = describe(handle);
+    if (kind === 'ChildProcess') {
+      try {
+        process.kill(-handle.pid, 'SIGKILL');
+      } catch {
+        handle.kill('SIGKILL');
+      }
+    } else if (kind === 'Server') {
+      handle.close();
+      handle.closeAllConnections?.();
+    } else if (typeof handle.destroy === 'function') {
+      handle.destroy();
+    } else if (typeof handle.unref === 'function') {
+      handle.unref();
+    }
+    found.push(line);
+  }
+  return found;
+}
