@@ -37,7 +37,7 @@ module.exports = {
       severity: 'error',
       comment: 'common/ and crds/ are what the components share; they import none of them.',
       from: { path: '^(common|crds)/' },
-      to: { path: '^(apiserver|operator|engine|hack|bench|test|cli)/' },
+      to: { path: '^(apiserver|operator|engine|hack|bench|test|cli|dashboard)/' },
     },
     {
       name: 'cli-is-a-client',
@@ -56,6 +56,17 @@ module.exports = {
       to: { path: '^apiserver/src/vector/(points|collections|schema|storage)/' },
     },
     {
+      name: 'dashboard-is-a-client',
+      comment:
+        'The web dashboard runs in the browser and talks to the platform over its public REST APIs only; of common/ it shares the upload exclusions, which import nothing of Node.',
+      severity: 'error',
+      from: { path: '^dashboard/' },
+      to: {
+        path: '^(apiserver|operator|engine|crds|hack|bench|test|cli|common)/',
+        pathNot: '^common/upload-exclusions\\.ts$',
+      },
+    },
+    {
       name: 'crds-is-the-ground',
       severity: 'error',
       comment: 'crds/ is the contract every component reads; it imports no code of ours.',
@@ -68,6 +79,6 @@ module.exports = {
     exclude: { path: '(^|/)(node_modules|\\.tools|\\.dev|dist|coverage)/' },
     tsConfig: { fileName: 'tsconfig.json' },
     tsPreCompilationDeps: true,
-    enhancedResolveOptions: { extensions: ['.ts', '.js', '.mjs', '.cjs', '.json'] },
+    enhancedResolveOptions: { extensions: ['.ts', '.tsx', '.js', '.mjs', '.cjs', '.json'] },
   },
 };

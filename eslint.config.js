@@ -10,6 +10,7 @@ export default tseslint.config(
       '.tools/',
       '.dev/',
       'dist/',
+      'dashboard/dist/',
       'coverage/',
       'examples/**/node_modules/',
     ],
@@ -26,5 +27,10 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
       'no-console': 'off',
     },
+  },
+  {
+    // The web dashboard runs in the browser.
+    files: ['dashboard/src/**'],
+    languageOptions: { globals: { ...globals.browser } },
   },
 );

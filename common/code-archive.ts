@@ -9,19 +9,7 @@ import { join } from 'node:path';
 import { createGzip } from 'node:zlib';
 import { pack } from 'tar-stream';
 
-/** Left out of every deployment whatever `.svcignore` says (the contract's list, gitignore syntax). */
-export const BUILT_IN_EXCLUSIONS = [
-  '.git',
-  '.env',
-  '__pycache__',
-  'node_modules',
-  'venv',
-  '.DS_Store',
-  '*.log',
-] as const;
-
-/** The name of the ignore file read in each directory of a project. */
-export const IGNORE_FILE = '.svcignore';
+export { BUILT_IN_EXCLUSIONS, IGNORE_FILE } from './upload-exclusions.js';
 
 /** The tar.gz of `paths` (relative to `root`, `/`-separated), regular files only, modes kept. */
 export async function packFiles(root: string, paths: readonly string[]): Promise<Buffer> {

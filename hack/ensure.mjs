@@ -47,3 +47,5 @@ run(process.execPath, [join('hack', 'python', 'ensure-venv.mjs')]);
 run(process.execPath, [join('hack', 'bun.mjs')]);
 // The agent sandbox's bwrap and pasta (Debian packages), for the local driver.
 run(process.execPath, [join('hack', 'sandbox-tools.mjs')]);
+// The web dashboard's static files (dashboard/dist/, never committed), served under /dashboard/.
+run(process.execPath, [join('dashboard', 'build.mjs')]);

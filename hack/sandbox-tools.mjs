@@ -1,14 +1,21 @@
 #!/usr/bin/env node
 // The Debian packages the platform and its tests use beyond Node, Go and Python: the tools the
-// local driver sandboxes agents with, bwrap (bubblewrap) and pasta (passt), and curl and jq,
-// which the README's walkthrough (run by test/platform) uses. Installed with apt-get when missing and this runs as root on a Debian-like
+// local driver sandboxes agents with, bwrap (bubblewrap) and pasta (passt), curl and jq,
+// which the README's walkthrough (run by test/platform) uses, and chromium, the browser the
+// dashboard's tests drive (test/dashboard). Installed with apt-get when missing and this runs as root on a Debian-like
 // machine; otherwise it says what to install, and the operator runs agents of one account only
 // until they are there (operator/src/drivers/local/agent-launcher.ts). Plain Node, no packages.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 
-const wanted = { bwrap: 'bubblewrap', pasta: 'passt', curl: 'curl', jq: 'jq' };
+const wanted = {
+  bwrap: 'bubblewrap',
+  pasta: 'passt',
+  curl: 'curl',
+  jq: 'jq',
+  chromium: 'chromium',
+};
 
 function onPath(name) {
   return (process.env.PATH ?? '').split(delimiter).some((dir) => existsSync(join(dir, name)));

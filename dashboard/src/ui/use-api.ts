@@ -1,0 +1,65 @@
+/**
+ * Hooks the pages read the APIs with: a load that re-runs on its keys and,
+ * when asked, every few seconds (the live-updating lists), and an action
+ * runner that remembers the last error to show where it happened.
+ */
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { failureOf, type ApiFailure } from '../api/errors.js';
+
+/** A loaded value, the last error, and a way to load again now. */
+export interface Loaded<T> {
+  data: T | null;
+  error: ApiFailure | null;
+  reload: () => Promise<void>;
+}
+
+/** Loads with `load` now, when `keys` change, and every `pollMs` when given. */
+export function useLoad<T>(load: () => Promise<T>, keys: unknown[], pollMs?: number): Loaded<T> {
+  const [data, setData] = useState<T | null>(null);
+  const [error, setError] = useState<ApiFailure | null>(null);
+  const loadRef = useRef(load);
+  loadRef.current = load;
+  const reload = useCallback(async () => {
+    try {
+      setData(await loadRef.current());
+      setError(null);
+    } catch (err) {
+      setError(failureOf(err));
+    }
+  }, []);
+  useEffect(() => {
+    setData(null);
+    void reload();
+    if (!pollMs) return;
+    const timer = setInterval(() => void reload(), pollMs);
+    return () => clearInterval(timer);
+  }, keys);
+  return { data, error, reload };
+}
+
+/** Runs actions one at a time, keeping the last one's error and a success note. */
+export function useAction(): {
+  busy: boolean;
+  error: ApiFailure | null;
+  note: string | null;
+  run: (action: () => Promise<string | void>) => Promise<boolean>;
+} {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiFailure | null>(null);
+  const [note, setNote] = useState<string | null>(null);
+  const run = useCallback(async (action: () => Promise<string | void>) => {
+    setBusy(true);
+    setError(null);
+    setNote(null);
+    try {
+      setNote((await action()) ?? null);
+      return true;
+    } catch (err) {
+      setError(failureOf(err));
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  }, []);
+  return { busy, error, note, run };
+}
