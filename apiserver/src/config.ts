@@ -64,6 +64,12 @@ export interface ApiServerConfig {
    * must be on the public internet).
    */
   codehost: CodehostConfig;
+  /**
+   * Origins whose pages may call the vector plane from a browser
+   * (`SVC_DASHBOARD_ORIGINS`, comma-separated): the web dashboard's. Default:
+   * the control plane's own origin, where it serves the dashboard.
+   */
+  dashboardOrigins: string[] | null;
   logLevel: string;
 }
 
@@ -99,6 +105,16 @@ export function loadConfig(env = process.env): ApiServerConfig {
       allowLoopbackHttp: envBool('SVC_CODEHOST_ALLOW_LOOPBACK_HTTP', false, env),
       allowPrivateHosts: envBool('SVC_CODEHOST_ALLOW_PRIVATE_HOSTS', false, env),
     },
+    dashboardOrigins: listOf(envOptional('SVC_DASHBOARD_ORIGINS', env)),
     logLevel: envString('SVC_LOG_LEVEL', 'info', env),
   };
+}
+
+/** The items of a comma-separated list, or null when unset. */
+function listOf(value: string | undefined): string[] | null {
+  if (value === undefined) return null;
+  return value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
 }

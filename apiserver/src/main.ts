@@ -24,6 +24,8 @@ import { Engines } from './vector/engines.js';
 import { createMetricsRegistry } from '../../common/metrics/registry.js';
 import { HttpMetrics } from '../../common/metrics/http-metrics.js';
 import { serveMetrics } from '../../common/metrics/metrics-server.js';
+import { DASHBOARD_PATH, withDashboard } from './dashboard/site.js';
+import { withCors } from './vector/cors.js';
 
 const config = readConfigOrExit('apiserver', () => loadConfig());
 const log = createLogger('apiserver', config.logLevel);
@@ -56,10 +58,19 @@ const { app, deps, caches } = await buildControlPlane(
   config,
   log,
 );
-const server = app.listen(config.controlPlanePort, config.host);
+// The web dashboard is served under /dashboard/ in front of the API; it calls the vector plane,
+// whose URL is known once it listens.
+let dashboardVectorsUrl: string | null = null;
+const server = createServer(
+  withDashboard(app.callback(), { vectorsUrl: () => dashboardVectorsUrl }),
+).listen(config.controlPlanePort, config.host);
 await once(server, 'listening');
 const { port } = server.address() as AddressInfo;
 log.info('control plane listening', { url: `http://${config.host}:${port}` });
+const dashboardOrigins = config.dashboardOrigins ?? [
+  `http://${config.host}:${port}`,
+  ...(config.host === '127.0.0.1' ? [`http://localhost:${port}`] : []),
+];
 
 // The vector data plane: its own port, in front of the engine.
 const vectors = await buildVectorPlane(
@@ -74,9 +85,13 @@ const vectors = await buildVectorPlane(
   },
   log,
 );
-const vectorServer = createServer(vectors.handler).listen(config.vectorsPort, config.host);
+const vectorServer = createServer(withCors(vectors.handler, dashboardOrigins)).listen(
+  config.vectorsPort,
+  config.host,
+);
 await once(vectorServer, 'listening');
 const vectorsPort = (vectorServer.address() as AddressInfo).port;
+dashboardVectorsUrl = config.registry.home.publicUrl ?? `http://${config.host}:${vectorsPort}`;
 log.info('vector plane listening', { url: `http://${config.host}:${vectorsPort}` });
 
 // The agent edge: its own port, routing agent addresses by Host header.
@@ -113,6 +128,7 @@ console.log(
     controlPlaneUrl: `http://${config.host}:${port}`,
     edgeUrl: `http://${config.host}:${edgePort}`,
     vectorsUrl: `http://${config.host}:${vectorsPort}`,
+    dashboardUrl: `http://${config.host}:${port}${DASHBOARD_PATH}`,
     metricsUrl: metrics?.url,
   }),
 );

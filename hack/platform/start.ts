@@ -98,6 +98,7 @@ async function main(): Promise<void> {
       `platform:   API          ${apiUrl}/api/v1/health   (OpenAPI: ${apiUrl}/openapi.json)`,
     );
     console.log(`platform:   vectors      ${vectorsUrl}/api/v1/collections (engine ${engineUrl})`);
+    console.log(`platform:   dashboard    ${apiUrl}/dashboard/ (sign in with an API key)`);
     console.log(
       `platform:   agents       http://<name>-<6 chars>.${agentDomain}:${edgePort} (the edge)`,
     );

@@ -3,7 +3,7 @@
  * kube-apiserver and FerretDB (a database of its own per server), and builds
  * callers: accounts with keys, made the way the admin command makes them.
  */
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { MongoClient, type Db } from 'mongodb';
@@ -21,6 +21,7 @@ import type { Engines } from '../../apiserver/src/vector/engines.js';
 import { createControlPlaneApp } from '../../apiserver/src/control-plane/app.js';
 import type { UsageDeps } from '../../apiserver/src/usage/assemble.js';
 import { kubeConfig, mongoDatabase, uniqueSuffix } from '../harness/env.js';
+import { withDashboard, type DashboardSiteOptions } from '../../apiserver/src/dashboard/site.js';
 
 /** A running control plane. */
 export interface TestServer {
@@ -58,6 +59,8 @@ export interface ServerOptions {
   regionChanges?: ControlPlaneConfig['regionChanges'];
   /** The regions' engines, which region changes copy collections between. */
   engines?: Engines;
+  /** Serves the web dashboard under /dashboard/ in front of the API, as main.ts does. */
+  dashboard?: DashboardSiteOptions;
 }
 
 /** Starts the app on 127.0.0.1:0. */
@@ -94,7 +97,9 @@ export async function startControlPlaneServer(opts: ServerOptions = {}): Promise
   }
   const { app, deps } = built;
   if (opts.regionChanges) deps.regionRunner.start();
-  const server: Server = app.listen(0, '127.0.0.1');
+  const server: Server = opts.dashboard
+    ? createServer(withDashboard(app.callback(), opts.dashboard)).listen(0, '127.0.0.1')
+    : app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   return {
     base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,

@@ -18,6 +18,7 @@ import { workspaceResource } from '../factories/custom-resources.js';
 import { collections } from '../../apiserver/src/store/database.js';
 import { buildVectorPlane, type VectorPlaneOptions } from '../../apiserver/src/vector/assemble.js';
 import type { Engines } from '../../apiserver/src/vector/engines.js';
+import { withCors } from '../../apiserver/src/vector/cors.js';
 import { kubeConfig, mongoDatabase, uniqueSuffix } from '../harness/env.js';
 import {
   startEngine,
@@ -54,6 +55,8 @@ export interface VectorServerOptions extends VectorPlaneOptions {
   coalesceSearches?: boolean;
   /** The regions' engines, shared with a control plane beside it (region changes). */
   engines?: Engines;
+  /** Origins whose pages may call it from a browser (the dashboard's), as main.ts allows. */
+  corsOrigins?: string[];
 }
 
 /** Starts the vector plane on 127.0.0.1:0. */
@@ -84,7 +87,8 @@ export async function startVectorServer(opts: VectorServerOptions = {}): Promise
       moves: opts.moves,
     },
   );
-  const server: Server = createServer(plane.handler).listen(0, '127.0.0.1');
+  const handler = opts.corsOrigins ? withCors(plane.handler, opts.corsOrigins) : plane.handler;
+  const server: Server = createServer(handler).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   return {
     base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
