@@ -15,7 +15,8 @@ import {
   BatchV1Api,
   CoreV1Api,
   CustomObjectsApi,
-  makeInformer,
+  ListWatch,
+  Watch,
   type Informer,
   type KubeConfig,
   type KubernetesObject,
@@ -34,7 +35,8 @@ import { backoffDelay } from './backoff.js';
 
 /** A list response: its items and the resourceVersion to watch from. */
 export interface ObjectList<T> {
-  metadata?: { resourceVersion?: string; _continue?: string };
+  /** `_continue` from the typed clients, `continue` in the raw JSON of custom objects. */
+  metadata?: { resourceVersion?: string; _continue?: string; continue?: string };
   items: T[];
 }
 
@@ -69,6 +71,12 @@ export interface ResilientInformerOptions {
    * not reconnect in step.
    */
   watchTimeoutSeconds?: number;
+  /**
+   * Applied to every object before the cache stores it, listed or watched (client-go's
+   * `SetTransform`): drop what no reader needs (managedFields above all) so the cache's
+   * memory is the objects' useful part only. Returns the object to store; may mutate it.
+   */
+  transform?: <O extends ObjectWithMeta>(obj: O) => O;
   logger?: Logger;
 }
 
@@ -78,15 +86,24 @@ async function listAllPages<T>(
 ): Promise<ObjectList<T>> {
   const first = await fetchPage(undefined);
   const items = [...first.items];
-  let next = first.metadata?._continue;
+  let next = continueToken(first);
   while (next) {
     // Continued pages are served from the first page's snapshot; its resourceVersion
     // is the one to watch from.
     const page = await fetchPage(next);
     items.push(...page.items);
-    next = page.metadata?._continue;
+    next = continueToken(page);
   }
   return { ...first, items };
+}
+
+/**
+ * The token of a list's next page. The typed clients rename the field `_continue`;
+ * the custom objects client returns the JSON as sent, where it is `continue` (reading
+ * only `_continue` cached the first 500 custom objects and no more).
+ */
+function continueToken(list: ObjectList<unknown>): string | undefined {
+  return list.metadata?._continue || list.metadata?.continue || undefined;
 }
 
 const PAGE_SIZE = 500;
@@ -110,6 +127,8 @@ export function customResourceSource<T extends ObjectWithMeta>(
   kc: KubeConfig,
   resource: { group: string; version: string; plural: string },
   labelSelector?: string,
+  /** Objects per list page (tests page small collections). */
+  pageSize = PAGE_SIZE,
 ): InformerSource<T> {
   const api = kc.makeApiClient(CustomObjectsApi);
   const { group, version, plural } = resource;
@@ -125,7 +144,7 @@ export function customResourceSource<T extends ObjectWithMeta>(
             version,
             plural,
             labelSelector,
-            limit: PAGE_SIZE,
+            limit: pageSize,
             _continue: cont,
           }) as Promise<ObjectList<T>>,
       ),
@@ -291,12 +310,37 @@ export class ResilientInformer<T extends ObjectWithMeta> {
       timeoutSeconds: String(timeoutSeconds),
       allowWatchBookmarks: 'true',
     });
+    const transform = options.transform;
     const listFn: ListPromise<KubernetesObject> = async () => {
       const list = await source.listFn();
+      if (transform) list.items = list.items.map(transform);
       this.listed = true;
       return list as Awaited<ReturnType<ListPromise<KubernetesObject>>>;
     };
-    this.informer = makeInformer(kc, path, listFn, source.labelSelector);
+    // client-node's makeInformer, with the watch's objects transformed before they are stored.
+    const watch = new Watch(kc);
+    const transformingWatch = transform
+      ? ({
+          watch: (
+            watchPath: string,
+            params: Record<string, string | number | boolean | undefined>,
+            handler: (phase: string, obj: unknown, raw: unknown) => void,
+            done: (err: unknown) => void,
+          ) =>
+            watch.watch(
+              watchPath,
+              params,
+              (phase, obj: T, raw) =>
+                handler(
+                  phase,
+                  phase === 'ADDED' || phase === 'MODIFIED' ? transform(obj) : obj,
+                  raw,
+                ),
+              done,
+            ),
+        } as Watch)
+      : watch;
+    this.informer = new ListWatch(path, transformingWatch, listFn, false, source.labelSelector);
     for (const event of ['add', 'update', 'delete'] as const) {
       this.informer.on(event, (obj) => this.emit(event, obj as T));
     }
@@ -340,6 +384,12 @@ export class ResilientInformer<T extends ObjectWithMeta> {
   /** The cached objects, all namespaces. */
   list(): readonly T[] {
     return this.informer.list() as readonly KubernetesObject[] as readonly T[];
+  }
+
+  /** The cached objects of one namespace. */
+  listIn(namespace: string): readonly T[] {
+    if (!namespace) return [];
+    return this.informer.list(namespace) as readonly KubernetesObject[] as readonly T[];
   }
 
   /** The cached object, if any; `namespace` is `''` for a cluster-scoped kind. */

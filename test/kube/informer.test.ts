@@ -139,6 +139,70 @@ describe('ResilientInformer', () => {
     expect(agents.errors).toEqual([]);
   });
 
+  it('caches every custom object of a collection listed over several pages', async () => {
+    const api = kc.makeApiClient(CustomObjectsApi);
+    const target = { group: API_GROUP, version: API_VERSION, namespace, plural: PLURALS.Agent };
+    const names: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const agent = agentResource(namespace);
+      names.push(agent.metadata.name as string);
+      await api.createNamespacedCustomObject({ ...target, body: agent });
+    }
+    const agents = record(
+      customResourceSource<Agent>(
+        kc,
+        { group: API_GROUP, version: API_VERSION, plural: 'agents' },
+        undefined,
+        2,
+      ),
+    );
+    agents.informer.start();
+    await agents.informer.synced;
+    const cached = agents.informer.listIn(namespace).map((a) => a.metadata.name);
+    // Only these: the case before deleted its agent.
+    expect([...cached].sort()).toEqual([...names].sort());
+    await Promise.all(names.map((name) => api.deleteNamespacedCustomObject({ ...target, name })));
+  });
+
+  it('stores listed and watched objects as its transform returns them', async () => {
+    const api = kc.makeApiClient(CustomObjectsApi);
+    const target = { group: API_GROUP, version: API_VERSION, namespace, plural: PLURALS.Agent };
+    const listed = agentResource(namespace);
+    await api.createNamespacedCustomObject({ ...target, body: listed });
+    const agents = record(
+      customResourceSource<Agent>(kc, { group: API_GROUP, version: API_VERSION, plural: 'agents' }),
+      kc,
+      {
+        transform: (obj) => {
+          delete (obj.metadata as { managedFields?: unknown }).managedFields;
+          return obj;
+        },
+      },
+    );
+    agents.informer.start();
+    await agents.informer.synced;
+    const watched = agentResource(namespace);
+    await api.createNamespacedCustomObject({ ...target, body: watched });
+    await until(
+      () => agents.names('add').includes(watched.metadata.name as string),
+      5000,
+      'the add',
+    );
+    // The API server sets managedFields on every create; the cache holds none.
+    const fromApi = (await api.getNamespacedCustomObject({
+      ...target,
+      name: watched.metadata.name as string,
+    })) as { metadata: { managedFields?: unknown[] } };
+    expect(fromApi.metadata.managedFields?.length).toBeGreaterThan(0);
+    for (const name of [listed.metadata.name, watched.metadata.name] as string[]) {
+      const cached = agents.informer.get(namespace, name);
+      expect(cached?.metadata.name).toBe(name);
+      expect(cached?.metadata).not.toHaveProperty('managedFields');
+    }
+    await api.deleteNamespacedCustomObject({ ...target, name: listed.metadata.name as string });
+    await api.deleteNamespacedCustomObject({ ...target, name: watched.metadata.name as string });
+  });
+
   it('lists existing objects as adds, only those matching the label selector', async () => {
     await core.createNamespacedConfigMap({ namespace, body: configMap('pre-managed', managed) });
     await core.createNamespacedConfigMap({ namespace, body: configMap('pre-other') });
