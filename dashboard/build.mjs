@@ -2,8 +2,8 @@
 // Builds the web dashboard (dashboard/src, Preact + TypeScript) into dashboard/dist/ with esbuild:
 // one minified ES module (app.js), the stylesheet and index.html. The output is never committed
 // (dist/ is ignored); hack/ensure.mjs runs this before `npm start` and `npm test`, and the
-// control plane serves the result under /dashboard/. Importable: buildDashboard() is what the
-// browser tests call.
+// control plane serves the result under /dashboard/. Importable (buildDashboard()); the
+// browser tests run with a directory of their own: `node dashboard/build.mjs <outdir>`.
 import { build } from 'esbuild';
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -36,6 +36,7 @@ export async function buildDashboard(outdir = join(here, 'dist')) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const out = await buildDashboard();
+  // An output directory may be named (the browser tests build into a temporary one).
+  const out = await buildDashboard(process.argv[2] ?? undefined);
   console.log(`dashboard: built into ${out}`);
 }

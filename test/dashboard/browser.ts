@@ -1,0 +1,127 @@
+/**
+ * Debian's chromium driven by puppeteer-core for the dashboard's tests:
+ * headless, with agent addresses (`*.agents.localtest`) mapped to loopback
+ * where the edge listens, and --no-sandbox when running as root (Chromium
+ * refuses its sandbox then). Pages record console errors (a CSP violation is
+ * one) and uncaught exceptions, and screenshots go to a git-ignored
+ * directory for reviewers.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { DASHBOARD_AGENT_DOMAIN } from './dashboard-platform.js';
+
+/** Where screenshots are saved (under .dev/, which git ignores). */
+export const SCREENSHOT_DIR = fileURLToPath(
+  new URL('../../.dev/screenshots/dashboard/', import.meta.url),
+);
+
+/** An element as the tests' page functions use it (the repository's types have no DOM). */
+export interface PageElement {
+  textContent: string | null;
+  value: string;
+  href: string;
+  disabled: boolean;
+  outerHTML: string;
+  getAttribute(name: string): string | null;
+  click(): void;
+}
+
+/**
+ * The browser globals the tests' page functions use. Such a function runs in
+ * the page: it reaches them as `(globalThis as unknown as PageWindow)`, a cast
+ * that compiles to `globalThis`.
+ */
+export interface PageWindow {
+  document: {
+    querySelectorAll(selector: string): ArrayLike<PageElement>;
+    getElementById(id: string): PageElement | null;
+    documentElement: PageElement;
+  };
+  location: { hash: string; href: string };
+  sessionStorage: {
+    length: number;
+    getItem(key: string): string | null;
+    key(i: number): string | null;
+  };
+  localStorage: { length: number };
+}
+
+const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser'];
+
+/** The chromium binary (SVC_CHROMIUM_PATH, else Debian's), or an error saying how to install it. */
+export function chromiumPath(): string {
+  const found = [process.env.SVC_CHROMIUM_PATH, ...CANDIDATES].find((p) => p && existsSync(p));
+  if (!found)
+    throw new Error(
+      'chromium is not installed: run node hack/sandbox-tools.mjs (apt-get install chromium)',
+    );
+  return found;
+}
+
+/** Launches headless chromium. */
+export async function launchBrowser(): Promise<Browser> {
+  const args = [
+    `--host-resolver-rules=MAP *.${DASHBOARD_AGENT_DOMAIN} 127.0.0.1`,
+    '--disable-dev-shm-usage',
+  ];
+  if (process.getuid?.() === 0) args.push('--no-sandbox');
+  return puppeteer.launch({ executablePath: chromiumPath(), headless: true, args });
+}
+
+/** Problems a page reported: console errors and uncaught exceptions. */
+export function watchProblems(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    // An API's error answer is logged by Chromium as a failed load; the page shows those itself.
+    const text = message.text();
+    if (message.type() === 'error' && !text.startsWith('Failed to load resource'))
+      problems.push(`console: ${text}`);
+  });
+  page.on('pageerror', (err) => problems.push(`page error: ${String(err)}`));
+  return problems;
+}
+
+/** Saves a full-page screenshot named `name`.png. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  await page.screenshot({
+    path: join(SCREENSHOT_DIR, `${name}.png`) as `${string}.png`,
+    fullPage: true,
+  });
+}
+
+/** Resolves once an element matching `selector` has text containing `text`. */
+export async function waitForText(
+  page: Page,
+  selector: string,
+  text: string,
+  timeout = 30_000,
+): Promise<void> {
+  await page.waitForFunction(
+    (sel: string, want: string) =>
+      Array.from((globalThis as unknown as PageWindow).document.querySelectorAll(sel)).some((el) =>
+        (el.textContent ?? '').includes(want),
+      ),
+    { timeout, polling: 200 },
+    selector,
+    text,
+  );
+}
+
+/** Clicks the button whose text is exactly `label` (within `scope` when given). */
+export async function clickButton(page: Page, label: string, scope = 'body'): Promise<void> {
+  const clicked = await page.evaluate(
+    (sel: string, want: string) => {
+      const { document } = globalThis as unknown as PageWindow;
+      const buttons = Array.from(document.querySelectorAll(`${sel} button`));
+      const button = buttons.find((b) => b.textContent?.trim() === want && !b.disabled);
+      button?.click();
+      return Boolean(button);
+    },
+    scope,
+    label,
+  );
+  if (!clicked) throw new Error(`no enabled button "${label}" in ${scope}`);
+}

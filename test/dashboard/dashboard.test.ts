@@ -1,0 +1,326 @@
+/**
+ * The web dashboard in a real browser (Debian's chromium driven by
+ * puppeteer-core) against the real platform: sign in with a key, deploy
+ * examples/python-service by uploading its folder (.svcignore applied in the
+ * browser), watch it reach active, open its URL through the edge, follow a
+ * log line printed after the page opened, set a secret whose value is never
+ * shown again, run it with a payload, browse a collection of 120 points over
+ * three pages, query the nearest 50, tick two points and delete them, and see
+ * the count drop by two. Screenshots of the main pages go to
+ * .dev/screenshots/dashboard/ (ignored by git).
+ */
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { randomBytes } from 'node:crypto';
+import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Browser, Page } from 'puppeteer-core';
+import { call } from '../apiserver/control-plane-server.js';
+import {
+  clickButton,
+  launchBrowser,
+  screenshot,
+  waitForText,
+  watchProblems,
+  type PageElement,
+  type PageWindow,
+} from './browser.js';
+import { startDashboardPlatform, type DashboardPlatform } from './dashboard-platform.js';
+
+// A deploy waits for a Python build on a loaded machine, then for its service.
+jest.setTimeout(300_000);
+
+const example = fileURLToPath(new URL('../../examples/python-service', import.meta.url));
+const AGENT = 'web-py';
+const COLLECTION = 'dash-points';
+
+let platform: DashboardPlatform;
+let browser: Browser;
+let page: Page;
+let problems: string[];
+
+beforeAll(async () => {
+  platform = await startDashboardPlatform();
+  browser = await launchBrowser();
+  page = await browser.newPage();
+  await page.setViewport({ width: 1200, height: 900 });
+  problems = watchProblems(page);
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await platform?.stop();
+});
+
+/** Goes to a page of the dashboard by its hash route. */
+async function open(route: string): Promise<void> {
+  await page.evaluate((hash: string) => {
+    (globalThis as unknown as PageWindow).location.hash = hash;
+  }, route);
+}
+
+/** A copy of the example with a file .svcignore leaves out and one the built-in *.log does. */
+function project(): string {
+  const dir = join(platform.dir, 'python-service');
+  cpSync(example, dir, { recursive: true });
+  mkdirSync(join(dir, 'data'));
+  writeFileSync(join(dir, 'data', 'model.bin'), randomBytes(4096));
+  writeFileSync(join(dir, '.svcignore'), 'data/\n');
+  writeFileSync(join(dir, 'debug.log'), 'left out by the built-in *.log\n');
+  return dir;
+}
+
+/** Vector-plane calls from the test itself (setting up data), with the owner's key. */
+async function vectors<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const res = await call<T>({ base: platform.vectors.base }, method, path, {
+    key: platform.owner.key,
+    body,
+  });
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
+  return res.body;
+}
+
+/** The ids of the points listed in the explorer's table. */
+function listedIds(): Promise<string[]> {
+  return page.$$eval('[data-testid=points] tbody tr', (rows) =>
+    rows.map((r) => r.getAttribute('data-point') ?? ''),
+  );
+}
+
+describe('the dashboard', () => {
+  it('signs in with a key kept in sessionStorage only and shows the environment', async () => {
+    await page.goto(platform.dashboardUrl);
+    await page.waitForSelector('#api-key');
+    await screenshot(page, '01-sign-in');
+    await page.type('#api-key', platform.owner.key);
+    await clickButton(page, 'Sign in');
+    await waitForText(page, '[data-testid=environment]', 'live');
+    const storage = await page.evaluate(() => {
+      const w = globalThis as unknown as PageWindow;
+      const keys = Array.from(
+        { length: w.sessionStorage.length },
+        (_, i) => w.sessionStorage.key(i) ?? '',
+      );
+      return {
+        session: keys.map((k) => w.sessionStorage.getItem(k)),
+        local: w.localStorage.length,
+        url: w.location.href,
+      };
+    });
+    expect(storage.session).toEqual([platform.owner.key]);
+    expect(storage.local).toBe(0);
+    expect(storage.url).not.toContain(platform.owner.key);
+  });
+
+  it('deploys examples/python-service by upload, .svcignore applied in the browser, until active', async () => {
+    await open('#/deploy');
+    await page.waitForSelector('#deploy-folder');
+    await page.type('#deploy-agent', AGENT);
+    const input = await page.$('#deploy-folder');
+    await input!.uploadFile(project());
+    await waitForText(page, '[data-testid=included]', 'main.py');
+    const included = await page.$eval('[data-testid=included]', (el) => el.textContent);
+    const excluded = await page.$eval('[data-testid=excluded]', (el) => el.textContent);
+    expect(included).toContain('svc.yaml');
+    expect(included).not.toContain('model.bin');
+    expect(excluded).toContain('data/');
+    expect(excluded).toContain('debug.log');
+    await clickButton(page, 'Deploy', 'form');
+    await waitForText(page, '[data-testid=deploy-status]', 'active', 240_000);
+    await screenshot(page, '02-deploy');
+    // The server has the agent, created from svc.yaml, with an active version.
+    const agent = await call<{ runtime: string; status: string }>(
+      platform.server,
+      'GET',
+      `/api/v1/agents/${AGENT}`,
+      {
+        key: platform.owner.key,
+      },
+    );
+    expect(agent.body.runtime).toBe('python3.11');
+  });
+
+  it('lists the agent with its status and last deployment, and opens its URL through the edge', async () => {
+    await open('#/agents');
+    await waitForText(page, `tr[data-agent=${AGENT}]`, 'active', 30_000);
+    await waitForText(page, `tr[data-agent=${AGENT}]`, 'running', 60_000);
+    await screenshot(page, '03-agents');
+    await open(`#/agents/${AGENT}`);
+    await page.waitForSelector('[data-testid=agent-url]', { timeout: 60_000 });
+    const url = await page.$eval(
+      '[data-testid=agent-url]',
+      (a) => (a as unknown as PageElement).href,
+    );
+    expect(url).toMatch(/^http:\/\/web-py-[a-z0-9]{6}\.agents\.localtest:\d+\/$/);
+    const tab = await browser.newPage();
+    try {
+      const res = await tab.goto(`${url}hi`);
+      expect(res?.status()).toBe(200);
+      expect(JSON.parse(await tab.$eval('body', (b) => b.textContent ?? ''))).toMatchObject({
+        hello: 'from python',
+        path: '/hi',
+        agent: AGENT,
+      });
+    } finally {
+      await tab.close();
+    }
+  });
+
+  it('runs the agent with a payload and follows the log line it prints after the page opened', async () => {
+    await page.waitForSelector('[data-testid=log-lines]');
+    const marker = `dash-${randomBytes(4).toString('hex')}`;
+    expect(await page.$eval('[data-testid=log-lines]', (el) => el.textContent)).not.toContain(
+      marker,
+    );
+    await page.$eval('#run-payload', (el) => {
+      (el as unknown as PageElement).value = '';
+    });
+    await page.type('#run-payload', JSON.stringify({ marker }));
+    await clickButton(page, 'Run now');
+    await waitForText(page, '[role=status]', 'accepted');
+    await waitForText(page, '[data-testid=runs]', 'manual', 30_000);
+    // The service prints the run's payload; the log panel, already following, shows it.
+    await waitForText(page, '[data-testid=log-lines]', marker, 60_000);
+    await waitForText(page, '[data-testid=runs]', 'completed', 60_000);
+    await screenshot(page, '04-agent');
+  });
+
+  it('sets a secret whose value is never shown again', async () => {
+    const value = `s3cr3t-${randomBytes(6).toString('hex')}`;
+    await page.type('#secret-key', 'API_TOKEN');
+    await page.type('#secret-value', value);
+    await page.type('#secret-description', 'token of the upstream API');
+    await clickButton(page, 'Set secret');
+    await waitForText(page, '[data-testid=secrets]', 'API_TOKEN');
+    await waitForText(page, '[data-testid=secrets]', 'token of the upstream API');
+    const afterSet = await page.evaluate(() => {
+      const { document } = globalThis as unknown as PageWindow;
+      return {
+        html: document.documentElement.outerHTML,
+        value: document.getElementById('secret-value')?.value,
+      };
+    });
+    expect(afterSet.value).toBe('');
+    expect(afterSet.html).not.toContain(value);
+    await page.reload();
+    await waitForText(page, '[data-testid=secrets]', 'API_TOKEN');
+    expect(await page.content()).not.toContain(value);
+  });
+
+  it('browses a collection of 120 points over three pages of 50', async () => {
+    await vectors('POST', '/api/v1/collections', {
+      name: COLLECTION,
+      vectors: { size: 4, distance: 'Cosine' },
+    });
+    const points = Array.from({ length: 120 }, (_, i) => ({
+      id: i + 1,
+      vector: [1, (i % 7) + 1, (i % 5) + 1, i / 10 + 1],
+      payload: {
+        n: i + 1,
+        tag: i % 2 ? 'odd' : 'even',
+        meta: { square: (i + 1) ** 2, labels: ['a', 'b'] },
+      },
+    }));
+    await vectors('PUT', `/api/v1/collections/${COLLECTION}/points?wait=true`, { points });
+    await open('#/collections');
+    await waitForText(page, `tr[data-collection=${COLLECTION}]`, '120', 30_000);
+    await waitForText(page, `tr[data-collection=${COLLECTION}]`, 'active');
+    await screenshot(page, '05-collections');
+    await open(`#/collections/${COLLECTION}`);
+    await waitForText(page, '[data-testid=explorer-count]', '120 points');
+    const seen = new Set<string>();
+    for (const [pageNo, size] of [
+      [1, 50],
+      [2, 50],
+      [3, 20],
+    ] as const) {
+      await waitForText(page, '[data-testid=page-number]', `Page ${pageNo}`);
+      await page.waitForFunction(
+        (n: number) =>
+          (globalThis as unknown as PageWindow).document.querySelectorAll(
+            '[data-testid=points] tbody tr',
+          ).length === n,
+        {},
+        size,
+      );
+      for (const id of await listedIds()) seen.add(id);
+      if (pageNo === 1) await screenshot(page, '06-explorer');
+      if (pageNo < 3) await clickButton(page, 'Next page');
+    }
+    expect(seen.size).toBe(120);
+    expect(await page.$eval('.toolbar', (el) => el.textContent)).toContain('Page 3');
+    const nextDisabled = await page.evaluate(
+      () =>
+        Array.from((globalThis as unknown as PageWindow).document.querySelectorAll('button')).find(
+          (b) => b.textContent === 'Next page',
+        )?.disabled,
+    );
+    expect(nextDisabled).toBe(true);
+    // The payload is a tree: keys and values readable, nested objects as branches.
+    expect(
+      await page.$eval('[data-testid=points] tbody tr .tree', (el) => el.textContent),
+    ).toContain('square');
+  });
+
+  it('queries the 50 nearest points to a point id', async () => {
+    await page.type('#explorer-query', '7');
+    await clickButton(page, 'Find nearest');
+    await waitForText(page, '[data-testid=nearest-title]', '50 nearest to 7');
+    expect((await listedIds()).length).toBe(50);
+    await screenshot(page, '07-nearest');
+    // Browsing resumes on the page it left (the third), and goes back page by page.
+    await clickButton(page, 'Back to browsing');
+    await waitForText(page, '[data-testid=page-number]', 'Page 3');
+    await clickButton(page, 'Previous page');
+    await waitForText(page, '[data-testid=page-number]', 'Page 2');
+    await clickButton(page, 'Previous page');
+    await waitForText(page, '[data-testid=page-number]', 'Page 1');
+  });
+
+  it('deletes two ticked points of the current page and the count drops by two', async () => {
+    await page.waitForFunction(
+      () =>
+        (globalThis as unknown as PageWindow).document.querySelectorAll(
+          '[data-testid=points] tbody tr',
+        ).length === 50,
+    );
+    const ids = (await listedIds()).slice(0, 2);
+    for (const id of ids) await page.click(`tr[data-point="${id}"] input[type=checkbox]`);
+    await clickButton(page, 'Delete 2 ticked');
+    await clickButton(page, 'Confirm delete 2 ticked');
+    await waitForText(page, '[data-testid=explorer-count]', '118 points');
+    expect(await listedIds()).not.toEqual(expect.arrayContaining(ids));
+    const count = await vectors<{ result: { count: number } }>(
+      'POST',
+      `/api/v1/collections/${COLLECTION}/points/count`,
+      {
+        exact: true,
+      },
+    );
+    expect(count.result.count).toBe(118);
+    await open('#/collections');
+    await waitForText(page, `tr[data-collection=${COLLECTION}]`, '118', 30_000);
+  });
+
+  it('shows workspaces and usage, with no console error or CSP violation on any page', async () => {
+    await open('#/workspaces');
+    await waitForText(page, 'h1', 'Workspaces');
+    await screenshot(page, '08-workspaces');
+    await open('#/usage');
+    await page.waitForSelector('.chart svg', { timeout: 30_000 });
+    await screenshot(page, '09-usage');
+    await page.setViewport({ width: 390, height: 800 });
+    await open(`#/agents/${AGENT}`);
+    await page.waitForSelector('[data-testid=agent-url]');
+    await screenshot(page, '10-agent-narrow');
+    expect(problems).toEqual([]);
+  });
+
+  it('signs out, forgetting the key', async () => {
+    await clickButton(page, 'Sign out');
+    await page.waitForSelector('#api-key');
+    expect(
+      await page.evaluate(() => (globalThis as unknown as PageWindow).sessionStorage.length),
+    ).toBe(0);
+  });
+});
