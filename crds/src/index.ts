@@ -8,3 +8,4 @@ export * from './workspace.js';
 export * from './definitions.js';
 export * from './builders.js';
 export * from './owner-reference.js';
+export * from './secret-data-keys.js';

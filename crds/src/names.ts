@@ -63,6 +63,16 @@ export const ANNOTATIONS = {
    * edge does not wake it. Removed when the month turns or the plan changes.
    */
   usagePaused: 'svc.dev/usage-paused',
+  /**
+   * On an Agent (written by the API server with `secretsRevision`): the keys of
+   * its own secrets stored under a derived data key (see secret-data-keys.ts),
+   * as a JSON array, so its pod template can name them one by one.
+   */
+  longSecretKeys: 'svc.dev/long-secret-keys',
+  /** The same for the secrets of the agent's workspace. */
+  workspaceLongSecretKeys: 'svc.dev/workspace-long-secret-keys',
+  /** On a Secret of secrets: JSON `{data key: secret key}` of each key stored under a derived data key. */
+  secretEnvNames: 'svc.dev/secret-env-names',
 } as const;
 
 /** Names of the Kubernetes objects that belong to an agent or a deployment. */

@@ -17,6 +17,8 @@ import {
   API_VERSION,
   OBJECT_NAMES,
   PLURALS,
+  secretDataKey,
+  type Agent,
 } from '../../crds/src/index.js';
 import { createLogger } from '../../common/logger.js';
 import { generateSecret } from '../../common/secrets.js';
@@ -149,7 +151,7 @@ describe('POST /api/v1/agents/{agent}/secrets', () => {
 
   const invalid: Array<[string, Record<string, unknown>, string, string]> = [
     ['an empty key', { key: '' }, 'key', 'string_too_short'],
-    ['a key of 254 characters', { key: 'K'.repeat(254) }, 'key', 'string_too_long'],
+    ['a key of 256 characters', { key: 'K'.repeat(256) }, 'key', 'string_too_long'],
     ['a key with a hyphen', { key: 'API-TOKEN' }, 'key', 'string_pattern_mismatch'],
     ['a key starting with a digit', { key: '1TOKEN' }, 'key', 'string_pattern_mismatch'],
     ['a key with a space', { key: 'API TOKEN' }, 'key', 'string_pattern_mismatch'],
@@ -266,10 +268,49 @@ describe('POST /api/v1/agents/{agent}/secrets', () => {
     expect(res.text).not.toContain(secret);
   });
 
-  it('stores a key of 253 characters, the longest a Kubernetes Secret keeps', async () => {
-    const key = `L${'K'.repeat(252)}`;
-    const res = await put(agentId, { key, value: value('longest') });
-    expect([res.status, res.body.key]).toEqual([201, key]);
+  it('stores keys of 253 to 255 characters (the contract allows 255, Kubernetes data keys 253)', async () => {
+    const keys = [253, 254, 255].map((n) => `L${String(n)}${'K'.repeat(n - 4)}`);
+    const values = new Map(keys.map((key) => [key, value('long')]));
+    for (const key of keys) {
+      const res = await put(agentId, { key, value: values.get(key) });
+      expect([res.status, res.body.key]).toEqual([201, key]);
+    }
+    const listed = await call<Page<Secret>>('GET', secretsOf(agentId), { key: owner.key });
+    expect(listed.body.items.map((s) => s.key)).toEqual(expect.arrayContaining(keys));
+    // The value of a key longer than a data key may be is under a derived data key, named on the Secret.
+    const k8s = await readK8sSecret(owner.namespace, agentId);
+    const envNames = JSON.parse(k8s.metadata?.annotations?.[ANNOTATIONS.secretEnvNames] ?? '{}');
+    for (const key of keys) {
+      const dataKey = secretDataKey(key);
+      expect(dataKey === key).toBe(key.length === 253);
+      if (dataKey !== key) expect(envNames[dataKey]).toBe(key);
+      expect(Buffer.from(k8s.data?.[dataKey] ?? '', 'base64').toString()).toBe(values.get(key));
+    }
+    // The Agent names its long keys, so a pod can be given them one by one.
+    const agent = (await custom.getNamespacedCustomObject({
+      group: API_GROUP,
+      version: API_VERSION,
+      namespace: owner.namespace,
+      plural: PLURALS.Agent,
+      name: agentId,
+    })) as Agent;
+    expect(JSON.parse(agent.metadata.annotations?.[ANNOTATIONS.longSecretKeys] ?? '[]')).toEqual(
+      keys.slice(1).sort(),
+    );
+    // Rotated and deleted by their full key.
+    const rotated = await call('POST', `${secretsOf(agentId)}/${keys[2]}/rotate`, {
+      key: owner.key,
+      body: { value: value('long-rotated') },
+    });
+    expect(rotated.status).toBe(200);
+    for (const key of keys) {
+      expect(
+        (await call('DELETE', `${secretsOf(agentId)}/${key}`, { key: owner.key })).status,
+      ).toBe(204);
+    }
+    const after = await readK8sSecret(owner.namespace, agentId);
+    for (const key of keys) expect(after.data?.[secretDataKey(key)]).toBeUndefined();
+    expect(after.metadata?.annotations?.[ANNOTATIONS.secretEnvNames]).toBe('{}');
   });
 
   it('replaces the value of an existing key (200), keeping its id, created_at and description', async () => {

@@ -181,7 +181,7 @@ describe('POST /api/v1/workspaces/{workspace}/secrets', () => {
 
   const invalid: Array<[string, Record<string, unknown>, string, string]> = [
     ['an empty key', { key: '' }, 'key', 'string_too_short'],
-    ['a key of 254 characters', { key: 'K'.repeat(254) }, 'key', 'string_too_long'],
+    ['a key of 256 characters', { key: 'K'.repeat(256) }, 'key', 'string_too_long'],
     ['a key with a hyphen', { key: 'API-TOKEN' }, 'key', 'string_pattern_mismatch'],
     ['a key starting with a digit', { key: '1TOKEN' }, 'key', 'string_pattern_mismatch'],
     ['an SVC_ key', { key: 'SVC_API_KEY' }, 'key', 'reserved_key'],
@@ -290,11 +290,12 @@ describe('POST /api/v1/workspaces/{workspace}/secrets', () => {
     expect((await put(ws.name, { key: 'K_3', value: value('cap') })).status).toBe(200);
   });
 
-  it('stores a key of 253 characters, the longest a Kubernetes Secret keeps', async () => {
+  it('stores a key of 255 characters, the longest the contract allows, and lists it', async () => {
     const ws = await newWorkspace(owner, 'long-keys');
-    const key = `L${'K'.repeat(252)}`;
+    const key = `L${'K'.repeat(254)}`;
     const res = await put(ws.name, { key, value: value('longest') });
     expect([res.status, res.body.key]).toEqual([201, key]);
+    expect(await listKeys(ws.name)).toEqual([key]);
   });
 
   it('creates a secret (201), returning its WorkspaceSecret record and never the value', async () => {

@@ -342,6 +342,33 @@ describe('agent secrets with the local driver', () => {
     expect(lines.find((l) => l.message.startsWith('job token'))?.message).toBe('job token ***');
   });
 
+  it("gives a run a secret whose key is the contract's longest (255 characters) under its own name", async () => {
+    const longKey = `LONG_${'K'.repeat(250)}`;
+    const first = newValue('long-v1');
+    const job = [
+      'import hashlib, os',
+      `print("long hash", hashlib.sha256(os.environ["${longKey}"].encode()).hexdigest(), flush=True)`,
+      '',
+    ].join('\n');
+    await deployAndWait(
+      'sec-long',
+      { agent_type: 'job' },
+      { 'main.py': job },
+      { key: longKey, value: first },
+    );
+    const accepted = await call<{ deployment_id: string }>('POST', '/api/v1/agents/sec-long/run', {
+      payload: {},
+    });
+    expect(accepted.status).toBe(202);
+    const lines = await eventually(
+      () => logs('sec-long'),
+      (all) => all.some((l) => l.message.startsWith('long hash') || l.stream === 'stderr'),
+      'the run logged',
+      90_000,
+    );
+    expect(lines.map((l) => l.message)).toContain(`long hash ${sha256(first)}`);
+  });
+
   it('gives a scheduled run a value set after the schedule was armed', async () => {
     const first = newValue('cron-v1');
     await deployAndWait(

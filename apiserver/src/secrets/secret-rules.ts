@@ -9,11 +9,11 @@
 export const SECRET_KEY_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**
- * The longest key: Kubernetes refuses a Secret whose data key is longer than
- * 253 characters, so the contract's 255 cannot be stored (a 254-character key
- * used to reach the cluster API and come back as a 500).
+ * The longest key, as the contract says. Kubernetes data keys stop at 253
+ * characters: a longer key is stored under a derived data key
+ * (crds/src/secret-data-keys.ts).
  */
-export const MAX_KEY_LENGTH = 253;
+export const MAX_KEY_LENGTH = 255;
 
 /** The longest description. */
 export const MAX_DESCRIPTION_LENGTH = 512;

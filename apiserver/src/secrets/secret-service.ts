@@ -130,12 +130,13 @@ export class SecretService {
   private async write<T>(copies: RegionalCopies, change: (set: SecretSet) => T) {
     const [first, ...others] = copies;
     const written = await first.store.update(agentSecretsHolder(first.agent), change);
-    await stampSecretsRevision(first.custom, first.agent, written.revision);
+    const longKeys = written.set.longKeys();
+    await stampSecretsRevision(first.custom, first.agent, written.revision, 'agent', longKeys);
     for (const copy of others) {
       const mirrored = await copy.store.update(agentSecretsHolder(copy.agent), (set) =>
         set.copyFrom(written.set),
       );
-      await stampSecretsRevision(copy.custom, copy.agent, mirrored.revision);
+      await stampSecretsRevision(copy.custom, copy.agent, mirrored.revision, 'agent', longKeys);
     }
     return { result: written.result, agentId: first.agent.metadata.name ?? '' };
   }

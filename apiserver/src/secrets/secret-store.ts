@@ -16,7 +16,15 @@ import { createHash } from 'node:crypto';
 import type { CoreV1Api, V1Secret } from '@kubernetes/client-node';
 import { kubeStatus, isKubeConflict, isKubeNotFound } from '../../../common/kube/errors.js';
 import { controllerRef } from '../../../crds/src/owner-reference.js';
-import { LABELS, OBJECT_NAMES, type Agent } from '../../../crds/src/index.js';
+import {
+  ANNOTATIONS,
+  LABELS,
+  OBJECT_NAMES,
+  isDerivedDataKey,
+  parseJsonAnnotation,
+  secretDataKey,
+  type Agent,
+} from '../../../crds/src/index.js';
 import type { OwnerLike } from '../../../crds/src/owner-reference.js';
 import { ResourceBusy, ServiceUnavailable } from '../errors/catalogue.js';
 
@@ -41,42 +49,59 @@ export interface StoredSecret extends SecretMetadata {
 
 /**
  * The secrets of one agent while a change is applied to them: values as
- * base64 (never decoded here but to count their bytes) and metadata by key.
+ * base64 (never decoded here but to count their bytes) by data key, metadata
+ * by secret key, and the secret key of each derived data key (a key longer
+ * than a Secret's data keys may be, see secret-data-keys.ts).
  */
 export class SecretSet {
   constructor(
     readonly data: Record<string, string>,
     readonly metadata: Record<string, SecretMetadata>,
+    readonly envNames: Record<string, string> = {},
   ) {}
 
   /** The keys held, sorted. */
   keys(): string[] {
-    return Object.keys(this.data).sort();
+    return Object.keys(this.data)
+      .map((dataKey) => (isDerivedDataKey(dataKey) ? this.envNames[dataKey] : dataKey))
+      .filter((key): key is string => key !== undefined)
+      .sort();
+  }
+
+  /** The keys stored under a derived data key, sorted. */
+  longKeys(): string[] {
+    return this.keys().filter((key) => secretDataKey(key) !== key);
   }
 
   /** The metadata of `key`, or undefined when it is not held. */
   get(key: string): StoredSecret | undefined {
-    if (!(key in this.data)) return undefined;
+    if (!(secretDataKey(key) in this.data)) return undefined;
     return { key, ...(this.metadata[key] ?? missingMetadata(key)) };
   }
 
   /** Sets the value and metadata of `key`. */
   set(key: string, value: string, metadata: SecretMetadata): void {
-    this.data[key] = Buffer.from(value, 'utf8').toString('base64');
+    const dataKey = secretDataKey(key);
+    this.data[dataKey] = Buffer.from(value, 'utf8').toString('base64');
+    if (dataKey !== key) this.envNames[dataKey] = key;
     this.metadata[key] = metadata;
   }
 
   /** Removes `key`. */
   remove(key: string): void {
-    delete this.data[key];
+    const dataKey = secretDataKey(key);
+    delete this.data[dataKey];
+    delete this.envNames[dataKey];
     delete this.metadata[key];
   }
 
   /** Makes this set hold exactly what `other` holds (a copy of the secrets for another region). */
   copyFrom(other: SecretSet): void {
-    for (const key of Object.keys(this.data)) this.remove(key);
+    for (const key of this.keys()) this.remove(key);
+    for (const map of [this.data, this.envNames]) for (const k of Object.keys(map)) delete map[k];
     Object.assign(this.data, other.data);
     Object.assign(this.metadata, other.metadata);
+    Object.assign(this.envNames, other.envNames);
   }
 
   /** The bytes of every value together. */
@@ -116,12 +141,14 @@ function sanitized(err: unknown): never {
 }
 
 function parseMetadata(secret: V1Secret): Record<string, SecretMetadata> {
-  try {
-    const raw = secret.metadata?.annotations?.[SECRETS_METADATA_ANNOTATION];
-    return raw ? (JSON.parse(raw) as Record<string, SecretMetadata>) : {};
-  } catch {
-    return {};
-  }
+  return parseJsonAnnotation(secret.metadata?.annotations?.[SECRETS_METADATA_ANNOTATION], {});
+}
+
+/** The set a Secret holds (empty for none), with copies of its maps to change. */
+function setOf(secret: V1Secret | null): SecretSet {
+  return new SecretSet({ ...(secret?.data ?? {}) }, secret ? parseMetadata(secret) : {}, {
+    ...parseJsonAnnotation(secret?.metadata?.annotations?.[ANNOTATIONS.secretEnvNames], {}),
+  });
 }
 
 /**
@@ -162,15 +189,12 @@ export class SecretStore {
 
   /** The secrets of the Secret `name` as a set (empty when there is none), to copy elsewhere. */
   async load(namespace: string, name: string): Promise<SecretSet> {
-    const secret = await this.read(namespace, name);
-    return new SecretSet({ ...(secret?.data ?? {}) }, secret ? parseMetadata(secret) : {});
+    return setOf(await this.read(namespace, name));
   }
 
   /** The secrets of the Secret `name`, by key, without values. */
   async list(namespace: string, name: string): Promise<StoredSecret[]> {
-    const secret = await this.read(namespace, name);
-    if (!secret) return [];
-    const set = new SecretSet(secret.data ?? {}, parseMetadata(secret));
+    const set = setOf(await this.read(namespace, name));
     return set.keys().map((key) => set.get(key) as StoredSecret);
   }
 
@@ -188,10 +212,7 @@ export class SecretStore {
     const { namespace, secretName: name } = holder;
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
       const current = await this.read(namespace, name);
-      const set = new SecretSet(
-        { ...(current?.data ?? {}) },
-        current ? parseMetadata(current) : {},
-      );
+      const set = setOf(current);
       const result = change(set);
       const body: V1Secret = {
         metadata: {
@@ -201,6 +222,7 @@ export class SecretStore {
           annotations: {
             ...current?.metadata?.annotations,
             [SECRETS_METADATA_ANNOTATION]: JSON.stringify(set.metadata),
+            [ANNOTATIONS.secretEnvNames]: JSON.stringify(set.envNames),
           },
           ownerReferences: holder.owner ? [controllerRef(holder.owner)] : undefined,
           resourceVersion: current?.metadata?.resourceVersion,

@@ -88,16 +88,24 @@ export function upsertSecret(
   return { secret: { key: input.key, ...metadata }, created: !existing };
 }
 
+/** Which of an agent's secret sources a stamp speaks for. */
+export type SecretSource = 'agent' | 'workspace';
+
 /**
  * Stamps `revision` on an Agent copy (`svc.dev/secrets-revision`), which wakes
- * its region's operator to roll the service. A copy deleted meanwhile has
- * nothing to roll.
+ * its region's operator to roll the service, with the keys of `source` stored
+ * under derived data keys (its pods name those one by one). A copy deleted
+ * meanwhile has nothing to roll.
  */
 export async function stampSecretsRevision(
   custom: CustomObjectsApi,
   agent: Agent,
   revision: string,
+  source: SecretSource,
+  longKeys: string[],
 ): Promise<void> {
+  const annotation =
+    source === 'agent' ? ANNOTATIONS.longSecretKeys : ANNOTATIONS.workspaceLongSecretKeys;
   try {
     await custom.patchNamespacedCustomObject(
       {
@@ -106,7 +114,15 @@ export async function stampSecretsRevision(
         namespace: agent.metadata.namespace ?? '',
         plural: PLURALS.Agent,
         name: agent.metadata.name ?? '',
-        body: { metadata: { annotations: { [ANNOTATIONS.secretsRevision]: revision } } },
+        body: {
+          metadata: {
+            annotations: {
+              [ANNOTATIONS.secretsRevision]: revision,
+              // null removes it (a merge patch): no long key, nothing on the Agent.
+              [annotation]: longKeys.length > 0 ? JSON.stringify(longKeys) : null,
+            },
+          },
+        },
       },
       setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
     );

@@ -134,6 +134,8 @@ export class WorkspaceSecretService {
             this.clients.of(copy.api.kc).custom,
             copy.object,
             revisions.get(copy.api) ?? written.revision,
+            'workspace',
+            written.set.longKeys(),
           ),
         ),
       );

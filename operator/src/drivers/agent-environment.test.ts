@@ -4,8 +4,14 @@ import {
   agentResource,
 } from '../../../test/factories/custom-resources.js';
 import { loadOperatorConfig } from '../config.js';
-import { OBJECT_NAMES, workspaceId, workspaceSecretsName } from '../../../crds/src/index.js';
-import { agentEnv, agentSecretSources, vcpusFor } from './agent-environment.js';
+import {
+  ANNOTATIONS,
+  OBJECT_NAMES,
+  secretDataKey,
+  workspaceId,
+  workspaceSecretsName,
+} from '../../../crds/src/index.js';
+import { agentEnv, agentSecretSources, longSecretRefs, vcpusFor } from './agent-environment.js';
 
 const cfg = loadOperatorConfig({ SVC_INTERNAL_SECRET: 'k3Jx9vQ2mZp7Lw4tR8nB1cY6hF0sD5gA' });
 
@@ -63,5 +69,40 @@ describe('agentSecretSources', () => {
     expect(agentSecretSources(agent)).toEqual([
       OBJECT_NAMES.agentSecrets(agent.metadata.name ?? ''),
     ]);
+  });
+});
+
+describe('longSecretRefs', () => {
+  const long = (c: string) => `${c}${'K'.repeat(254)}`;
+
+  it("names the agent's and its workspace's long keys, the workspace's first", () => {
+    const agent = agentResource('svc-live-a', { name: 'hello', workspaceName: 'research' });
+    agent.metadata.annotations = {
+      [ANNOTATIONS.longSecretKeys]: JSON.stringify([long('A')]),
+      [ANNOTATIONS.workspaceLongSecretKeys]: JSON.stringify([long('W')]),
+    };
+    expect(longSecretRefs(agent)).toEqual([
+      {
+        name: long('W'),
+        secretName: workspaceSecretsName(workspaceId('svc-live-a', 'research')),
+        dataKey: secretDataKey(long('W')),
+      },
+      {
+        name: long('A'),
+        secretName: OBJECT_NAMES.agentSecrets(agent.metadata.name ?? ''),
+        dataKey: secretDataKey(long('A')),
+      },
+    ]);
+  });
+
+  it("ignores a workspace's keys for an agent in none, and anything that is not a variable name", () => {
+    const agent = agentResource('svc-live-a', { name: 'solo' });
+    agent.metadata.annotations = {
+      [ANNOTATIONS.longSecretKeys]: JSON.stringify([long('A'), 'not-a-name', 42]),
+      [ANNOTATIONS.workspaceLongSecretKeys]: JSON.stringify([long('W')]),
+    };
+    expect(longSecretRefs(agent).map((r) => r.name)).toEqual([long('A')]);
+    agent.metadata.annotations = { [ANNOTATIONS.longSecretKeys]: '{not json' };
+    expect(longSecretRefs(agent)).toEqual([]);
   });
 });

@@ -4,7 +4,10 @@
  * `PORT`. A pure function of the resources and the configuration.
  */
 import {
+  ANNOTATIONS,
   OBJECT_NAMES,
+  parseJsonAnnotation,
+  secretDataKey,
   workspaceId,
   workspaceSecretsName,
   type Agent,
@@ -80,5 +83,35 @@ export function agentSecretSources(agent: Agent): string[] {
   return [
     ...(workspaceName ? [workspaceSecretsName(workspaceId(namespace, workspaceName))] : []),
     OBJECT_NAMES.agentSecrets(agent.metadata.name ?? ''),
+  ];
+}
+
+/** A secret stored under a derived data key: the variable, its Secret and its data key. */
+export interface LongSecretRef {
+  name: string;
+  secretName: string;
+  dataKey: string;
+}
+
+/**
+ * The secrets whose keys are longer than a Secret's data keys may be (the API
+ * server lists them on the Agent), in the order they apply: a pod's `envFrom`
+ * cannot give them their names, so its `env` names each one.
+ */
+export function longSecretRefs(agent: Agent): LongSecretRef[] {
+  const annotations = agent.metadata.annotations ?? {};
+  const sources = agentSecretSources(agent);
+  const own = sources[sources.length - 1];
+  const workspace = sources.length > 1 ? sources[0] : undefined;
+  const keysOf = (annotation: string) => parseJsonAnnotation<unknown>(annotations[annotation], []);
+  const refs = (keys: unknown, secretName: string | undefined): LongSecretRef[] =>
+    Array.isArray(keys) && secretName
+      ? keys
+          .filter((key): key is string => typeof key === 'string' && /^[A-Za-z_]\w*$/.test(key))
+          .map((name) => ({ name, secretName, dataKey: secretDataKey(name) }))
+      : [];
+  return [
+    ...refs(keysOf(ANNOTATIONS.workspaceLongSecretKeys), workspace),
+    ...refs(keysOf(ANNOTATIONS.longSecretKeys), own),
   ];
 }

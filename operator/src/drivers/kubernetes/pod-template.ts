@@ -20,6 +20,7 @@ import {
   AGENT_PORT,
   agentEnv,
   agentSecretSources,
+  longSecretRefs,
   vcpusFor,
   type AgentEnvOptions,
 } from '../agent-environment.js';
@@ -66,6 +67,11 @@ export function agentPodSpec(
           },
         },
       },
+      // Keys too long for a data key, which envFrom would not name (see longSecretRefs).
+      ...longSecretRefs(agent).map(({ name, secretName, dataKey }) => ({
+        name,
+        valueFrom: { secretKeyRef: { name: secretName, key: dataKey, optional: true } },
+      })),
     ],
     // Every secret of the agent's workspace, then its own (later wins on a shared key), as
     // environment variables; a Secret may not exist yet.

@@ -1,7 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import type { V1Container, V1PodSpec } from '@kubernetes/client-node';
 import {
+  ANNOTATIONS,
   FALLBACK_ARCHIVE_LIMITS,
+  OBJECT_NAMES,
+  secretDataKey,
   type Agent,
   type AgentDeployment,
   type Runtime,
@@ -148,6 +151,22 @@ describe('the build Job', () => {
     expect(envOf(deployment(service))).toContainEqual({
       name: 'SVC_ARCHIVE_LIMITS',
       value: JSON.stringify(FALLBACK_ARCHIVE_LIMITS),
+    });
+  });
+});
+
+describe('secrets in the pods', () => {
+  it('reads every secret through envFrom, and names each one stored under a derived data key', () => {
+    const of = agent('python3.12');
+    const long = `L${'K'.repeat(254)}`;
+    of.metadata.annotations = { [ANNOTATIONS.longSecretKeys]: JSON.stringify([long]) };
+    const container = serviceDeployment(of, deployment(of), cfg, 1).spec?.template.spec
+      ?.containers[0] as V1Container;
+    const secretName = OBJECT_NAMES.agentSecrets(of.metadata.name ?? '');
+    expect(container.envFrom).toEqual([{ secretRef: { name: secretName, optional: true } }]);
+    expect(container.env?.find((e) => e.name === long)).toEqual({
+      name: long,
+      valueFrom: { secretKeyRef: { name: secretName, key: secretDataKey(long), optional: true } },
     });
   });
 });

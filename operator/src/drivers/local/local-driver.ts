@@ -30,6 +30,7 @@ import type {
 } from '../driver.js';
 import { agentEnv, agentSecretSources } from '../agent-environment.js';
 import { secretMasker } from '../secret-masking.js';
+import { secretEnvironment } from '../secret-environment.js';
 import { AgentLauncher } from './agent-launcher.js';
 import { buildDeployment, relativeToCode } from './builder.js';
 import { LogShipper, type LogOwner } from './log-shipper.js';
@@ -269,16 +270,11 @@ export class LocalDriver implements WorkloadDriver {
     }
     const secret = async (name: string) => {
       try {
-        const data =
-          (
-            await this.core.readNamespacedSecret({
-              namespace: agent.metadata.namespace ?? '',
-              name,
-            })
-          ).data ?? {};
-        return Object.fromEntries(
-          Object.entries(data).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]),
-        );
+        const read = await this.core.readNamespacedSecret({
+          namespace: agent.metadata.namespace ?? '',
+          name,
+        });
+        return secretEnvironment(read);
       } catch (err) {
         if ((err as { code?: number }).code === 404) return {};
         throw err;

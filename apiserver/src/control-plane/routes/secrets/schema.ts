@@ -44,7 +44,7 @@ export const SecretCreate = yup
     key: secretKey()
       .required()
       .meta({
-        description: `The environment variable the value is given as: 1 to ${MAX_KEY_LENGTH} characters (the most Kubernetes keeps as a Secret's key), a letter or underscore then letters, digits and underscores. SVC_* and PORT are the platform's.`,
+        description: `The environment variable the value is given as: 1 to ${MAX_KEY_LENGTH} characters, a letter or underscore then letters, digits and underscores. SVC_* and PORT are the platform's.`,
         example: 'API_TOKEN',
       }),
     value: secretValue().required(),
