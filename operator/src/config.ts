@@ -74,6 +74,11 @@ export interface OperatorConfig {
   /** What agent pods may reach and be reached from (the Kubernetes driver's NetworkPolicies). */
   networkPolicy: NetworkPolicyConfig;
   logLevel: string;
+  /**
+   * Reconcile workers per kind (SVC_OPERATOR_AGENT_WORKERS, _DEPLOYMENT_WORKERS,
+   * _WORKSPACE_WORKERS): each kind has its own queue, serialised per object.
+   */
+  workers: { Agent: number; AgentDeployment: number; Workspace: number };
 }
 
 /** Reads the configuration from `env`. */
@@ -128,5 +133,10 @@ export function loadOperatorConfig(env = process.env): OperatorConfig {
     imageRegistry: envString('SVC_IMAGE_REGISTRY', 'registry.svc-system.svc:5000', env),
     networkPolicy: loadNetworkPolicyConfig(env),
     logLevel: envString('SVC_LOG_LEVEL', 'info', env),
+    workers: {
+      Agent: envInt('SVC_OPERATOR_AGENT_WORKERS', 16, { min: 1, max: 256 }, env),
+      AgentDeployment: envInt('SVC_OPERATOR_DEPLOYMENT_WORKERS', 4, { min: 1, max: 64 }, env),
+      Workspace: envInt('SVC_OPERATOR_WORKSPACE_WORKERS', 2, { min: 1, max: 64 }, env),
+    },
   };
 }

@@ -13,6 +13,7 @@ import { KubernetesDriver } from './drivers/kubernetes/kubernetes-driver.js';
 import { LocalDriver } from './drivers/local/local-driver.js';
 import { OperatorManager } from './manager.js';
 import { LeaderElector } from '../../common/kube/index.js';
+import { shareConnections } from '../../common/kube/shared-connections.js';
 import { createMetricsRegistry } from '../../common/metrics/registry.js';
 import { serveMetrics } from '../../common/metrics/metrics-server.js';
 import { ReconcileMetrics } from './control-loop/reconcile-metrics.js';
@@ -25,6 +26,8 @@ const log = createLogger('operator', cfg.logLevel);
 const kc = new KubeConfig();
 if (cfg.kubeconfig) kc.loadFromFile(cfg.kubeconfig);
 else kc.loadFromDefault();
+// One pool of kept-alive connections to the API, not a TLS handshake per request.
+const connections = shareConnections(kc);
 
 // The local driver's processes belong to this operator process: they live and die with it.
 const localDriver =
@@ -83,6 +86,7 @@ async function shutdown(signal: string): Promise<void> {
   await elector.stop();
   await localDriver?.close();
   await metrics?.close();
+  connections.close();
   process.exit(0);
 }
 process.once('SIGTERM', () => void shutdown('SIGTERM'));

@@ -1,16 +1,22 @@
 /**
  * Runs the controllers: wires each one's declared watches to the cluster cache and
- * feeds one work queue keyed by `Kind:namespace/name`, which serialises work per
- * object and routes each key to the controller of its kind. The manager knows no
- * kinds; the controllers say what they reconcile and what enqueues them.
+ * feeds a work queue per kind keyed by `Kind:namespace/name`, which serialises work per
+ * object and routes each key to the controller of its kind, with workers per kind
+ * (the configuration's `workers`: Agents many, as a reconcile mostly waits on its status
+ * write and a burst of them is the common case; deployments fewer, paced by the build
+ * slots anyway; Workspaces few). The reconcilers read the custom resources from the
+ * cache (cached-resources.ts), so a reconcile makes no read request of its own. The
+ * manager knows no kinds; the controllers say what they reconcile and what enqueues them.
  */
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { CustomResourceClient } from '../../common/kube/custom-resources.js';
 import type { ResilientInformer } from '../../common/kube/informer.js';
-import { WorkQueue, type ReconcileResult } from '../../common/kube/work-queue.js';
+import type { ReconcileResult } from '../../common/kube/work-queue.js';
 import type { Logger } from '../../common/logger.js';
 import type { OperatorConfig } from './config.js';
 import { ClusterCache } from './control-loop/cluster-cache.js';
+import { CachedResources } from './control-loop/cached-resources.js';
+import { KindQueues, type KindConcurrency } from './control-loop/kind-queues.js';
 import {
   parseQueueKey,
   queueKey,
@@ -30,7 +36,8 @@ export interface ManagerOptions {
   cfg: OperatorConfig;
   driver: WorkloadDriver;
   log: Logger;
-  concurrency?: number;
+  /** Workers per kind (default: the configuration's `workers`); a number gives each kind that many. */
+  concurrency?: KindConcurrency;
   now?: () => Date;
   /** Only namespaces this accepts are reconciled (tests run operators side by side). Default: all. */
   namespaces?: (namespace: string) => boolean;
@@ -38,10 +45,11 @@ export interface ManagerOptions {
   metrics?: ReconcileMetrics;
 }
 
-/** The controllers, the cache they watch and their queue. */
+/** The controllers, the cache they watch and their queues. */
 export class OperatorManager {
-  readonly queue: WorkQueue;
-  private readonly cache: ClusterCache;
+  readonly queue: KindQueues;
+  /** The informer caches the controllers read and watch (read by tests and metrics). */
+  readonly cache: ClusterCache;
   private readonly controllers = new Map<string, Controller>();
   private readonly accept: (namespace: string) => boolean;
   /** Reports runs' and builds' times to the API server; flushed by {@link stop}. */
@@ -52,12 +60,13 @@ export class OperatorManager {
   constructor(private readonly opts: ManagerOptions) {
     const { kc, log } = opts;
     this.accept = opts.namespaces ?? (() => true);
-    this.queue = new WorkQueue({ name: 'operator', logger: log });
     this.cache = new ClusterCache(kc, log, this.accept);
     const enqueue = (kind: string, ref: ObjectRef) => this.enqueue(kind, ref);
     this.usage = new UsageReporter(opts.cfg.internalApiUrl, opts.cfg.internalSecret, log);
+    const resources = new CustomResourceClient(kc);
     const controllers = operatorControllers({
-      resources: new CustomResourceClient(kc),
+      resources,
+      cached: new CachedResources(resources, this.cache.resources()),
       driver: opts.driver,
       view: this.cache.view(),
       cfg: opts.cfg,
@@ -66,6 +75,10 @@ export class OperatorManager {
       now: opts.now,
       usage: this.usage,
     });
+    this.queue = new KindQueues(
+      controllers.map((controller) => controller.kind),
+      { logger: log },
+    );
     for (const controller of controllers) {
       this.controllers.set(controller.kind, controller);
       for (const watch of controller.watches) this.wire(controller.kind, watch);
@@ -113,7 +126,7 @@ export class OperatorManager {
     const run = metrics
       ? (key: string) => metrics.measure(key, this.queue.retries(key) > 0, () => this.handle(key))
       : (key: string) => this.handle(key);
-    this.queue.start(run, { concurrency: this.opts.concurrency ?? 4 });
+    this.queue.start(run, this.opts.concurrency ?? { default: 4, ...this.opts.cfg.workers });
   }
 
   private async handle(key: string): Promise<ReconcileResult> {

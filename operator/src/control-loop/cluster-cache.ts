@@ -2,7 +2,8 @@
  * The operator's informer caches, one per watched collection: the platform's custom
  * resources, and the workloads the operator manages (by the managed-by label). The
  * controllers read siblings through {@link ClusterCache.view}; the manager wires their
- * watches to {@link ClusterCache.informer}.
+ * watches to {@link ClusterCache.informer}. Each cache keeps only what is read of its
+ * objects (cache-transforms.ts), so its memory grows with the objects' useful part.
  */
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import {
@@ -17,6 +18,8 @@ import type { Logger } from '../../../common/logger.js';
 import { API_GROUP, API_VERSION, LABELS, MANAGED_BY, PLURALS } from '../../../crds/src/index.js';
 import type { ClusterView } from '../controllers/views.js';
 import type { SourceName, SourceObjects } from './controller.js';
+import { stripForCache, workloadSkeleton } from './cache-transforms.js';
+import type { ResourceCaches } from './cached-resources.js';
 
 const MANAGED = `${LABELS.managedBy}=${MANAGED_BY}`;
 
@@ -33,24 +36,37 @@ export class ClusterCache {
     private readonly accept: (namespace: string) => boolean = () => true,
   ) {
     const custom = (plural: string) => ({ group: API_GROUP, version: API_VERSION, plural });
-    const informer = <T extends KubernetesObject>(name: string, source: InformerSource<T>) =>
-      new ResilientInformer<T>(kc, source, { name, logger: log });
+    const resource = <T extends KubernetesObject>(name: string, source: InformerSource<T>) =>
+      new ResilientInformer<T>(kc, source, { name, logger: log, transform: stripForCache });
+    const workload = <T extends KubernetesObject>(name: string, source: InformerSource<T>) =>
+      new ResilientInformer<T>(kc, source, { name, logger: log, transform: workloadSkeleton });
     this.informers = {
-      agents: informer('agents', customResourceSource(kc, custom(PLURALS.Agent))),
-      agentdeployments: informer(
+      agents: resource('agents', customResourceSource(kc, custom(PLURALS.Agent))),
+      agentdeployments: resource(
         'agentdeployments',
         customResourceSource(kc, custom(PLURALS.AgentDeployment)),
       ),
-      workspaces: informer('workspaces', customResourceSource(kc, custom(PLURALS.Workspace))),
-      deployments: informer('deployments', deploymentSource(kc, MANAGED)),
-      jobs: informer('jobs', jobSource(kc, MANAGED)),
-      cronjobs: informer('cronjobs', cronJobSource(kc, MANAGED)),
+      workspaces: resource('workspaces', customResourceSource(kc, custom(PLURALS.Workspace))),
+      deployments: workload('deployments', deploymentSource(kc, MANAGED)),
+      jobs: workload('jobs', jobSource(kc, MANAGED)),
+      cronjobs: workload('cronjobs', cronJobSource(kc, MANAGED)),
     } as Informers;
   }
 
   /** The informer of one collection. */
   informer<S extends SourceName>(source: S): Informers[S] {
     return this.informers[source];
+  }
+
+  /** The caches of the custom resources, by kind (what the reconcilers read their objects from). */
+  resources(): ResourceCaches {
+    const { agents, agentdeployments, workspaces } = this.informers;
+    // The informers' element types carry client-node's KubernetesObject too; the same objects.
+    return {
+      Agent: agents,
+      AgentDeployment: agentdeployments,
+      Workspace: workspaces,
+    } as unknown as ResourceCaches;
   }
 
   private all(): ResilientInformer<KubernetesObject>[] {
@@ -75,12 +91,9 @@ export class ClusterCache {
     return {
       deployments: () => agentdeployments.list().filter((d) => accept(d.metadata.namespace ?? '')),
       deploymentsOf: (namespace, agentId) =>
-        agentdeployments
-          .list()
-          .filter((d) => d.metadata.namespace === namespace && d.spec.agentId === agentId),
-      agentsIn: (namespace) => agents.list().filter((a) => a.metadata.namespace === namespace),
-      workspacesIn: (namespace) =>
-        workspaces.list().filter((w) => w.metadata.namespace === namespace),
+        agentdeployments.listIn(namespace).filter((d) => d.spec.agentId === agentId),
+      agentsIn: (namespace) => [...agents.listIn(namespace)],
+      workspacesIn: (namespace) => [...workspaces.listIn(namespace)],
     };
   }
 }

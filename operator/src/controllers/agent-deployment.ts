@@ -46,6 +46,7 @@ import {
   type FinishedState,
 } from './agent-deployment-decisions.js';
 import { stateOf, type ClusterView } from './views.js';
+import type { ResourceAccess } from '../control-loop/cached-resources.js';
 
 /** The AgentDeployment reconciler: versions here, runs by the run controller. */
 export class AgentDeploymentController implements Controller {
@@ -68,6 +69,8 @@ export class AgentDeploymentController implements Controller {
   constructor(
     private readonly deps: {
       resources: CustomResourceClient;
+      /** Where the agent of a deployment is read from (its cache). */
+      cached: ResourceAccess;
       driver: WorkloadDriver;
       view: ClusterView;
       cfg: Pick<OperatorConfig, 'buildConcurrency'>;
@@ -92,7 +95,7 @@ export class AgentDeploymentController implements Controller {
     if (d.spec.ephemeral) return this.deps.runs.reconcile(d);
     const state = stateOf(d);
     if (isFinalState(state)) return;
-    const agent = await resources.get('Agent', namespace, d.spec.agentId);
+    const agent = await this.deps.cached.get('Agent', namespace, d.spec.agentId);
     if (!agent) return;
 
     if (d.spec.cancellationRequested) {

@@ -13,7 +13,7 @@ import type { Logger } from '../../../common/logger.js';
 import { setCondition } from '../conditions.js';
 import type { OperatorConfig } from '../config.js';
 import type { WorkloadDriver } from '../drivers/driver.js';
-import type { CustomResourceClient } from '../../../common/kube/custom-resources.js';
+import type { ResourceAccess } from '../control-loop/cached-resources.js';
 import type { ReconcileResult } from '../../../common/kube/index.js';
 import {
   CHILD_SOURCES,
@@ -54,7 +54,8 @@ export class AgentController implements Controller {
 
   constructor(
     private readonly deps: {
-      resources: CustomResourceClient;
+      /** Cached reads (the agent itself) and its status writes. */
+      resources: ResourceAccess;
       driver: WorkloadDriver;
       view: ClusterView;
       cfg: Pick<OperatorConfig, 'agentDomain' | 'agentScheme' | 'agentPort'>;

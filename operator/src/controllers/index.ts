@@ -10,10 +10,14 @@ import { RunController } from './run.js';
 import type { ClusterView } from './views.js';
 import { WorkspaceController } from './workspace.js';
 import type { UsageReports } from '../usage-reporter.js';
+import type { ResourceAccess } from '../control-loop/cached-resources.js';
 
 /** What the controllers are built from. */
 export interface ControllerDeps {
+  /** The API: live reads and writes (the deployments' state machine reads its objects here). */
   resources: CustomResourceClient;
+  /** Reads from the informer caches, and status writes they see at once. */
+  cached: ResourceAccess;
   driver: WorkloadDriver;
   view: ClusterView;
   cfg: OperatorConfig;
@@ -26,12 +30,13 @@ export interface ControllerDeps {
 
 /** Every controller of the operator. */
 export function operatorControllers(deps: ControllerDeps): Controller[] {
-  const { resources, driver, view, cfg, enqueue, log } = deps;
-  const runs = new RunController({ resources, driver, view, usage: deps.usage });
+  const { resources, cached, driver, view, cfg, enqueue, log } = deps;
+  const runs = new RunController({ resources, cached, driver, view, usage: deps.usage });
   return [
-    new AgentController({ resources, driver, view, cfg, enqueue, log, now: deps.now }),
+    new AgentController({ resources: cached, driver, view, cfg, enqueue, log, now: deps.now }),
     new AgentDeploymentController({
       resources,
+      cached,
       driver,
       view,
       cfg,
@@ -40,6 +45,6 @@ export function operatorControllers(deps: ControllerDeps): Controller[] {
       log,
       usage: deps.usage,
     }),
-    new WorkspaceController({ resources, view }),
+    new WorkspaceController({ resources: cached, view }),
   ];
 }

@@ -17,12 +17,15 @@ import { runFinishedStatus, runProgress, runStart } from './run-decisions.js';
 import { stateOf, type ClusterView } from './views.js';
 import { usagePaused } from './agent-status.js';
 import { finishedTaskEvents, type UsageReports } from '../usage-reporter.js';
+import type { ResourceAccess } from '../control-loop/cached-resources.js';
 
 /** The run reconciler. */
 export class RunController {
   constructor(
     private readonly deps: {
       resources: CustomResourceClient;
+      /** Where the run's agent is read from (its cache). */
+      cached: ResourceAccess;
       driver: WorkloadDriver;
       view: ClusterView;
       /** Where each finished run's machine time is reported. */
@@ -35,10 +38,10 @@ export class RunController {
    * handles its deletion).
    */
   async reconcile(run: AgentDeployment): Promise<ReconcileResult> {
-    const { resources, driver } = this.deps;
+    const { driver } = this.deps;
     const namespace = run.metadata.namespace ?? '';
     if (isFinalState(stateOf(run))) return;
-    const agent = await resources.get('Agent', namespace, run.spec.agentId);
+    const agent = await this.deps.cached.get('Agent', namespace, run.spec.agentId);
     if (!agent) return;
     const deployments = this.deps.view.deploymentsOf(namespace, run.spec.agentId);
     const start = runStart(run, deployments, new Date());

@@ -41,6 +41,7 @@ function controllers(
   const list = operatorControllers({
     // The watches never write or run anything.
     resources: undefined as never,
+    cached: undefined as never,
     driver: undefined as never,
     view,
     cfg,

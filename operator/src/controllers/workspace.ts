@@ -1,6 +1,6 @@
 /** Reconciles a Workspace: its `agentCount` is the number of agents that declare it. */
 import type { Agent, Workspace, WorkspaceStatus } from '../../../crds/src/index.js';
-import type { CustomResourceClient } from '../../../common/kube/custom-resources.js';
+import type { ResourceAccess } from '../control-loop/cached-resources.js';
 import type { ReconcileResult } from '../../../common/kube/index.js';
 import {
   refOf,
@@ -24,7 +24,7 @@ export class WorkspaceController implements Controller {
     },
   ];
 
-  constructor(private readonly deps: { resources: CustomResourceClient; view: ClusterView }) {}
+  constructor(private readonly deps: { resources: ResourceAccess; view: ClusterView }) {}
 
   /** Reconciles the Workspace `ref`. */
   async reconcile({ namespace, name }: ObjectRef): Promise<ReconcileResult> {
