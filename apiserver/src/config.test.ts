@@ -27,6 +27,23 @@ describe('loadConfig', () => {
     });
   });
 
+  it("reads the dashboard's origins as a list and its vector plane URL, unset by default", () => {
+    expect(loadConfig(secrets)).toMatchObject({
+      dashboardOrigins: null,
+      dashboardVectorsUrl: undefined,
+    });
+    expect(
+      loadConfig({
+        ...secrets,
+        SVC_DASHBOARD_ORIGINS: 'https://api.example.com, http://localhost:8000,',
+        SVC_DASHBOARD_VECTORS_URL: 'https://vectors.example.com',
+      }),
+    ).toMatchObject({
+      dashboardOrigins: ['https://api.example.com', 'http://localhost:8000'],
+      dashboardVectorsUrl: 'https://vectors.example.com',
+    });
+  });
+
   it('reads the code-host settings, off and unset by default', () => {
     expect(loadConfig(secrets).codehost).toEqual({
       publicApiUrl: undefined,

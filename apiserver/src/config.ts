@@ -67,9 +67,16 @@ export interface ApiServerConfig {
   /**
    * Origins whose pages may call the vector plane from a browser
    * (`SVC_DASHBOARD_ORIGINS`, comma-separated): the web dashboard's. Default:
-   * the control plane's own origin, where it serves the dashboard.
+   * the control plane's own origin, where it serves the dashboard, and that of
+   * `SVC_PUBLIC_API_URL` when set.
    */
   dashboardOrigins: string[] | null;
+  /**
+   * The vector plane's URL the dashboard's browser calls
+   * (`SVC_DASHBOARD_VECTORS_URL`). Default: the home region's publicUrl, else
+   * the vector plane's listening address.
+   */
+  dashboardVectorsUrl: string | undefined;
   logLevel: string;
 }
 
@@ -106,6 +113,7 @@ export function loadConfig(env = process.env): ApiServerConfig {
       allowPrivateHosts: envBool('SVC_CODEHOST_ALLOW_PRIVATE_HOSTS', false, env),
     },
     dashboardOrigins: listOf(envOptional('SVC_DASHBOARD_ORIGINS', env)),
+    dashboardVectorsUrl: envOptional('SVC_DASHBOARD_VECTORS_URL', env),
     logLevel: envString('SVC_LOG_LEVEL', 'info', env),
   };
 }

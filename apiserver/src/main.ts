@@ -25,6 +25,7 @@ import { createMetricsRegistry } from '../../common/metrics/registry.js';
 import { HttpMetrics } from '../../common/metrics/http-metrics.js';
 import { serveMetrics } from '../../common/metrics/metrics-server.js';
 import { DASHBOARD_PATH, withDashboard } from './dashboard/site.js';
+import { originOf } from './dashboard/security-headers.js';
 import { withCors } from './vector/cors.js';
 
 const config = readConfigOrExit('apiserver', () => loadConfig());
@@ -70,6 +71,7 @@ log.info('control plane listening', { url: `http://${config.host}:${port}` });
 const dashboardOrigins = config.dashboardOrigins ?? [
   `http://${config.host}:${port}`,
   ...(config.host === '127.0.0.1' ? [`http://localhost:${port}`] : []),
+  ...[originOf(config.codehost.publicApiUrl ?? null)].filter((o): o is string => o !== null),
 ];
 
 // The vector data plane: its own port, in front of the engine.
@@ -91,7 +93,10 @@ const vectorServer = createServer(withCors(vectors.handler, dashboardOrigins)).l
 );
 await once(vectorServer, 'listening');
 const vectorsPort = (vectorServer.address() as AddressInfo).port;
-dashboardVectorsUrl = config.registry.home.publicUrl ?? `http://${config.host}:${vectorsPort}`;
+dashboardVectorsUrl =
+  config.dashboardVectorsUrl ??
+  config.registry.home.publicUrl ??
+  `http://${config.host}:${vectorsPort}`;
 log.info('vector plane listening', { url: `http://${config.host}:${vectorsPort}` });
 
 // The agent edge: its own port, routing agent addresses by Host header.
