@@ -50,9 +50,13 @@ export async function createNamespace(kc: KubeConfig, prefix = 'test'): Promise<
   return name;
 }
 
-/** A connected client and a database of its own; close the client in `afterAll`. */
+/**
+ * A connected client and a database of its own; close the client in `afterAll`.
+ * FerretDB may take seconds to accept a connection on a loaded machine (a CI
+ * run saw 5 s pass), so selecting it waits up to 30 s.
+ */
 export async function mongoDatabase(prefix = 'test'): Promise<{ client: MongoClient; db: Db }> {
-  const client = new MongoClient(harness().mongoUri, { serverSelectionTimeoutMS: 5000 });
+  const client = new MongoClient(harness().mongoUri, { serverSelectionTimeoutMS: 30_000 });
   await client.connect();
   return { client, db: client.db(`${prefix}_${uniqueSuffix()}`) };
 }

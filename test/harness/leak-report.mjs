@@ -16,10 +16,10 @@ function describe(handle) {
     const address = handle.address?.();
     return `server listening on ${typeof address === 'string' ? address : `${address?.address}:${address?.port}`}`;
   }
+  if (handle?.remotePort) {
+    return `${kind} ${handle.localAddress}:${handle.localPort} -> ${handle.remoteAddress}:${handle.remotePort}${handle.servername ? ` (${handle.servername})` : ''}`;
+  }
   if (kind === 'Socket') {
-    if (handle.remotePort) {
-      return `socket ${handle.localAddress}:${handle.localPort} -> ${handle.remoteAddress}:${handle.remotePort}`;
-    }
     // A pipe: the stdio of a child process, or this process's own stdio.
     return `pipe (fd ${handle._handle?.fd ?? '?'})`;
   }

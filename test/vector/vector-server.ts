@@ -65,28 +65,38 @@ export async function startVectorServer(opts: VectorServerOptions = {}): Promise
   const engineUrl = opts.engineUrl ?? (opts.engine ?? ownEngine)!.url;
   const engineApiKey =
     opts.engineApiKey ?? (opts.engine ?? ownEngine)?.apiKey ?? TEST_ENGINE_API_KEY;
-  const own: { client: MongoClient; db: Db } | null = opts.db ? null : await mongoDatabase('vp');
-  const db = opts.db ?? own!.db;
-  const kc = kubeConfig();
-  const plane = await buildVectorPlane(
-    { db, kc, engines: opts.engines },
-    {
-      engineUrl,
-      engineApiKey,
-      regions: opts.regions ?? ['local', 'eu-west'],
-      plansJson: opts.plansJson,
-      coalesceSearches: opts.coalesceSearches,
-    },
-    createLogger('apiserver', 'silent'),
-    {
-      now: opts.now,
-      upsert: opts.upsert,
-      schema: opts.schema,
-      storageTtlMs: opts.storageTtlMs,
-      fastPath: opts.fastPath,
-      moves: opts.moves,
-    },
-  );
+  let own: { client: MongoClient; db: Db } | null = null;
+  let plane: Awaited<ReturnType<typeof buildVectorPlane>>;
+  let db: Db;
+  try {
+    own = opts.db ? null : await mongoDatabase('vp');
+    db = opts.db ?? own!.db;
+    const kc = kubeConfig();
+    plane = await buildVectorPlane(
+      { db, kc, engines: opts.engines },
+      {
+        engineUrl,
+        engineApiKey,
+        regions: opts.regions ?? ['local', 'eu-west'],
+        plansJson: opts.plansJson,
+        coalesceSearches: opts.coalesceSearches,
+      },
+      createLogger('apiserver', 'silent'),
+      {
+        now: opts.now,
+        upsert: opts.upsert,
+        schema: opts.schema,
+        storageTtlMs: opts.storageTtlMs,
+        fastPath: opts.fastPath,
+        moves: opts.moves,
+      },
+    );
+  } catch (err) {
+    // Nothing of a vector plane that did not start is left running (its engine least of all).
+    await own?.client.close().catch(() => undefined);
+    await ownEngine?.dispose();
+    throw err;
+  }
   const handler = opts.corsOrigins ? withCors(plane.handler, opts.corsOrigins) : plane.handler;
   const server: Server = createServer(handler).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
