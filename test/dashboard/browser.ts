@@ -92,22 +92,37 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   });
 }
 
-/** Resolves once an element matching `selector` has text containing `text`. */
+/**
+ * Resolves once an element matching `selector` has text containing `text`;
+ * on a timeout, the error shows what those elements said instead.
+ */
 export async function waitForText(
   page: Page,
   selector: string,
   text: string,
   timeout = 30_000,
 ): Promise<void> {
-  await page.waitForFunction(
-    (sel: string, want: string) =>
-      Array.from((globalThis as unknown as PageWindow).document.querySelectorAll(sel)).some((el) =>
-        (el.textContent ?? '').includes(want),
-      ),
-    { timeout, polling: 200 },
-    selector,
-    text,
-  );
+  try {
+    await page.waitForFunction(
+      (sel: string, want: string) =>
+        Array.from((globalThis as unknown as PageWindow).document.querySelectorAll(sel)).some(
+          (el) => (el.textContent ?? '').includes(want),
+        ),
+      { timeout, polling: 200 },
+      selector,
+      text,
+    );
+  } catch (err) {
+    const seen = await page
+      .$$eval(selector, (els) => els.map((el) => el.textContent ?? ''))
+      .catch(() => []);
+    throw new Error(
+      `no "${text}" in ${selector} after ${timeout} ms; it says ${JSON.stringify(seen)}`,
+      {
+        cause: err,
+      },
+    );
+  }
 }
 
 /** Clicks the button whose text is exactly `label` (within `scope` when given). */

@@ -61,6 +61,7 @@ export async function startDashboardPlatform(): Promise<DashboardPlatform> {
     domain: DASHBOARD_AGENT_DOMAIN,
     index,
     log: createLogger('edge', 'silent'),
+    usage: server.usage?.writer,
   });
   await new Promise<void>((resolve) => edge.listen(0, '127.0.0.1', resolve));
   const edgePort = (edge.address() as AddressInfo).port;

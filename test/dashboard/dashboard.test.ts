@@ -88,12 +88,32 @@ function listedIds(): Promise<string[]> {
 }
 
 describe('the dashboard', () => {
-  it('signs in with a key kept in sessionStorage only and shows the environment', async () => {
-    await page.goto(platform.dashboardUrl);
+  it('is served with a strict Content-Security-Policy', async () => {
+    const res = await page.goto(platform.dashboardUrl);
+    const headers = res!.headers();
+    expect(headers['content-security-policy']).toBe(
+      `default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; ` +
+        `connect-src 'self' ${platform.vectors.base}; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`,
+    );
+    expect(headers['x-content-type-options']).toBe('nosniff');
+  });
+
+  it("refuses a key that does not resolve, showing the API's code and message", async () => {
     await page.waitForSelector('#api-key');
-    await screenshot(page, '01-sign-in');
-    await page.type('#api-key', platform.owner.key);
+    await page.type('#api-key', 'svc_live_doesnotresolve');
     await clickButton(page, 'Sign in');
+    await waitForText(page, '[role=alert]', 'INVALID_API_KEY');
+    await screenshot(page, '01-sign-in');
+  });
+
+  it('signs in with a key kept in sessionStorage only and shows the environment', async () => {
+    await page.$eval('#api-key', (el) => {
+      (el as unknown as PageElement).value = '';
+    });
+    // By keyboard: focus the field, type, Enter submits.
+    await page.focus('#api-key');
+    await page.keyboard.type(platform.owner.key);
+    await page.keyboard.press('Enter');
     await waitForText(page, '[data-testid=environment]', 'live');
     const storage = await page.evaluate(() => {
       const w = globalThis as unknown as PageWindow;
@@ -138,6 +158,25 @@ describe('the dashboard', () => {
       },
     );
     expect(agent.body.runtime).toBe('python3.11');
+  });
+
+  it('shows the interpreter error of a deployment that fails', async () => {
+    const broken = join(platform.dir, 'broken');
+    mkdirSync(broken);
+    writeFileSync(join(broken, 'svc.yaml'), 'runtime: python3.11\ntype: service\n');
+    // It exports app (checked before the build), but does not import: the interpreter says why.
+    writeFileSync(join(broken, 'main.py'), 'import module_that_is_not_there\n\napp = None\n');
+    await page.$eval('#deploy-agent', (el) => {
+      (el as unknown as PageElement).value = '';
+    });
+    await page.type('#deploy-agent', 'web-broken');
+    const input = await page.$('#deploy-folder');
+    await input!.uploadFile(broken);
+    await waitForText(page, '[data-testid=included]', 'main.py');
+    await clickButton(page, 'Deploy', 'form');
+    await waitForText(page, '[data-testid=deploy-status]', 'failed', 240_000);
+    await waitForText(page, '[data-testid=deploy-status]', 'module_that_is_not_there');
+    await screenshot(page, '02-deploy-failed');
   });
 
   it('lists the agent with its status and last deployment, and opens its URL through the edge', async () => {
@@ -205,6 +244,16 @@ describe('the dashboard', () => {
     await page.reload();
     await waitForText(page, '[data-testid=secrets]', 'API_TOKEN');
     expect(await page.content()).not.toContain(value);
+  });
+
+  it('stops and starts the agent, each after a confirmation', async () => {
+    await clickButton(page, 'Stop', '.actions');
+    await clickButton(page, 'Confirm stop', '.actions');
+    await waitForText(page, '[role=status]', 'Stop: paused');
+    await waitForText(page, '[data-testid=agent-status]', 'paused', 60_000);
+    await clickButton(page, 'Start', '.actions');
+    await clickButton(page, 'Confirm start', '.actions');
+    await waitForText(page, '[data-testid=agent-status]', 'running', 120_000);
   });
 
   it('browses a collection of 120 points over three pages of 50', async () => {
@@ -314,6 +363,22 @@ describe('the dashboard', () => {
     await page.waitForSelector('[data-testid=agent-url]');
     await screenshot(page, '10-agent-narrow');
     expect(problems).toEqual([]);
+  });
+
+  it('deletes an agent after a confirmation', async () => {
+    await open('#/agents/web-broken');
+    await page.waitForSelector('[data-testid=agent-status]');
+    await clickButton(page, 'Delete', '.actions');
+    await clickButton(page, 'Confirm delete', '.actions');
+    await page.waitForFunction(
+      () => (globalThis as unknown as PageWindow).location.hash === '#/agents',
+    );
+    await page.waitForSelector(`tr[data-agent=${AGENT}]`);
+    expect(await page.$('tr[data-agent=web-broken]')).toBeNull();
+    const gone = await call(platform.server, 'GET', '/api/v1/agents/web-broken', {
+      key: platform.owner.key,
+    });
+    expect(gone.status).toBe(404);
   });
 
   it('signs out, forgetting the key', async () => {

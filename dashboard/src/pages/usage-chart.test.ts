@@ -3,7 +3,7 @@ import { chartBars, lastDays } from './usage-chart.js';
 
 describe('chartBars', () => {
   it('scales bars to the larger of the limit and the highest use', () => {
-    const { bars, limitY, barWidth } = chartBars(
+    const { bars, limitY, barWidth, top } = chartBars(
       [
         { day: 'a', used: 5 },
         { day: 'b', used: 10 },
@@ -15,6 +15,7 @@ describe('chartBars', () => {
     expect(barWidth).toBe(50);
     expect(bars.map((b) => b.height)).toEqual([50, 100]);
     expect(limitY).toBe(0);
+    expect(top).toBe(20);
   });
 
   it('has no limit line without a limit', () => {

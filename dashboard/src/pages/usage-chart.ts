@@ -19,17 +19,18 @@ export interface Bar {
   height: number;
 }
 
-/** The chart's bars and the y of the limit line (null: no limit). */
+/** The chart's bars, the y of the limit line (null: no limit) and the value the top stands for. */
 export function chartBars(
   days: readonly DayUse[],
   dailyLimit: number | null,
   width: number,
   height: number,
-): { bars: Bar[]; limitY: number | null; barWidth: number } {
+): { bars: Bar[]; limitY: number | null; barWidth: number; top: number } {
   const top = Math.max(1, dailyLimit ?? 0, ...days.map((d) => d.used));
   const barWidth = days.length === 0 ? 0 : width / days.length;
   const scale = (v: number) => (height * v) / top;
   return {
+    top,
     barWidth,
     bars: days.map((d, i) => ({
       day: d.day,

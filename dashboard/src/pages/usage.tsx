@@ -104,6 +104,9 @@ export function UsagePage({ session }: { session: Session }) {
               {chart.limitY !== null && (
                 <line class="limit" x1={0} x2={W} y1={chart.limitY} y2={chart.limitY} />
               )}
+              <text x={4} y={12} class="axis">
+                {Math.round(chart.top * 1000) / 1000}
+              </text>
               <text x={0} y={H + 15} class="axis">
                 {days[0]?.day}
               </text>
