@@ -51,6 +51,9 @@ export async function startDashboardPlatform(): Promise<DashboardPlatform> {
   let vectorsUrl: string | null = null;
   const server = await startControlPlaneServer({
     dashboard: { dir: dist, vectorsUrl: () => vectorsUrl },
+    // Region changes run (two regions on one Kubernetes API: a move relabels the one copy).
+    regions: ['local', 'eu-west'],
+    regionChanges: { pollMs: 200, leaseMs: 1500, edgeGraceMs: 0, backoffMs: 100 },
   });
   const vectors = await startVectorServer({ db: server.db, corsOrigins: [server.base] });
   vectorsUrl = vectors.base;

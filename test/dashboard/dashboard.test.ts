@@ -80,6 +80,12 @@ async function vectors<T>(method: string, path: string, body?: unknown): Promise
   return res.body;
 }
 
+/** The ids of the points the explorer's table lists once it shows `of` (`page-2`, `nearest`). */
+async function shownPoints(of: string): Promise<string[]> {
+  await page.waitForSelector(`[data-testid=points][data-shown="${of}"]`);
+  return listedIds();
+}
+
 /** The ids of the points listed in the explorer's table. */
 function listedIds(): Promise<string[]> {
   return page.$$eval('[data-testid=points] tbody tr', (rows) =>
@@ -284,15 +290,9 @@ describe('the dashboard', () => {
       [3, 20],
     ] as const) {
       await waitForText(page, '[data-testid=page-number]', `Page ${pageNo}`);
-      await page.waitForFunction(
-        (n: number) =>
-          (globalThis as unknown as PageWindow).document.querySelectorAll(
-            '[data-testid=points] tbody tr',
-          ).length === n,
-        {},
-        size,
-      );
-      for (const id of await listedIds()) seen.add(id);
+      const ids = await shownPoints(`page-${pageNo}`);
+      expect(ids.length).toBe(size);
+      for (const id of ids) seen.add(id);
       if (pageNo === 1) await screenshot(page, '06-explorer');
       if (pageNo < 3) await clickButton(page, 'Next page');
     }
@@ -315,7 +315,7 @@ describe('the dashboard', () => {
     await page.type('#explorer-query', '7');
     await clickButton(page, 'Find nearest');
     await waitForText(page, '[data-testid=nearest-title]', '50 nearest to 7');
-    expect((await listedIds()).length).toBe(50);
+    expect((await shownPoints('nearest')).length).toBe(50);
     await screenshot(page, '07-nearest');
     // Browsing resumes on the page it left (the third), and goes back page by page.
     await clickButton(page, 'Back to browsing');
@@ -327,18 +327,16 @@ describe('the dashboard', () => {
   });
 
   it('deletes two ticked points of the current page and the count drops by two', async () => {
-    await page.waitForFunction(
-      () =>
-        (globalThis as unknown as PageWindow).document.querySelectorAll(
-          '[data-testid=points] tbody tr',
-        ).length === 50,
-    );
-    const ids = (await listedIds()).slice(0, 2);
+    const ids = (await shownPoints('page-1')).slice(0, 2);
+    expect(ids.length).toBe(2);
     for (const id of ids) await page.click(`tr[data-point="${id}"] input[type=checkbox]`);
     await clickButton(page, 'Delete 2 ticked');
     await clickButton(page, 'Confirm delete 2 ticked');
     await waitForText(page, '[data-testid=explorer-count]', '118 points');
-    expect(await listedIds()).not.toEqual(expect.arrayContaining(ids));
+    const after = await shownPoints('page-1');
+    expect(after.length).toBe(50);
+    expect(after).not.toContain(ids[0]);
+    expect(after).not.toContain(ids[1]);
     const count = await vectors<{ result: { count: number } }>(
       'POST',
       `/api/v1/collections/${COLLECTION}/points/count`,
@@ -351,10 +349,31 @@ describe('the dashboard', () => {
     await waitForText(page, `tr[data-collection=${COLLECTION}]`, '118', 30_000);
   });
 
-  it('shows workspaces and usage, with no console error or CSP violation on any page', async () => {
+  it("changes a workspace's regions and follows the operation until it succeeds", async () => {
+    const created = await call(platform.server, 'POST', '/api/v1/workspaces', {
+      key: platform.owner.key,
+      body: { name: 'dash-ws', regions: ['local'] },
+    });
+    expect(created.status).toBe(201);
+    const job = await call(platform.server, 'POST', '/api/v1/agents', {
+      key: platform.owner.key,
+      body: { name: 'dash-job', agent_type: 'job', workspace_name: 'dash-ws' },
+    });
+    expect(job.status).toBe(201);
     await open('#/workspaces');
-    await waitForText(page, 'h1', 'Workspaces');
+    const card = 'article[aria-labelledby="ws-dash-ws"]';
+    await waitForText(page, card, 'dash-job');
+    await page.click(`${card} input[value=local]`);
+    await page.click(`${card} input[value=eu-west]`);
+    await clickButton(page, 'Change regions', card);
+    await waitForText(page, `${card} [role=status]`, 'local → eu-west');
+    await waitForText(page, `${card} [role=status]`, 'succeeded', 60_000);
+    await waitForText(page, `${card} [role=status]`, 'agent dash-job: done');
+    await waitForText(page, card, 'Regions: eu-west');
     await screenshot(page, '08-workspaces');
+  });
+
+  it('shows usage, with no console error or CSP violation on any page', async () => {
     await open('#/usage');
     await page.waitForSelector('.chart svg', { timeout: 30_000 });
     await screenshot(page, '09-usage');

@@ -40,7 +40,10 @@ export function ExplorerPage({ session, name }: { session: Session; name: string
   const [filter, setFilter] = useState<Record<string, unknown> | null>(null);
   const [paging, setPaging] = useState<PageState>(firstPage());
   const [mode, setMode] = useState<Mode>({ kind: 'browse' });
-  const [points, setPoints] = useState<Point[]>([]);
+  // The points shown and what they are (`page-2`, `nearest`), so a page number never labels
+  // the rows of another page while the next one loads.
+  const [shown, setShown] = useState<{ of: string; points: Point[] }>({ of: '', points: [] });
+  const points = shown.points;
   const [count, setCount] = useState<number | null>(null);
   const [ticked, setTicked] = useState<Set<PointId>>(new Set());
   const [queryText, setQueryText] = useState('');
@@ -71,7 +74,7 @@ export function ExplorerPage({ session, name }: { session: Session; name: string
           }),
         ]);
         if (!live) return;
-        setPoints(page.result.points);
+        setShown({ of: `page-${pageNumber(paging)}`, points: page.result.points });
         setPaging((p) => withNext(p, page.result.next_page_offset ?? null));
         setCount(counted.result.count);
         setTicked(new Set());
@@ -103,7 +106,7 @@ export function ExplorerPage({ session, name }: { session: Session; name: string
         `${base}/points/query`,
         nearestQuery(input, filter),
       );
-      setPoints(res.result.points);
+      setShown({ of: 'nearest', points: res.result.points });
       setTicked(new Set());
       setMode({ kind: 'nearest', to: queryText.trim() });
       setError(null);
@@ -229,7 +232,7 @@ export function ExplorerPage({ session, name }: { session: Session; name: string
         />
       </div>
       <div class="table-wrap">
-        <table data-testid="points">
+        <table data-testid="points" data-shown={shown.of}>
           <thead>
             <tr>
               <th scope="col">

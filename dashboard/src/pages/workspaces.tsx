@@ -122,6 +122,7 @@ function WorkspaceCard({
             <label key={r}>
               <input
                 type="checkbox"
+                value={r}
                 checked={wanted.includes(r)}
                 onChange={() =>
                   setWanted(wanted.includes(r) ? wanted.filter((x) => x !== r) : [...wanted, r])
