@@ -56,7 +56,7 @@ export async function startTwoRegionServer(
     regionChanges: opts.regionChanges,
   };
   const apis = RegionApis.fromRegistry(registry, home);
-  const { app, deps } = await buildControlPlane(
+  const { app, deps, caches } = await buildControlPlane(
     { mongo, db, kc: home, apis },
     config,
     createLogger('apiserver', 'silent'),
@@ -74,6 +74,8 @@ export async function startTwoRegionServer(
     close: async () => {
       await deps.regionRunner.stop();
       await new Promise((resolve) => http.close(resolve));
+      // Its watches are connections of their own: left open, jest would never exit.
+      await caches.stop();
       if (opts.shareWith) return;
       await db.dropDatabase().catch(() => undefined);
       await mongo.close();

@@ -152,6 +152,7 @@ beforeAll(async () => {
   await new Promise((resolve) => httpServer.once('listening', resolve));
   base = `http://127.0.0.1:${(httpServer.address() as AddressInfo).port}`;
   closeDb = async () => {
+    await built.caches.stop();
     await db.dropDatabase().catch(() => undefined);
     await client.close();
   };
