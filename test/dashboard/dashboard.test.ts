@@ -6,7 +6,8 @@
  * log line printed after the page opened, set a secret whose value is never
  * shown again, run it with a payload, browse a collection of 120 points over
  * three pages, query the nearest 50, tick two points and delete them, and see
- * the count drop by two. Screenshots of the main pages go to
+ * the count drop by two; then filters, a pasted vector, the schema's
+ * conformance, a region change, stop, start and delete. Screenshots of the main pages go to
  * .dev/screenshots/dashboard/ (ignored by git).
  */
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
@@ -347,6 +348,46 @@ describe('the dashboard', () => {
     expect(count.result.count).toBe(118);
     await open('#/collections');
     await waitForText(page, `tr[data-collection=${COLLECTION}]`, '118', 30_000);
+  });
+
+  it("filters, finds the nearest to a pasted vector within the filter, and checks the schema's conformance", async () => {
+    await vectors('PUT', `/api/v1/schema/${COLLECTION}`, {
+      schema: { type: 'object', properties: { n: { type: 'integer', maximum: 100 } } },
+      enforcement_mode: 'warn',
+    });
+    await open('#/collections');
+    await open(`#/collections/${COLLECTION}`);
+    const filter = { must: [{ key: 'tag', match: { value: 'odd' } }] };
+    const odd = await vectors<{ result: { count: number } }>(
+      'POST',
+      `/api/v1/collections/${COLLECTION}/points/count`,
+      { exact: true, filter },
+    );
+    await page.type('#explorer-filter', JSON.stringify(filter));
+    await clickButton(page, 'Apply filter');
+    await waitForText(
+      page,
+      '[data-testid=explorer-count]',
+      `${odd.result.count} points match the filter`,
+    );
+    await page.$eval('#explorer-query', (el) => {
+      (el as unknown as PageElement).value = '';
+    });
+    await page.type('#explorer-query', '[1, 2, 3, 4]');
+    await clickButton(page, 'Find nearest');
+    await waitForText(page, '[data-testid=nearest-title]', '50 nearest to [1, 2, 3, 4]');
+    await shownPoints('nearest');
+    const payloads = await page.$$eval('[data-testid=points] tbody tr td > ul.tree', (els) =>
+      els.map((el) => el.textContent ?? ''),
+    );
+    expect(payloads.length).toBe(50);
+    for (const text of payloads) expect(text).toContain('"odd"');
+    // 118 points are left; those numbered 101 to 120 break the schema's maximum of 100.
+    await clickButton(page, 'Check conformance');
+    await waitForText(page, '[data-testid=conformance]', '98 of 118 points conform');
+    await waitForText(page, '[data-testid=conformance]', 'the whole collection was scanned');
+    await waitForText(page, '[data-testid=conformance] table', 'n20');
+    await screenshot(page, '07-explorer-schema');
   });
 
   it("changes a workspace's regions and follows the operation until it succeeds", async () => {
