@@ -6,8 +6,9 @@
  * region-2's API only, and region-2's operator deploys it; a service there
  * answers through the one edge. A workspace with a service and a collection
  * moves from local to region-2 while the service answers through the edge,
- * the collection answers searches and takes writes, none of them lost; and
- * back, with the API server killed in the middle of it.
+ * the collection answers searches and takes writes, none of them lost, and
+ * region-2's operator is killed midway; and back, with the API server killed
+ * in the middle of it.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
@@ -187,9 +188,14 @@ describe('a workspace with a service and a collection moved between the regions'
     );
   }, 300_000);
 
-  it('moves to region-2 while the service answers through the edge and the collection answers searches, losing no write', async () => {
+  it('moves to region-2 while the service answers through the edge and the collection answers searches, losing no write, its operator killed midway', async () => {
     const traffic = keepBusy();
     const id = await changeRegions('movers', ['region-2']);
+    // Region-2's operator is killed while it builds the copy; the supervisor restarts it.
+    await until(async () => ((await agentCopy('region-2')) ? true : undefined));
+    const operator = pidOf('operator-region-2');
+    process.kill(operator, 'SIGKILL');
+    await until(async () => (pidOf('operator-region-2') !== operator ? true : undefined));
     const op = await finished(id);
     const seen = await traffic.stop();
     expect(op).toMatchObject({ state: 'succeeded', error: null });
@@ -374,7 +380,9 @@ async function engine<T = Record<string, unknown>>(
 }
 
 function pidOf(name: string): number {
-  const proc = platform.services.processes.find((p) => p.name === name);
+  const proc = [...platform.services.processes, ...platform.regionProcesses.processes].find(
+    (p) => p.name === name,
+  );
   if (!proc) throw new Error(`no ${name} process`);
   return proc.pid;
 }
