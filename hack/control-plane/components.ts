@@ -60,7 +60,7 @@ export async function startKubeApiserver(
   pki: Pki,
   certDir: string,
   supervisor?: Supervisor,
-  region: { name?: string; etcdPrefix?: string } = {},
+  region: { name?: string; etcdPrefix?: string; extraArgs?: string[] } = {},
 ): Promise<string> {
   const name = region.name ?? 'kube-apiserver';
   const port = await freePort();
@@ -94,6 +94,7 @@ export async function startKubeApiserver(
         '--endpoint-reconciler-type=none',
         '--profiling=false',
         '--v=0',
+        ...(region.extraArgs ?? []),
       ],
       readyWhen: { probe: ready },
     });

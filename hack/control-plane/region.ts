@@ -29,6 +29,8 @@ export interface RegionApiOptions {
   kubeconfigPath?: string;
   /** Start a kube-controller-manager for this API too. Default true. */
   controllerManager?: boolean;
+  /** More kube-apiserver flags (a test's `--watch-cache=false`). */
+  kubeApiserverArgs?: string[];
   supervisor?: Supervisor;
 }
 
@@ -56,7 +58,11 @@ export async function startRegionApi(opts: RegionApiOptions): Promise<RegionApi>
     controlPlane.pki,
     join(dir, 'serving'),
     opts.supervisor,
-    { name: `kube-apiserver-${name}`, etcdPrefix: regionEtcdPrefix(name) },
+    {
+      name: `kube-apiserver-${name}`,
+      etcdPrefix: regionEtcdPrefix(name),
+      extraArgs: opts.kubeApiserverArgs,
+    },
   );
   await writeKubeconfig(kubeconfigPath, apiServerUrl, controlPlane.pki);
   const kc = new KubeConfig();

@@ -30,11 +30,12 @@ export interface TestRegion {
 
 /**
  * Starts the region `name` on the harness's etcd. `controllerManager` adds a
- * kube-controller-manager (garbage collection) for it; `engine` an engine.
+ * kube-controller-manager (garbage collection) for it; `engine` an engine;
+ * `kubeApiserverArgs` more flags for its kube-apiserver.
  */
 export async function startTestRegion(
   name: string,
-  opts: { controllerManager?: boolean; engine?: boolean } = {},
+  opts: { controllerManager?: boolean; engine?: boolean; kubeApiserverArgs?: string[] } = {},
 ): Promise<TestRegion> {
   const etcdUrl = process.env[HARNESS_ENV.etcdUrl];
   if (!etcdUrl) throw new Error(`${HARNESS_ENV.etcdUrl} is not set: run through jest.config.js`);
@@ -52,6 +53,7 @@ export async function startTestRegion(
         group,
         kubeconfigPath: join(dir, 'kubeconfig'),
         controllerManager: opts.controllerManager ?? false,
+        kubeApiserverArgs: opts.kubeApiserverArgs,
       }),
       opts.engine ? startEngine() : Promise.resolve(undefined),
     ]);
