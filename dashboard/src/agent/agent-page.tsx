@@ -1,7 +1,8 @@
 /**
  * One agent: its state and address, the actions, deployments, runs,
  * schedule, logs and secrets. The agent and its deployments are read again
- * every 3 s, so a build's progress shows as it happens.
+ * every 3 s (slower on small request budgets: api/poll-budget.ts), so a
+ * build's progress shows as it happens.
  */
 import type { Session } from '../session.js';
 import type { Agent } from '../api/types.js';
@@ -22,7 +23,11 @@ export const AGENT_POLL_MS = 3000;
 export function AgentPage({ session, name }: { session: Session; name: string; tab?: string }) {
   const { api } = session;
   const path = `/api/v1/agents/${encodeURIComponent(name)}`;
-  const agent = useLoad(() => api.get<Agent>(path), [name], AGENT_POLL_MS);
+  const agent = useLoad(
+    () => api.get<Agent>(path),
+    [name],
+    () => api.pollMs(AGENT_POLL_MS),
+  );
   const a = agent.data;
   return (
     <section aria-labelledby="agent-title">

@@ -17,7 +17,11 @@ export function DeploymentsSection({
 }) {
   const { api } = session;
   const path = `/api/v1/agents/${encodeURIComponent(agent.name)}/deployments`;
-  const list = useLoad(() => api.get<Page<Deployment>>(`${path}?limit=20`), [agent.name], pollMs);
+  const list = useLoad(
+    () => api.get<Page<Deployment>>(`${path}?limit=20`),
+    [agent.name],
+    () => api.pollMs(pollMs),
+  );
   const action = useAction();
   const versions = (list.data?.items ?? []).filter((d) => !d.is_ephemeral);
   return (

@@ -1,6 +1,6 @@
 /**
  * An agent's logs: the newest page, then followed (read again after the last
- * id every 1.5 s, at once while more wait), filtered by stream and level,
+ * id every 1.5 s or as the budget allows, at once while more wait), filtered by stream and level,
  * with older pages fetched on request (keyset paging back in time).
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
@@ -49,11 +49,14 @@ export function LogsSection({ session, agent }: { session: Session; agent: Agent
         afterRef.current = page.next_after_id;
         setError(null);
         if (follow)
-          timer = setTimeout(() => void tick(), page.has_more && after !== null ? 0 : FOLLOW_MS);
+          timer = setTimeout(
+            () => void tick(),
+            page.has_more && after !== null ? 0 : api.pollMs(FOLLOW_MS),
+          );
       } catch (err) {
         if (stopped) return;
         setError(failureOf(err));
-        if (follow) timer = setTimeout(() => void tick(), FOLLOW_MS * 2);
+        if (follow) timer = setTimeout(() => void tick(), api.pollMs(FOLLOW_MS * 2));
       }
     };
     void tick();

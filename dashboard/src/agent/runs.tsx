@@ -10,7 +10,11 @@ import { useAction, useLoad } from '../ui/use-api.js';
 export function RunsSection({ session, agent }: { session: Session; agent: Agent }) {
   const { api } = session;
   const path = `/api/v1/agents/${encodeURIComponent(agent.name)}`;
-  const runs = useLoad(() => api.get<Page<Run>>(`${path}/runs?limit=20`), [agent.name], 3000);
+  const runs = useLoad(
+    () => api.get<Page<Run>>(`${path}/runs?limit=20`),
+    [agent.name],
+    () => api.pollMs(3000),
+  );
   const action = useAction();
   const [payload, setPayload] = useState('{}');
   return (

@@ -5,12 +5,16 @@
  * token. Errors become {@link ApiFailure}s carrying the contract's code and message.
  */
 import { ApiFailure, failureFrom, failureOf } from './errors.js';
+import { budgetFrom, pollDelay } from './poll-budget.js';
 
 /** Which API a call goes to. */
 export type Plane = 'control' | 'vectors';
 
 /** A client bound to one key. */
 export class ApiClient {
+  /** The control plane's per-minute budget for this key, as its last answer said (null: none). */
+  private budget: number | null = null;
+
   constructor(
     private readonly key: string,
     private readonly vectorsUrl: string,
@@ -38,10 +42,17 @@ export class ApiClient {
     } catch (err) {
       throw failureOf(err);
     }
+    if (plane === 'control' && res.ok)
+      this.budget = budgetFrom(res.headers.get('x-ratelimit-limit'));
     const text = await res.text();
     const parsed = parseJson(text);
     if (!res.ok) throw failureFrom(res.status, parsed);
     return parsed as T;
+  }
+
+  /** The delay between polls of a page whose base delay is `baseMs`, for this key's budget. */
+  pollMs(baseMs: number): number {
+    return pollDelay(baseMs, this.budget);
   }
 
   /** GET on the control plane. */

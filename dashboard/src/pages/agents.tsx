@@ -1,4 +1,4 @@
-/** The agents list: status, type, runtime, URL and last deployment state, read again every 3 s. */
+/** The agents list: status, type, runtime, URL and last deployment state, read again every 3 s (slower on small request budgets). */
 import type { Session } from '../session.js';
 import type { Agent, Deployment, Page } from '../api/types.js';
 import { href } from '../route.js';
@@ -21,7 +21,7 @@ export function AgentsPage({ session }: { session: Session }) {
       return { agents: agents.items, latest: latestByAgent(deployments.items) };
     },
     [],
-    AGENTS_POLL_MS,
+    () => api.pollMs(AGENTS_POLL_MS),
   );
   return (
     <section aria-labelledby="agents-title">

@@ -13,12 +13,22 @@ export interface Loaded<T> {
   reload: () => Promise<void>;
 }
 
-/** Loads with `load` now, when `keys` change, and every `pollMs` when given. */
-export function useLoad<T>(load: () => Promise<T>, keys: unknown[], pollMs?: number): Loaded<T> {
+/**
+ * Loads with `load` now, when `keys` change, and then again after each
+ * `pollMs()` milliseconds when given (read before each wait, so it follows
+ * the key's request budget).
+ */
+export function useLoad<T>(
+  load: () => Promise<T>,
+  keys: unknown[],
+  pollMs?: () => number,
+): Loaded<T> {
   const [data, setData] = useState<T | null>(null);
   const [error, setError] = useState<ApiFailure | null>(null);
   const loadRef = useRef(load);
   loadRef.current = load;
+  const pollRef = useRef(pollMs);
+  pollRef.current = pollMs;
   const reload = useCallback(async () => {
     try {
       setData(await loadRef.current());
@@ -28,11 +38,19 @@ export function useLoad<T>(load: () => Promise<T>, keys: unknown[], pollMs?: num
     }
   }, []);
   useEffect(() => {
+    let stopped = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     setData(null);
-    void reload();
-    if (!pollMs) return;
-    const timer = setInterval(() => void reload(), pollMs);
-    return () => clearInterval(timer);
+    const tick = async () => {
+      await reload();
+      const delay = pollRef.current?.();
+      if (!stopped && delay) timer = setTimeout(() => void tick(), delay);
+    };
+    void tick();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
   }, keys);
   return { data, error, reload };
 }
