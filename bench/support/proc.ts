@@ -40,3 +40,10 @@ export async function mainThreadTimes(pid: number): Promise<MainThreadTimes | nu
     return null;
   }
 }
+
+/** Resident set size now (VmRSS) of a process, in MiB. */
+export async function rssMb(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
+  return kb / 1024;
+}

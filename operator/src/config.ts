@@ -134,7 +134,7 @@ export function loadOperatorConfig(env = process.env): OperatorConfig {
     networkPolicy: loadNetworkPolicyConfig(env),
     logLevel: envString('SVC_LOG_LEVEL', 'info', env),
     workers: {
-      Agent: envInt('SVC_OPERATOR_AGENT_WORKERS', 16, { min: 1, max: 256 }, env),
+      Agent: envInt('SVC_OPERATOR_AGENT_WORKERS', 32, { min: 1, max: 256 }, env),
       AgentDeployment: envInt('SVC_OPERATOR_DEPLOYMENT_WORKERS', 4, { min: 1, max: 64 }, env),
       Workspace: envInt('SVC_OPERATOR_WORKSPACE_WORKERS', 2, { min: 1, max: 64 }, env),
     },

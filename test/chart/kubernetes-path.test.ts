@@ -100,7 +100,8 @@ beforeAll(async () => {
   ({ proc: operator } = await startReady(group, {
     name: 'operator',
     command: process.execPath,
-    args: ['--import', 'tsx', join(repoRoot, 'operator', 'src', 'main.ts')],
+    // The image's entry point (images/operator/Dockerfile).
+    args: [join(repoRoot, 'operator', 'main.mjs')],
     cwd: repoRoot,
     env: {
       ...process.env,

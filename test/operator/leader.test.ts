@@ -39,7 +39,8 @@ beforeAll(async () => {
     const { proc, announced: identity } = await startReady(group, {
       name: `operator-${i}`,
       command: process.execPath,
-      args: ['--import', 'tsx', join(repoRoot, 'operator', 'src', 'main.ts')],
+      // The image's entry point (images/operator/Dockerfile).
+      args: [join(repoRoot, 'operator', 'main.mjs')],
       cwd: repoRoot,
       env: {
         ...process.env,
