@@ -1,4 +1,5 @@
 /** The signed-in layout: the account and environment, the navigation, and the current page. */
+import { useEffect, useRef } from 'preact/hooks';
 import type { Session } from './session.js';
 import { AgentPage } from './agent/agent-page.js';
 import { ExplorerPage } from './explorer/explorer-page.js';
@@ -22,6 +23,12 @@ export function Shell({ session }: { session: Session }) {
   const route = useRoute();
   const [section = 'agents', name, sub] = route;
   const { me } = session;
+  // A new page takes the focus (keyboard and screen-reader users start at its content).
+  const firstRender = useRef(true);
+  useEffect(() => {
+    if (firstRender.current) firstRender.current = false;
+    else document.getElementById('main')?.focus();
+  }, [section, name]);
   return (
     <>
       <a class="skip" href="#main">

@@ -81,6 +81,14 @@ async function vectors<T>(method: string, path: string, body?: unknown): Promise
   return res.body;
 }
 
+/** The text of the focused element (run in the page). */
+function activeText(): string {
+  const { document } = globalThis as unknown as PageWindow & {
+    document: { activeElement: PageElement | null };
+  };
+  return document.activeElement?.textContent?.trim() ?? '';
+}
+
 /** The ids of the points the explorer's table lists once it shows `of` (`page-2`, `nearest`). */
 async function shownPoints(of: string): Promise<string[]> {
   await page.waitForSelector(`[data-testid=points][data-shown="${of}"]`);
@@ -137,6 +145,13 @@ describe('the dashboard', () => {
     expect(storage.session).toEqual([platform.owner.key]);
     expect(storage.local).toBe(0);
     expect(storage.url).not.toContain(platform.owner.key);
+    // The keyboard's first stop is the skip link; then the navigation, in order.
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(activeText)).toBe('Skip to content');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(activeText)).toBe('Agents');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(activeText)).toBe('Deploy');
   });
 
   it('deploys examples/python-service by upload, .svcignore applied in the browser, until active', async () => {
