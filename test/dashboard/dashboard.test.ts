@@ -11,6 +11,7 @@
  * .dev/screenshots/dashboard/ (ignored by git).
  */
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -242,6 +243,17 @@ describe('the dashboard', () => {
     await waitForText(page, '[data-testid=runs]', 'manual', 30_000);
     // The service prints the run's payload; the log panel, already following, shows it.
     await waitForText(page, '[data-testid=log-lines]', marker, 60_000);
+    // Filtered to stdout, the panel shows only the service's own output.
+    await page.click('[data-testid=logs] input[value=stdout]');
+    await page.waitForFunction(() => {
+      const { document } = globalThis as unknown as PageWindow;
+      const lines = Array.from(document.querySelectorAll('[data-testid=log-lines] li'));
+      return (
+        lines.length > 0 && lines.every((li) => li.getAttribute('class')?.startsWith('log-stdout'))
+      );
+    });
+    await waitForText(page, '[data-testid=log-lines]', marker);
+    await page.click('[data-testid=logs] input[value=stdout]');
     await waitForText(page, '[data-testid=runs]', 'completed', 60_000);
     await screenshot(page, '04-agent');
   });
@@ -427,6 +439,40 @@ describe('the dashboard', () => {
     await waitForText(page, `${card} [role=status]`, 'agent dash-job: done');
     await waitForText(page, card, 'Regions: eu-west');
     await screenshot(page, '08-workspaces');
+  });
+
+  it('deploys a scheduled job from an archive, then pauses and resumes its schedule', async () => {
+    const job = await call(platform.server, 'POST', '/api/v1/agents', {
+      key: platform.owner.key,
+      body: { name: 'dash-tick', agent_type: 'job' },
+    });
+    expect(job.status).toBe(201);
+    const archive = join(platform.dir, 'tick.tgz');
+    execFileSync('tar', [
+      'czf',
+      archive,
+      '-C',
+      fileURLToPath(new URL('../../examples/scheduled-job', import.meta.url)),
+      '.',
+    ]);
+    await open('#/deploy/dash-tick');
+    await page.waitForSelector('#deploy-archive');
+    expect(await page.$eval('#deploy-agent', (el) => (el as unknown as PageElement).value)).toBe(
+      'dash-tick',
+    );
+    const input = await page.$('#deploy-archive');
+    await input!.uploadFile(archive);
+    await waitForText(page, 'main', 'tick.tgz, uploaded as it is');
+    await clickButton(page, 'Deploy', 'form');
+    await waitForText(page, '[data-testid=deploy-status]', 'active', 240_000);
+    await open('#/agents/dash-tick');
+    const schedule = '[data-testid=schedule]';
+    await waitForText(page, schedule, '*/5 * * * *');
+    await page.waitForSelector(`${schedule} [data-testid=next-run] time`);
+    await clickButton(page, 'Pause schedule', schedule);
+    await waitForText(page, `${schedule} [data-testid=next-run]`, 'paused', 30_000);
+    await clickButton(page, 'Resume schedule', schedule);
+    await page.waitForSelector(`${schedule} [data-testid=next-run] time`, { timeout: 30_000 });
   });
 
   it('shows usage, with no console error or CSP violation on any page', async () => {

@@ -86,7 +86,7 @@ export function LogsSection({ session, agent }: { session: Session; agent: Agent
     }));
 
   return (
-    <section aria-labelledby="logs-title" class="card">
+    <section aria-labelledby="logs-title" class="card" data-testid="logs">
       <h2 id="logs-title">Logs</h2>
       <div class="filters">
         <fieldset>
@@ -95,6 +95,7 @@ export function LogsSection({ session, agent }: { session: Session; agent: Agent
             <label key={s}>
               <input
                 type="checkbox"
+                value={s}
                 checked={filters.streams.includes(s)}
                 onChange={() => toggle('streams', s)}
               />{' '}
@@ -108,6 +109,7 @@ export function LogsSection({ session, agent }: { session: Session; agent: Agent
             <label key={l}>
               <input
                 type="checkbox"
+                value={l}
                 checked={filters.levels.includes(l)}
                 onChange={() => toggle('levels', l)}
               />{' '}

@@ -17,7 +17,7 @@ export function ScheduleSection({
   const action = useAction();
   const verb = agent.cron_paused ? 'resume' : 'pause';
   return (
-    <section aria-labelledby="schedule-title" class="card">
+    <section aria-labelledby="schedule-title" class="card" data-testid="schedule">
       <h2 id="schedule-title">Schedule</h2>
       {agent.cron_schedule === null ? (
         <p>
@@ -31,12 +31,16 @@ export function ScheduleSection({
               <code>{agent.cron_schedule}</code>
             </dd>
             <dt>Next run</dt>
-            <dd>
-              {agent.cron_paused
-                ? 'paused'
-                : agent.cron_next_run_at
-                  ? new Date(agent.cron_next_run_at).toLocaleString()
-                  : '—'}
+            <dd data-testid="next-run">
+              {agent.cron_paused ? (
+                'paused'
+              ) : agent.cron_next_run_at ? (
+                <time dateTime={agent.cron_next_run_at}>
+                  {new Date(agent.cron_next_run_at).toLocaleString()}
+                </time>
+              ) : (
+                '—'
+              )}
             </dd>
           </dl>
           <button
