@@ -441,12 +441,7 @@ describe('the dashboard', () => {
     await screenshot(page, '08-workspaces');
   });
 
-  it('deploys a scheduled job from an archive, then pauses and resumes its schedule', async () => {
-    const job = await call(platform.server, 'POST', '/api/v1/agents', {
-      key: platform.owner.key,
-      body: { name: 'dash-tick', agent_type: 'job' },
-    });
-    expect(job.status).toBe(201);
+  it('deploys a scheduled job from an archive (the agent created from its svc.yaml), then pauses and resumes its schedule', async () => {
     const archive = join(platform.dir, 'tick.tgz');
     execFileSync('tar', [
       'czf',
@@ -465,6 +460,16 @@ describe('the dashboard', () => {
     await waitForText(page, 'main', 'tick.tgz, uploaded as it is');
     await clickButton(page, 'Deploy', 'form');
     await waitForText(page, '[data-testid=deploy-status]', 'active', 240_000);
+    // The agent was created from the archive's svc.yaml, read in the browser.
+    const job = await call<{ agent_type: string }>(
+      platform.server,
+      'GET',
+      '/api/v1/agents/dash-tick',
+      {
+        key: platform.owner.key,
+      },
+    );
+    expect(job.body.agent_type).toBe('job');
     await open('#/agents/dash-tick');
     const schedule = '[data-testid=schedule]';
     await waitForText(page, schedule, '*/5 * * * *');

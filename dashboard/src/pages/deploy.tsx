@@ -17,6 +17,7 @@ import {
   type PackPlan,
   type ProjectFile,
 } from '../pack/project.js';
+import { readFromTarGz } from '../pack/read-tar.js';
 import { href } from '../route.js';
 import { ErrorNote } from '../ui/error-note.js';
 import { svcYamlSettings } from './svc-yaml.js';
@@ -188,7 +189,7 @@ function PlanSummary({ plan }: { plan: PackPlan }) {
   );
 }
 
-/** Creates the agent when it does not exist, with svc.yaml's runtime and type. */
+/** Creates the agent when it does not exist, with svc.yaml's runtime and type (folder or archive). */
 async function ensureAgent(
   session: Session,
   agentPath: string,
@@ -202,8 +203,10 @@ async function ensureAgent(
     if (!(err instanceof ApiFailure) || err.code !== 'AGENT_NOT_FOUND') throw err;
   }
   const yaml =
-    source.kind === 'folder' ? source.plan.files.find((f) => f.path === 'svc.yaml') : undefined;
-  const settings = yaml ? svcYamlSettings(await yaml.file.text()) : {};
+    source.kind === 'folder'
+      ? await source.plan.files.find((f) => f.path === 'svc.yaml')?.file.text()
+      : await readFromTarGz(source.file, 'svc.yaml');
+  const settings = yaml ? svcYamlSettings(yaml) : {};
   await session.api.post('/api/v1/agents', {
     name,
     ...(settings.runtime ? { runtime: settings.runtime } : {}),
