@@ -8,6 +8,7 @@ import type { Tier } from '../../../crds/src/index.js';
 import type { Collections } from '../store/database.js';
 import { hashKey, mintKey, parseKey } from './api-keys.js';
 import type { AccountDoc, ApiKeyDoc, Environment, SubscriptionStatus } from './model.js';
+import { resolvedKeysOf, type CachedResolution } from './resolved-keys.js';
 
 /** Options of {@link AccountService.createAccount}. */
 export interface NewAccount {
@@ -30,20 +31,22 @@ export interface NewKey {
 export type KeySummary = Omit<ApiKeyDoc, '_id'>;
 
 /** A key that resolved: the key record and its account. */
-export interface ResolvedKey {
-  key: ApiKeyDoc;
-  account: AccountDoc;
-}
+export type ResolvedKey = CachedResolution;
 
 /** Thrown by admin operations on an unknown account or key. */
 export class NotFoundError extends Error {}
 
 /** Account and key operations over MongoDB. */
 export class AccountService {
+  /** Keys resolved by this process, shared by every instance over the database (resolved-keys.ts). */
+  private readonly resolved;
+
   constructor(
     private readonly c: Pick<Collections, 'accounts' | 'apiKeys'>,
     private readonly defaultRegion: string,
-  ) {}
+  ) {
+    this.resolved = resolvedKeysOf(c.apiKeys.dbName);
+  }
 
   /** Creates an account; tier defaults to free and subscription to active. */
   async createAccount(input: NewAccount): Promise<AccountDoc> {
@@ -85,6 +88,7 @@ export class AccountService {
       { returnDocument: 'after' },
     );
     if (!updated) throw new NotFoundError(`no account ${accountId}`);
+    this.resolved.deleteWhere((r) => r.account._id === accountId);
     return updated;
   }
 
@@ -115,6 +119,7 @@ export class AccountService {
     if (!key) throw new NotFoundError(`no key ${keyId}`);
     if (!key.revokedAt)
       await this.c.apiKeys.updateOne({ keyId }, { $set: { revokedAt: new Date() } });
+    this.resolved.delete(key._id);
   }
 
   /** Revokes the keys `keyIds` that are still live; returns how many it revoked. */
@@ -124,6 +129,8 @@ export class AccountService {
       { keyId: { $in: [...keyIds] }, revokedAt: null },
       { $set: { revokedAt: new Date() } },
     );
+    const revoked = new Set(keyIds);
+    this.resolved.deleteWhere((r) => revoked.has(r.key.keyId));
     return result.modifiedCount;
   }
 
@@ -133,6 +140,7 @@ export class AccountService {
       { accountId, agentId, revokedAt: null },
       { $set: { revokedAt: new Date() } },
     );
+    this.resolved.deleteWhere((r) => r.key.accountId === accountId && r.key.agentId === agentId);
     return result.modifiedCount;
   }
 
@@ -160,5 +168,20 @@ export class AccountService {
     if (!key || key.revokedAt) return null;
     const account = await this.c.accounts.findOne({ _id: key.accountId });
     return account ? { key, account } : null;
+  }
+
+  /**
+   * {@link resolveKey} for authenticating a request: a key this process
+   * resolved in the last few seconds is answered from memory, within the
+   * staleness bounds of resolved-keys.ts (this process's own changes at once).
+   */
+  async resolveKeyCached(text: string): Promise<ResolvedKey | null> {
+    if (!parseKey(text)) return null;
+    const hash = hashKey(text);
+    const hit = this.resolved.get(hash);
+    if (hit) return hit;
+    const resolved = await this.resolveKey(text);
+    if (resolved) this.resolved.set(hash, resolved);
+    return resolved;
   }
 }

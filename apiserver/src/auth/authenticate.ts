@@ -34,7 +34,7 @@ export interface AuthContext {
 
 /** What authentication needs. */
 export interface AuthDeps {
-  accounts: Pick<AccountService, 'resolveKey'>;
+  accounts: Pick<AccountService, 'resolveKeyCached'>;
   plans: Record<Tier, Plan>;
 }
 
@@ -63,7 +63,7 @@ export async function authenticate(
   }
   let resolved;
   try {
-    resolved = await deps.accounts.resolveKey(token);
+    resolved = await deps.accounts.resolveKeyCached(token);
   } catch (cause) {
     throw new AuthenticationError('Authentication failed; retry.', { cause });
   }

@@ -16,7 +16,7 @@ import { CollectionService } from './collections/service.js';
 import { KubernetesWorkspaceDirectory } from './collections/workspace-directory.js';
 import { Engines } from './engines.js';
 import { MoveGate, type MoveGateOptions } from './collections/move-gate.js';
-import { cachedKeyResolver, vectorGuard } from './guards.js';
+import { vectorGuard } from './guards.js';
 import { fastPath } from './fast-path.js';
 import type { UpsertLimits } from './points/routes.js';
 import { SchemaService, type SchemaLimits } from './schema/service.js';
@@ -138,7 +138,7 @@ export function vectorPlaneApp(
   const deps = {
     log: log.child({ front: 'vectors' }),
     guard: meteredGuard(
-      vectorGuard({ accounts: cachedKeyResolver(accounts), plans }, windows, now),
+      vectorGuard({ accounts, plans }, windows, now),
       usage,
     ),
     collections: collectionService,

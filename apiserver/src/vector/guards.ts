@@ -9,8 +9,6 @@
  * budget; a 429 carries no Retry-After, as the contract says, and a refused
  * request is taken back out of the count.
  */
-import type { AccountService, ResolvedKey } from '../accounts/account-service.js';
-import { hashKey } from '../accounts/api-keys.js';
 import {
   authenticate,
   bearerToken,
@@ -20,15 +18,6 @@ import {
 import { MissingApiKey, RateLimitExceeded, ServiceUnavailable } from '../errors/catalogue.js';
 import type { MongoWindowStore } from '../rate-limit/mongo-window-store.js';
 import { DEFAULT_WINDOW_MS } from '../rate-limit/sliding-window.js';
-import { TtlCache } from './ttl-cache.js';
-
-/**
- * How long a resolved key is reused. A revoked key, or a suspension, takes
- * effect on the vector plane within this time; in exchange a search costs no
- * key-store round trips, which on FerretDB outweigh the engine's own work.
- * Keys that do not resolve are never cached, so a new key works at once.
- */
-const KEY_CACHE_TTL_MS = 5_000;
 
 /**
  * How stale other replicas' counts of an account's bucket may be. Within one
@@ -36,23 +25,6 @@ const KEY_CACHE_TTL_MS = 5_000;
  * others admitted in the last 250 ms on top of the limit.
  */
 const LIMIT_STALENESS_MS = 250;
-
-/** `accounts` with successful key resolutions cached for a few seconds (by key hash). */
-export function cachedKeyResolver(
-  accounts: Pick<AccountService, 'resolveKey'>,
-): Pick<AccountService, 'resolveKey'> {
-  const cache = new TtlCache<ResolvedKey>(KEY_CACHE_TTL_MS);
-  return {
-    resolveKey: async (text) => {
-      const id = hashKey(text);
-      const hit = cache.get(id);
-      if (hit) return hit;
-      const resolved = await accounts.resolveKey(text);
-      if (resolved) cache.set(id, resolved);
-      return resolved;
-    },
-  };
-}
 
 /**
  * Authenticates and rate-limits one request by its `Authorization` and

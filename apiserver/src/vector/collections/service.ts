@@ -19,7 +19,7 @@ import {
 } from '../../errors/catalogue.js';
 import type { Collections } from '../../store/database.js';
 import type { Engines } from '../engines.js';
-import { TtlCache } from '../ttl-cache.js';
+import { TtlCache } from '../../../../common/ttl-cache.js';
 import type { WorkspaceDirectory } from './workspace-directory.js';
 import { engineFailure } from '../engine-errors.js';
 import { deleteSchemasOf } from '../schema/store.js';

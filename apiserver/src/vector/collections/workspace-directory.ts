@@ -8,7 +8,7 @@ import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { API_GROUP, API_VERSION, LABELS, PLURALS } from '../../../../crds/src/index.js';
 import { tenantNamespace, type Environment } from '../../accounts/model.js';
 import { ServiceUnavailable, VectorNotFound } from '../../errors/catalogue.js';
-import { TtlCache } from '../ttl-cache.js';
+import { TtlCache } from '../../../../common/ttl-cache.js';
 
 /**
  * How long a workspace found is taken to exist. A deleted workspace's

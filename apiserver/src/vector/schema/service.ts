@@ -9,7 +9,7 @@ import { SchemaNotDefined, VectorValidationError } from '../../errors/catalogue.
 import type { VectorCollectionDoc } from '../collections/model.js';
 import type { Engines } from '../engines.js';
 import { engineFailure } from '../engine-errors.js';
-import { TtlCache } from '../ttl-cache.js';
+import { TtlCache } from '../../../../common/ttl-cache.js';
 import { ConformanceTally, type ConformanceReport } from './conformance.js';
 import { WriteCheck } from './enforcement.js';
 import { SchemaInference, type FieldSummary } from './infer.js';

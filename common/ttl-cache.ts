@@ -1,6 +1,6 @@
 /**
- * A small in-process cache with a time-to-live, for lookups every vector
- * request repeats (key → account, name → collection). On FerretDB each such
+ * A small in-process cache with a time-to-live, for lookups every request
+ * repeats (key → account, name → collection). On FerretDB each such
  * lookup is a millisecond-scale round trip that would otherwise dominate a
  * search; a few seconds of staleness is the price, stated where it is used.
  */
@@ -34,5 +34,10 @@ export class TtlCache<V> {
   /** Forgets `key` (after a local change, so this process reads its own writes). */
   delete(key: string): void {
     this.entries.delete(key);
+  }
+
+  /** Forgets every value `matches` picks (a change that several entries reflect). */
+  deleteWhere(matches: (value: V) => boolean): void {
+    for (const [key, entry] of this.entries) if (matches(entry.value)) this.entries.delete(key);
   }
 }
