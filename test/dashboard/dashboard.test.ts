@@ -13,7 +13,7 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'puppeteer-core';
@@ -288,6 +288,38 @@ describe('the dashboard', () => {
     await clickButton(page, 'Start', '.actions');
     await clickButton(page, 'Confirm start', '.actions');
     await waitForText(page, '[data-testid=agent-status]', 'running', 120_000);
+  });
+
+  it('redeploys from an archive dropped on the page, then rolls back to the first version', async () => {
+    const archive = join(platform.dir, 'web-py.tgz');
+    execFileSync('tar', ['czf', archive, '-C', example, '.']);
+    await open(`#/deploy/${AGENT}`);
+    await page.waitForSelector('.drop');
+    // A drop as the browser delivers one, with a file made from the archive's bytes.
+    const bytes = readFileSync(archive).toString('base64');
+    await page.evaluate(`(() => {
+      const bytes = Uint8Array.from(atob(${JSON.stringify(bytes)}), (c) => c.charCodeAt(0));
+      const data = new DataTransfer();
+      data.items.add(new File([bytes], 'web-py.tgz', { type: 'application/gzip' }));
+      const zone = document.querySelector('.drop');
+      for (const type of ['dragover', 'drop'])
+        zone.dispatchEvent(new DragEvent(type, { dataTransfer: data, bubbles: true, cancelable: true }));
+    })()`);
+    await waitForText(page, 'main', 'web-py.tgz, uploaded as it is');
+    await clickButton(page, 'Deploy', 'form');
+    await waitForText(page, '[data-testid=deploy-status]', 'Version 2: active', 240_000);
+    await open(`#/agents/${AGENT}`);
+    const v1 = '[data-testid=deployments] tr[data-version="1"]';
+    await waitForText(page, v1, 'superseded');
+    await clickButton(page, 'Roll back', v1);
+    await clickButton(page, 'Confirm roll back', v1);
+    await waitForText(page, '[data-testid=deployments] tr[data-version="3"]', 'active', 240_000);
+    await waitForText(
+      page,
+      '[data-testid=deployments] tr[data-version="2"]',
+      'rolled_back',
+      60_000,
+    );
   });
 
   it('browses a collection of 120 points over three pages of 50', async () => {

@@ -10,11 +10,21 @@ export function pickedFiles(list: FileList): ProjectFile[] {
   return Array.from(list, (file) => ({ path: file.webkitRelativePath || file.name, file }));
 }
 
-/** The files of a drop: each dropped folder walked, each dropped file as is. */
+/**
+ * The files of a drop: each dropped folder walked, each dropped file as is
+ * (a file without an entry, as a script's DataTransfer gives, by getAsFile).
+ */
 export async function droppedFiles(items: DataTransferItemList): Promise<ProjectFile[]> {
-  const entries = Array.from(items)
+  const list = Array.from(items).filter((item) => item.kind === 'file');
+  const entries = list
     .map((item) => item.webkitGetAsEntry())
     .filter((e): e is FileSystemEntry => e !== null);
+  if (entries.length === 0) {
+    return list
+      .map((item) => item.getAsFile())
+      .filter((f): f is File => f !== null)
+      .map((file) => ({ path: file.name, file }));
+  }
   const out: ProjectFile[] = [];
   for (const entry of entries)
     await walk(entry, entry.isDirectory && entries.length === 1 ? '' : entry.name, out);
