@@ -8,6 +8,8 @@
  *   restarted on the same port with the same data, the log and
  *   `/api/v1/health` say so, and for the engine, every point acknowledged
  *   before, during and after the kill is still there;
+ * - the control plane serves the web dashboard, and the vector plane answers
+ *   the dashboard's origin's cross-origin calls;
  * - the API server, the operator and the engine each serve Prometheus
  *   metrics that the official Python client's text-format parser reads, with
  *   route templates (never names or keys) as labels.
@@ -196,6 +198,40 @@ function samplesOf(
     Object.entries(labels).every(([k, v]) => s.labels[k] === v),
   );
 }
+
+describe('the web dashboard', () => {
+  it('is served under /dashboard/ with its CSP, and the vector plane answers its origin', async () => {
+    // npm start builds it (hack/ensure.mjs); a jest run started by hand may not have.
+    await promisify(execFile)(process.execPath, [join(repoRoot, 'dashboard', 'build.mjs')]);
+    const vectorsOrigin = new URL(platform.vectorsUrl).origin;
+    const page = await fetch(`${platform.apiUrl}/dashboard/`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<script type="module" src="app.js"></script>');
+    expect(page.headers.get('content-security-policy')).toContain(
+      `connect-src 'self' ${vectorsOrigin};`,
+    );
+    const config = (await (await fetch(`${platform.apiUrl}/dashboard/config.json`)).json()) as {
+      vectors_url: string;
+    };
+    expect(new URL(config.vectors_url).origin).toBe(vectorsOrigin);
+    const origin = new URL(platform.apiUrl).origin;
+    const preflight = await fetch(`${platform.vectorsUrl}/api/v1/collections`, {
+      method: 'OPTIONS',
+      headers: {
+        origin,
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'authorization',
+      },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe(origin);
+    const list = await fetch(`${platform.vectorsUrl}/api/v1/collections`, {
+      headers: { origin, authorization: `Bearer ${key}` },
+    });
+    expect(list.status).toBe(200);
+    expect(list.headers.get('access-control-allow-origin')).toBe(origin);
+  });
+});
 
 describe('Prometheus metrics', () => {
   it("labels the API server's requests by front door and route template, never by name or key", async () => {
