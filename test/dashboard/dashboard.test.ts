@@ -170,6 +170,13 @@ describe('the dashboard', () => {
     expect(excluded).toContain('debug.log');
     await clickButton(page, 'Deploy', 'form');
     await waitForText(page, '[data-testid=deploy-status]', 'active', 240_000);
+    // The upload's progress reached its end.
+    const progress = await page.$eval('#upload-progress', (el) => {
+      const bar = el as unknown as { value: number; max: number };
+      return [bar.value, bar.max];
+    });
+    expect(progress[0]).toBeGreaterThan(0);
+    expect(progress[0]).toBe(progress[1]);
     await screenshot(page, '02-deploy');
     // The server has the agent, created from svc.yaml, with an active version.
     const agent = await call<{ runtime: string; status: string }>(
@@ -287,6 +294,20 @@ describe('the dashboard', () => {
     await waitForText(page, '[data-testid=agent-status]', 'paused', 60_000);
     await clickButton(page, 'Start', '.actions');
     await clickButton(page, 'Confirm start', '.actions');
+    await waitForText(page, '[data-testid=agent-status]', 'running', 120_000);
+  });
+
+  it("archives the agent, shows the API's refusal to stop it then, and restores it", async () => {
+    await clickButton(page, 'Archive', '.actions');
+    await clickButton(page, 'Confirm archive', '.actions');
+    await waitForText(page, '[role=status]', 'Archive: archiving');
+    await waitForText(page, '[data-testid=agent-status]', 'archived', 60_000);
+    await clickButton(page, 'Stop', '.actions');
+    await clickButton(page, 'Confirm stop', '.actions');
+    await waitForText(page, '[role=alert]', 'AGENT_STATE_CONFLICT');
+    await waitForText(page, '[role=alert]', 'is archived; restore it first');
+    await clickButton(page, 'Restore', '.actions');
+    await clickButton(page, 'Confirm restore', '.actions');
     await waitForText(page, '[data-testid=agent-status]', 'running', 120_000);
   });
 
@@ -515,6 +536,9 @@ describe('the dashboard', () => {
   it('shows usage, with no console error or CSP violation on any page', async () => {
     await open('#/usage');
     await page.waitForSelector('.chart svg', { timeout: 30_000 });
+    // One bar per day of the last 14, against the plan's limits listed above it.
+    expect(await page.$$eval('.chart rect.bar', (bars) => bars.length)).toBe(14);
+    await waitForText(page, 'table', 'compute_mb_seconds');
     await screenshot(page, '09-usage');
     await page.setViewport({ width: 390, height: 800 });
     await open(`#/agents/${AGENT}`);
