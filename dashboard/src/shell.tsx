@@ -21,7 +21,7 @@ const NAV = [
 /** The shell around every signed-in page. */
 export function Shell({ session }: { session: Session }) {
   const route = useRoute();
-  const [section = 'agents', name, sub] = route;
+  const [section = 'agents', name] = route;
   const { me } = session;
   // A new page takes the focus (keyboard and screen-reader users start at its content).
   const firstRender = useRef(true);
@@ -58,13 +58,13 @@ export function Shell({ session }: { session: Session }) {
         </button>
       </header>
       <main id="main" tabIndex={-1}>
-        {page(session, section, name, sub)}
+        {page(session, section, name)}
       </main>
     </>
   );
 }
 
-function page(session: Session, section: string, name?: string, sub?: string) {
+function page(session: Session, section: string, name?: string) {
   switch (section) {
     case 'deploy':
       return <DeployPage session={session} agentName={name ?? ''} />;
@@ -79,10 +79,6 @@ function page(session: Session, section: string, name?: string, sub?: string) {
     case 'usage':
       return <UsagePage session={session} />;
     default:
-      return name ? (
-        <AgentPage session={session} name={name} tab={sub} />
-      ) : (
-        <AgentsPage session={session} />
-      );
+      return name ? <AgentPage session={session} name={name} /> : <AgentsPage session={session} />;
   }
 }

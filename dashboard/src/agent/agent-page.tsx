@@ -20,7 +20,7 @@ import { SecretsSection } from './secrets.js';
 export const AGENT_POLL_MS = 3000;
 
 /** The agent page. */
-export function AgentPage({ session, name }: { session: Session; name: string; tab?: string }) {
+export function AgentPage({ session, name }: { session: Session; name: string }) {
   const { api } = session;
   const path = `/api/v1/agents/${encodeURIComponent(name)}`;
   const agent = useLoad(
