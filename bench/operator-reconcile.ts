@@ -5,8 +5,9 @@
  * on its own line); then the operator starts as its own process and reconciles each
  * (status written with observedGeneration). Prints the catch-up time and agents/s
  * from the operator's start (and from its ready line, without the process's own
- * start-up), its peak RSS (VmHWM) during the catch-up, and its RSS in the steady
- * state after it (every Agent in its cache, nothing left to do).
+ * start-up), the Agent reconciles it ran (errors, retries: its /metrics), its peak
+ * RSS (VmHWM) during the catch-up, and its RSS in the steady state after it (every
+ * Agent in its cache, nothing left to do).
  *
  *   npx tsx bench/operator-reconcile.ts [agents=1000] [settleSeconds=10]
  *
@@ -81,7 +82,7 @@ try {
 
   // 2. The operator, started against them.
   const operatorStarted = performance.now();
-  const { proc: operator } = await startReady(group, {
+  const { proc: operator, announced: metricsUrl } = await startReady(group, {
     name: 'operator',
     command: process.execPath,
     args: [
@@ -97,7 +98,7 @@ try {
       SVC_LOG_LEVEL: 'warn',
       SVC_OPERATOR_LEASE_SECONDS: '5',
     },
-    readyWhen: { line: readyLine('operator', 'ready') },
+    readyWhen: { line: readyLine('operator', 'metricsUrl') },
   });
   const operatorReady = performance.now();
   await caughtUp;
@@ -107,6 +108,12 @@ try {
   // 3. The steady state: every Agent cached, nothing to do.
   await new Promise((r) => setTimeout(r, settleSeconds * 1000));
   const steadyMb = await rssMb(operator.pid!);
+  const series = await (await fetch(metricsUrl)).text();
+  const sum = (name: string, filter = '') =>
+    series
+      .split('\n')
+      .filter((line) => line.startsWith(name) && line.includes(filter))
+      .reduce((n, line) => n + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
 
   const catchUp = seconds(operatorStarted, done);
   const afterReady = seconds(operatorReady, done);
@@ -123,6 +130,9 @@ try {
   const first = firstReconciled ?? done;
   console.log(
     `  of which: first status ${seconds(operatorReady, first).toFixed(2)} s after the ready line (leadership, caches), then ${seconds(first, done).toFixed(2)} s for the rest: ${((total - 1) / seconds(first, done)).toFixed(0)} agents/s`,
+  );
+  console.log(
+    `  Agent reconciles: ${sum('svc_reconcile_total{kind="Agent"')} (errors ${sum('svc_reconcile_total{kind="Agent"', 'result="error"')}, retries ${sum('svc_workqueue_retries_total{kind="Agent"')})`,
   );
   console.log(`  operator peak RSS ${peakMb.toFixed(0)} MiB`);
   console.log(
