@@ -24,6 +24,8 @@ export const DeploymentConfig = Type.Object({
   regions: stringSet(),
   schedule: Type.Optional(nullable(Type.String())),
   keepAlive: Type.Optional(Type.Boolean()),
+  /** The build sees the agent's secrets as environment variables (svc.yaml's `build_secrets`). */
+  buildSecrets: Type.Optional(Type.Boolean()),
   idleTimeoutMinutes: Type.Optional(Type.Integer({ minimum: 0 })),
 });
 /** Spec field `config` of an {@link AgentDeployment}. */

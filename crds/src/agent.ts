@@ -37,6 +37,11 @@ export const AgentSpec = Type.Object({
   memoryMb: Type.Integer({ minimum: 1 }),
   idleTimeoutMinutes: Type.Integer({ minimum: 0 }),
   keepAlive: Type.Boolean(),
+  buildSecrets: Type.Optional(
+    Type.Boolean({
+      description: "svc.yaml's build_secrets: its builds see the agent's secrets (default false).",
+    }),
+  ),
   databaseCollection: Type.Optional(nullable(Type.String())),
   modelName: Type.Optional(nullable(Type.String())),
   entrypoint: Type.Optional(nullable(Type.String())),

@@ -369,6 +369,51 @@ describe('agent secrets with the local driver', () => {
     expect(lines.map((l) => l.message)).toContain(`long hash ${sha256(first)}`);
   });
 
+  it('gives a build the secrets only when svc.yaml opts in (build_secrets: true), its output never showing a value', async () => {
+    // pip prints the index it uses: a private index's URL with its token is the classic build secret.
+    const index = newValue('http://pip-user:token') + '@svc-build-probe.invalid/simple/';
+    values.push(index);
+    const files = (svcYaml: string) => ({
+      'main.py': SERVICE,
+      'requirements.txt': 'svc-build-probe-package==1.0\n',
+      'svc.yaml': svcYaml,
+    });
+    /** The build lines logged once version `version` has failed and said so. */
+    const buildLines = async (deploymentId: string, version: number) => {
+      const done = await eventually(
+        async () => (await call<Deployment>('GET', `/api/v1/deployments/${deploymentId}`)).body,
+        (x) => ['active', 'failed'].includes(x.state),
+        'the build finished',
+        150_000,
+      );
+      // The package exists on no index: the build fails either way, after pip named its index.
+      expect(done.state).toBe('failed');
+      const lines = await eventually(
+        () => logs('sec-build'),
+        (all) => all.some((l) => l.message.startsWith(`build of version ${version} failed`)),
+        'the build logged its end',
+      );
+      return lines.filter((l) => l.message.startsWith('build: ')).map((l) => l.message);
+    };
+    // pip names its index with the password hidden; without build_secrets it uses the default.
+    const pipIndex = /^build: Looking in indexes: http:\/\/pip-user:\*+@svc-build-probe\.invalid/;
+    expect((await call('POST', '/api/v1/agents', { name: 'sec-build' })).status).toBe(201);
+    await setSecret('sec-build', 'PIP_INDEX_URL', index);
+
+    const closed = (await deployFiles(server, owner.key, 'sec-build', files('type: service\n')))
+      .body;
+    const without = await buildLines(closed.id, 1);
+    expect(without.some((l) => pipIndex.test(l))).toBe(false);
+
+    const opened = (
+      await deployFiles(server, owner.key, 'sec-build', files('build_secrets: true\n'))
+    ).body;
+    const all = await buildLines(opened.id, 2);
+    expect(all.some((l) => pipIndex.test(l))).toBe(true);
+    const token = index.slice(index.indexOf(':token') + 1, index.indexOf('@'));
+    for (const line of all) expect(line).not.toContain(token);
+  });
+
   it('gives a scheduled run a value set after the schedule was armed', async () => {
     const first = newValue('cron-v1');
     await deployAndWait(

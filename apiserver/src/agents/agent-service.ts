@@ -196,6 +196,7 @@ export class AgentService {
       a.spec.regions = config.regions;
       a.spec.keepAlive = config.keepAlive;
       a.spec.idleTimeoutMinutes = config.idleTimeoutMinutes;
+      a.spec.buildSecrets = config.buildSecrets;
       if (config.schedule === null && a.spec.schedule) a.spec.schedulePaused = false;
       a.spec.schedule = config.schedule;
       a.spec.targetVersion = version;

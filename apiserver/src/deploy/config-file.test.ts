@@ -101,6 +101,7 @@ describe('parseConfigFile', () => {
     ['schedule: 5', 'schedule must be a string, or null to remove it'],
     ['keep_alive: "yes"', 'keep_alive must be true or false'],
     ['keep_alive: yes', 'keep_alive must be true or false'],
+    ['build_secrets: "yes"', 'build_secrets must be true or false'],
     ['idle_timeout_minutes: -1', 'idle_timeout_minutes must not be negative'],
     ['memory_mb:', 'memory_mb must not be empty; omit the key to keep the current value'],
     ['runtime: null', 'runtime must not be empty'],
@@ -111,7 +112,7 @@ describe('parseConfigFile', () => {
   it('reports every problem at once', () => {
     const message = problem('memory_mb: -5\ntype: daemon\nextra: 1\n');
     expect(message).toBe(
-      'unknown key extra (known keys: name, runtime, type, entrypoint, memory_mb, regions, schedule, keep_alive, idle_timeout_minutes); type must be one of service, job; memory_mb must be greater than 0',
+      'unknown key extra (known keys: name, runtime, type, entrypoint, memory_mb, regions, schedule, keep_alive, idle_timeout_minutes, build_secrets); type must be one of service, job; memory_mb must be greater than 0',
     );
     expect(message).toContain('unknown key extra');
     expect(message).toContain('memory_mb must be greater than 0');
@@ -145,6 +146,7 @@ const current: EffectiveConfig = {
   schedule: '0 * * * *',
   keepAlive: false,
   idleTimeoutMinutes: 5,
+  buildSecrets: false,
 };
 
 describe('mergeConfig', () => {
@@ -159,6 +161,7 @@ describe('mergeConfig', () => {
       keep_alive: true,
       idle_timeout_minutes: 15,
       entrypoint: 'main.py',
+      build_secrets: true,
     });
     expect(result).toEqual({
       ok: true,
@@ -169,7 +172,12 @@ describe('mergeConfig', () => {
         keepAlive: true,
         idleTimeoutMinutes: 15,
         entrypoint: 'main.py',
+        buildSecrets: true,
       },
+    });
+    // Kept by a later file that does not say.
+    expect(mergeConfig({ ...current, buildSecrets: true }, {})).toMatchObject({
+      config: { buildSecrets: true },
     });
   });
 

@@ -22,6 +22,8 @@ export interface ConfigFile {
   schedule?: string | null;
   keep_alive?: boolean;
   idle_timeout_minutes?: number;
+  /** The build (pip, npm) gets the agent's secrets as environment variables; off by default. */
+  build_secrets?: boolean;
 }
 
 /** An agent's settings that `svc.yaml` can change, after a merge. */
@@ -36,6 +38,7 @@ export interface EffectiveConfig {
   schedule: string | null;
   keepAlive: boolean;
   idleTimeoutMinutes: number;
+  buildSecrets: boolean;
 }
 
 /** The outcome of {@link parseConfigFile}. */
@@ -56,6 +59,7 @@ const KNOWN_KEYS: ReadonlyArray<keyof ConfigFile> = [
   'schedule',
   'keep_alive',
   'idle_timeout_minutes',
+  'build_secrets',
 ];
 
 // Only `schedule` gives null a meaning; elsewhere an empty value is a mistake
@@ -123,6 +127,10 @@ const schema = yup.object({
     .min(1, 'regions must list at least one region'),
   schedule: yup.string().typeError('schedule must be a string, or null to remove it').nullable(),
   keep_alive: yup.boolean().typeError('keep_alive must be true or false').nonNullable(notNull),
+  build_secrets: yup
+    .boolean()
+    .typeError('build_secrets must be true or false')
+    .nonNullable(notNull),
   idle_timeout_minutes: yup
     .number()
     .typeError('idle_timeout_minutes must be a number')
@@ -250,6 +258,7 @@ export function mergeConfig(current: EffectiveConfig, file: ConfigFile): MergedC
       schedule,
       keepAlive,
       idleTimeoutMinutes: file.idle_timeout_minutes ?? current.idleTimeoutMinutes,
+      buildSecrets: file.build_secrets ?? current.buildSecrets,
     },
   };
 }

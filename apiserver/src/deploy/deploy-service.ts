@@ -82,6 +82,7 @@ export function effectiveConfig(agent: Agent): EffectiveConfig {
     schedule: spec.schedule ?? null,
     keepAlive: spec.keepAlive,
     idleTimeoutMinutes: spec.idleTimeoutMinutes,
+    buildSecrets: spec.buildSecrets ?? false,
   };
 }
 
@@ -227,6 +228,7 @@ export class DeployService {
       schedule: config.schedule,
       keepAlive: config.keepAlive,
       idleTimeoutMinutes: config.idleTimeoutMinutes,
+      ...(config.buildSecrets ? { buildSecrets: true } : {}),
     };
     const deployment = versionDeployment(agent, {
       id,

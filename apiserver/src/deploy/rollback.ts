@@ -14,5 +14,6 @@ export function configOfVersion(from: AgentDeployment, agent: Agent): EffectiveC
     schedule: c.schedule ?? null,
     keepAlive: c.keepAlive ?? false,
     idleTimeoutMinutes: c.idleTimeoutMinutes ?? agent.spec.idleTimeoutMinutes,
+    buildSecrets: c.buildSecrets ?? false,
   };
 }

@@ -137,9 +137,9 @@ export class KubernetesDriver implements WorkloadDriver {
     this.policiesApplied.set(namespace, Date.now());
   }
 
-  async startBuild(_agent: Agent, deployment: AgentDeployment): Promise<void> {
+  async startBuild(agent: Agent, deployment: AgentDeployment): Promise<void> {
     await this.ensureNetworkPolicies(deployment.metadata.namespace ?? '');
-    await this.apply(buildJob(deployment, this.cfg));
+    await this.apply(buildJob(deployment, this.cfg, agent));
   }
 
   async buildStatus(deployment: AgentDeployment): Promise<TaskStatus> {

@@ -170,3 +170,28 @@ describe('secrets in the pods', () => {
     });
   });
 });
+
+describe("the build Job and the agent's secrets", () => {
+  it('gets none unless the deployment opted in, then every one as the agent gets them', () => {
+    const of = agent('python3.12');
+    const long = `L${'K'.repeat(254)}`;
+    of.metadata.annotations = { [ANNOTATIONS.longSecretKeys]: JSON.stringify([long]) };
+    const plain = deployment(of);
+    const without = buildJob(plain, cfg, of).spec?.template.spec?.containers[0] as V1Container;
+    expect(without.envFrom).toBeUndefined();
+    expect(without.env?.map((e) => e.name)).toEqual(['SVC_ARTIFACT_URL']);
+    const opted: AgentDeployment = {
+      ...plain,
+      spec: { ...plain.spec, config: { ...plain.spec.config, buildSecrets: true } },
+    };
+    const container = buildJob(opted, cfg, of).spec?.template.spec?.containers[0] as V1Container;
+    const secretName = OBJECT_NAMES.agentSecrets(of.metadata.name ?? '');
+    expect(container.envFrom).toEqual([{ secretRef: { name: secretName, optional: true } }]);
+    expect(container.env?.find((e) => e.name === long)?.valueFrom).toEqual({
+      secretKeyRef: { name: secretName, key: secretDataKey(long), optional: true },
+    });
+    // The unpack step, which fetches the archive, never gets them.
+    const source = buildJob(opted, cfg, of).spec?.template.spec?.initContainers?.[0];
+    expect(source?.envFrom).toBeUndefined();
+  });
+});

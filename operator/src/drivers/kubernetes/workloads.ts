@@ -5,7 +5,14 @@
  * carries a controller owner reference, so the garbage collector removes it
  * with its owner.
  */
-import type { V1CronJob, V1Deployment, V1Job, V1Service } from '@kubernetes/client-node';
+import type {
+  V1CronJob,
+  V1Deployment,
+  V1EnvFromSource,
+  V1EnvVar,
+  V1Job,
+  V1Service,
+} from '@kubernetes/client-node';
 import {
   ANNOTATIONS,
   FALLBACK_ARCHIVE_LIMITS,
@@ -18,7 +25,7 @@ import {
 import { internalToken } from '../../../../common/internal-token.js';
 import { controllerRef } from '../../../../crds/src/owner-reference.js';
 import type { OperatorConfig } from '../../config.js';
-import { AGENT_PORT } from '../agent-environment.js';
+import { AGENT_PORT, agentSecretSources, longSecretRefs } from '../agent-environment.js';
 import { agentPodLabels, agentPodSpec, builtImageName } from './pod-template.js';
 import { imageBuildContainer, podSecurity, restrictedContainer } from './security.js';
 
@@ -101,11 +108,17 @@ export function agentService(agent: Agent): V1Service {
  * `dockerfile`: an in-cluster image builder builds the archive's Dockerfile
  * and pushes the image to the configured registry.
  */
-export function buildJob(deployment: AgentDeployment, cfg: OperatorConfig): V1Job {
+export function buildJob(
+  deployment: AgentDeployment,
+  cfg: OperatorConfig,
+  /** The agent, whose secrets the build gets when its svc.yaml says `build_secrets: true`. */
+  agent?: Agent,
+): V1Job {
   const id = deployment.metadata.name ?? '';
   const agentId = deployment.spec.agentId;
   const archiveUrl = `${cfg.internalApiUrl}/internal/deployments/${id}/archive?token=${internalToken(cfg.internalSecret, 'archive:read', id)}`;
   const dockerfile = deployment.spec.config.runtime === 'dockerfile';
+  const secrets = buildSecretsOf(deployment, agent);
   const fetchSource = {
     name: 'source',
     image: cfg.images.builder,
@@ -153,7 +166,9 @@ export function buildJob(deployment: AgentDeployment, cfg: OperatorConfig): V1Jo
             name: 'SVC_ARTIFACT_URL',
             value: `${cfg.internalApiUrl}/internal/deployments/${id}/artifact?token=${internalToken(cfg.internalSecret, 'artifact:write', id)}`,
           },
+          ...(secrets?.env ?? []),
         ],
+        ...(secrets ? { envFrom: secrets.envFrom } : {}),
         volumeMounts: [{ name: 'workspace', mountPath: '/workspace' }],
         securityContext: restrictedContainer(),
       };
@@ -187,6 +202,24 @@ export function buildJob(deployment: AgentDeployment, cfg: OperatorConfig): V1Jo
         },
       },
     },
+  };
+}
+
+/**
+ * The secrets a build opted into (`build_secrets: true`), as a pod reads them:
+ * the agent's Secrets through envFrom, long keys named one by one; none otherwise.
+ */
+function buildSecretsOf(
+  deployment: AgentDeployment,
+  agent: Agent | undefined,
+): { env: V1EnvVar[]; envFrom: V1EnvFromSource[] } | null {
+  if (!deployment.spec.config.buildSecrets || !agent) return null;
+  return {
+    env: longSecretRefs(agent).map(({ name, secretName, dataKey }) => ({
+      name,
+      valueFrom: { secretKeyRef: { name: secretName, key: dataKey, optional: true } },
+    })),
+    envFrom: agentSecretSources(agent).map((name) => ({ secretRef: { name, optional: true } })),
   };
 }
 

@@ -175,6 +175,8 @@ export async function installDependencies(
     run?: ToolRunner;
     /** `appDir` as the tools see it (inside a sandbox). */
     toolDir?: string;
+    /** More environment for pip and npm. */
+    env?: Record<string, string>;
   },
 ): Promise<void> {
   const runTool = opts.run ?? directToolRunner(appDir);
@@ -198,6 +200,7 @@ export async function installDependencies(
       ],
       opts.output,
       opts.signal,
+      opts.env,
     );
   }
   if (!runtime.startsWith('python') && existsSync(join(appDir, 'package.json'))) {
@@ -212,6 +215,7 @@ export async function installDependencies(
         ['install', '--omit=dev', '--no-audit', '--no-fund', '--no-package-lock'],
         opts.output,
         opts.signal,
+        opts.env,
       );
     }
   }
@@ -305,6 +309,8 @@ export async function buildDeployment(
     signal: AbortSignal;
     /** Where the tools run, and how they see `appDir` (the sandbox); called once unpacked. */
     tools?: (appDir: string) => Promise<{ run: ToolRunner; toolDir: string }>;
+    /** More environment for the dependency installers (the agent's secrets, when opted in). */
+    env?: Record<string, string>;
   },
 ): Promise<void> {
   const runtime = deployment.spec.config.runtime;
@@ -325,6 +331,7 @@ export async function buildDeployment(
     python: opts.runners.python,
     output: opts.output,
     signal: opts.signal,
+    env: opts.env,
     ...tools,
   });
   const entrypoint = deployment.spec.config.entrypoint;

@@ -182,17 +182,22 @@ export class LocalDriver implements WorkloadDriver {
       startedAt,
     } satisfies TaskRecord);
     this.event(agent, id, `build of version ${deployment.spec.version} started`);
+    // A build sees the agent's secrets only when its svc.yaml says `build_secrets: true`.
+    let mask: (line: string) => string = String;
     void this.admitted(agent)
-      .then(() =>
-        buildDeployment(deployment, join(this.buildDir(id), 'app'), {
+      .then(async () => {
+        const secrets = deployment.spec.config.buildSecrets ? await this.secretsOf(agent) : {};
+        mask = secretMasker(Object.values(secrets));
+        await buildDeployment(deployment, join(this.buildDir(id), 'app'), {
           apiUrl: this.cfg.internalApiUrl,
           secret: this.cfg.internalSecret,
           runners: this.runners,
           signal: controller.signal,
-          output: (line) => this.event(agent, id, `build: ${line}`, 'INFO'),
+          output: (line) => this.event(agent, id, `build: ${mask(line)}`, 'INFO'),
           tools: this.launcher.buildTools(agent, deployment.spec.config.memoryMb),
-        }),
-      )
+          env: secrets,
+        });
+      })
       .then(
         async () => {
           await writeRecord(record, {
@@ -207,7 +212,7 @@ export class LocalDriver implements WorkloadDriver {
         async (err: unknown) => {
           const message = controller.signal.aborted
             ? 'cancelled'
-            : this.asUserSees((err as Error).message, id);
+            : mask(this.asUserSees((err as Error).message, id));
           await writeRecord(record, {
             deploymentId: id,
             phase: 'failed',
@@ -268,29 +273,40 @@ export class LocalDriver implements WorkloadDriver {
     for (const variable of agentEnv(agent, deployment, this.cfg, { mode: 'service', ...extra })) {
       env[variable.name] = variable.value;
     }
-    const secret = async (name: string) => {
-      try {
-        const read = await this.core.readNamespacedSecret({
-          namespace: agent.metadata.namespace ?? '',
-          name,
-        });
-        return secretEnvironment(read);
-      } catch (err) {
-        if ((err as { code?: number }).code === 404) return {};
-        throw err;
-      }
-    };
-    // The workspace's secrets, then the agent's own: its own wins on a shared key.
-    const secrets: Record<string, string> = {};
-    for (const name of agentSecretSources(agent)) Object.assign(secrets, await secret(name));
+    const secrets = await this.secretsOf(agent);
     return {
       env: {
         ...secrets,
         ...env,
-        ...(await secret(OBJECT_NAMES.deploymentKeySecret(deployment.metadata.name ?? ''))),
+        ...(await this.readSecret(
+          agent,
+          OBJECT_NAMES.deploymentKeySecret(deployment.metadata.name ?? ''),
+        )),
       },
       mask: secretMasker(Object.values(secrets)),
     };
+  }
+
+  /** The variables the Secret `name` of the agent's namespace holds (none when it does not exist). */
+  private async readSecret(agent: Agent, name: string): Promise<Record<string, string>> {
+    try {
+      const read = await this.core.readNamespacedSecret({
+        namespace: agent.metadata.namespace ?? '',
+        name,
+      });
+      return secretEnvironment(read);
+    } catch (err) {
+      if ((err as { code?: number }).code === 404) return {};
+      throw err;
+    }
+  }
+
+  /** The agent's secrets as they are now: its workspace's, then its own (its own wins on a shared key). */
+  private async secretsOf(agent: Agent): Promise<Record<string, string>> {
+    const secrets: Record<string, string> = {};
+    for (const name of agentSecretSources(agent))
+      Object.assign(secrets, await this.readSecret(agent, name));
+    return secrets;
   }
 
   async applyService(agent: Agent, deployment: AgentDeployment, replicas: number): Promise<void> {
