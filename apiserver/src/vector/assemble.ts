@@ -137,10 +137,7 @@ export function vectorPlaneApp(
   );
   const deps = {
     log: log.child({ front: 'vectors' }),
-    guard: meteredGuard(
-      vectorGuard({ accounts, plans }, windows, now),
-      usage,
-    ),
+    guard: meteredGuard(vectorGuard({ accounts, plans }, windows, now), usage),
     collections: collectionService,
     engines,
     moves: new MoveGate(c, (id) => collectionService.forget(id), options.moves),
