@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+
 // What a test run left open, found after the harness's components are stopped.
 //
 // On this 2-core machine jest runs every suite in its own process, so a child
@@ -5,6 +7,29 @@
 // and CI times out an hour later saying nothing about which. The global
 // teardown calls this instead: it names each leftover, ends it (so jest can
 // exit) and fails the run.
+
+/** The other processes holding the pipe of this process's `fd`: who keeps it open. */
+function holdersOf(fd) {
+  let target;
+  try {
+    target = readlinkSync(`/proc/self/fd/${fd}`);
+  } catch {
+    return '';
+  }
+  const holders = [];
+  for (const pid of readdirSync('/proc').filter((e) => /^\d+$/.test(e))) {
+    if (Number(pid) === process.pid) continue;
+    try {
+      const fds = readdirSync(`/proc/${pid}/fd`);
+      if (!fds.some((f) => readlinkSync(`/proc/${pid}/fd/${f}`) === target)) continue;
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+      holders.push(`${pid}: ${cmdline.slice(0, 200)}`);
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return holders.length > 0 ? `, held by ${holders.join('; ')}` : '';
+}
 
 /** One line per handle that would keep this process alive. */
 function describe(handle) {
@@ -21,7 +46,8 @@ function describe(handle) {
   }
   if (kind === 'Socket') {
     // A pipe: the stdio of a child process, or this process's own stdio.
-    return `pipe (fd ${handle._handle?.fd ?? '?'})`;
+    const fd = handle._handle?.fd;
+    return `pipe (fd ${fd ?? '?'}${fd === undefined ? '' : holdersOf(fd)})`;
   }
   return kind;
 }

@@ -64,11 +64,13 @@ beforeAll(async () => {
     { overrides: { vectorsUrl: 'http://127.0.0.1:1' }, dir },
   );
   driver = operator.driver;
-  loopbackService = createServer((socket) => socket.end(BANNER));
+  // Each reads what a probe sends (and so its end): a socket left with unread input is never
+  // closed, and would keep jest from exiting.
+  loopbackService = createServer((socket) => socket.resume().end(BANNER));
   await new Promise<void>((resolve) => loopbackService.listen(0, '127.0.0.1', resolve));
   const ip = outsideIp();
   if (ip) {
-    outside = createServer((socket) => socket.end('outside-ok'));
+    outside = createServer((socket) => socket.resume().end('outside-ok'));
     await new Promise<void>((resolve) => outside?.listen(0, ip, resolve));
     const port = (outside.address() as { port: number }).port;
     outsideAddress = `${ip}:${port}`;

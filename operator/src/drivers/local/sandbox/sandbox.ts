@@ -292,6 +292,9 @@ export class Sandbox {
     });
     const exited = proc.exited;
     sandboxed.exited = exited.then(async (code) => {
+      // The block pipe is ours to write: a sandbox that ended before its setup let it go would
+      // leave it open for good (node ends a child's stdin on exit, not its other pipes).
+      (proc.child.stdio[BLOCK_FD] as Writable | null)?.destroy();
       // pasta runs in the background for as long as it is let; it goes with its sandbox.
       await sandboxed.setup.catch(() => undefined);
       stopPasta(pastaPid);
