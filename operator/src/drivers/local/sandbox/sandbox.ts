@@ -17,6 +17,7 @@ import { ProcessGroup, type ManagedProcess } from '../../../../../common/process
 import type { RunnerPaths } from '../runner-command.js';
 import { AgentCgroup, describeCgroups, detectCgroups, type CgroupSupport } from './cgroups.js';
 import { pastaArgs, SANDBOX_DNS } from './network.js';
+import { SandboxRecords } from './sandbox-records.js';
 import {
   agentUid,
   BLOCK_FD,
@@ -156,6 +157,8 @@ export class Sandbox {
     private readonly base: { system: SandboxSpec['system']; mounts: SandboxMount[] },
     private readonly publicPorts: number[],
     private readonly asRoot: boolean,
+    /** What each running sandbox left on the host, for a restart after a crash to end. */
+    private readonly records: SandboxRecords,
   ) {}
 
   /** What the sandbox gives, for the operator's log. */
@@ -203,12 +206,20 @@ export class Sandbox {
       ...HOST_ETC.filter((p) => existsSync(p)).map((p) => ({ source: p, target: p })),
       ...runtimeMounts(opts.runners, opts.repoNodeModules, opts.stateDir),
     ];
+    // Sandboxes a killed operator of this state directory left running end before any starts.
+    const records = new SandboxRecords(join(opts.stateDir, 'sandboxes'));
+    const reaped = await records.reapLeftovers();
+    if (reaped > 0)
+      opts.log.warn('ended the sandboxes of a previous run of this operator', {
+        processes: reaped,
+      });
     const sandbox = new Sandbox(
       { bwrap, pasta, setpriv },
       await detectCgroups(),
       { system: systemDirs(), mounts },
       opts.publicPorts,
       asRoot,
+      records,
     );
     const probeDir = join(opts.stateDir, 'sandbox-probe');
     await mkdir(probeDir, { recursive: true });
@@ -274,6 +285,7 @@ export class Sandbox {
     });
     let cgroup: AgentCgroup | null = null;
     let pastaPid: number | null = null;
+    let record: string | null = null;
     const sandboxed = proc as SandboxedProcess;
     sandboxed.outOfMemory = false;
     sandboxed.setup = this.wire(
@@ -282,6 +294,7 @@ export class Sandbox {
       uid,
       (c) => (cgroup = c),
       (pid) => (pastaPid = pid),
+      (file) => (record = file),
     );
     sandboxed.setup.catch(() => {
       try {
@@ -298,6 +311,7 @@ export class Sandbox {
       // pasta runs in the background for as long as it is let; it goes with its sandbox.
       await sandboxed.setup.catch(() => undefined);
       stopPasta(pastaPid);
+      if (record) await this.records.forget(record);
       const current = cgroup as AgentCgroup | null;
       if (current) {
         sandboxed.outOfMemory = await current.outOfMemory();
@@ -315,6 +329,7 @@ export class Sandbox {
     uid: number | null,
     keep: (cgroup: AgentCgroup) => void,
     keepPasta: (pid: number) => void,
+    keepRecord: (file: string) => void,
   ): Promise<void> {
     const info = proc.child.stdio[INFO_FD] as Readable;
     const block = proc.child.stdio[BLOCK_FD] as Writable;
@@ -335,6 +350,14 @@ export class Sandbox {
       uid,
     );
     if (pastaPid !== null) keepPasta(pastaPid);
+    // Recorded before it runs: the sandbox's first process takes the rest with it.
+    keepRecord(
+      await this.records.record(`${launch.name}-${pid}`, [
+        proc.pid,
+        pid,
+        ...(pastaPid !== null ? [pastaPid] : []),
+      ]),
+    );
     block.end('1');
   }
 }
