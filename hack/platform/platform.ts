@@ -120,8 +120,11 @@ function nodeComponent(
       launch(group, {
         name,
         command: process.execPath,
-        // One process (no tsx CLI wrapper), so the parent-death signal reaches the server itself.
-        args: ['--import', 'tsx', join(repoRoot, entry)],
+        // One process (no tsx CLI wrapper), so the parent-death signal reaches the server itself;
+        // an .mjs entry point registers tsx itself (operator/main.mjs).
+        args: entry.endsWith('.mjs')
+          ? [join(repoRoot, entry)]
+          : ['--import', 'tsx', join(repoRoot, entry)],
         cwd: repoRoot,
         env,
         readyWhen:
@@ -267,7 +270,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
         nodeComponent(
           services,
           home ? 'operator' : `operator-${region.name}`,
-          'operator/src/main.ts',
+          'operator/main.mjs',
           operatorEnv,
           '{"ready":"operator"',
         ),
