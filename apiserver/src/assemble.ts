@@ -2,7 +2,7 @@
  * Wires the API server's services from its connections and configuration:
  * one place, used by main.ts and by the integration tests alike.
  */
-import type { KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { Db, MongoClient } from 'mongodb';
 import type { Logger } from '../../common/logger.js';
 import { AccountService } from './accounts/account-service.js';
@@ -25,6 +25,8 @@ import { RegionalRepository } from './store/regional-resources.js';
 import { RegionCaches } from './store/region-caches.js';
 import { RegionApis } from './regions/region-apis.js';
 import { workspaceId } from './workspaces/workspace-ids.js';
+import { workspaceSecretsName } from '../../crds/src/index.js';
+import { SecretStore } from './secrets/secret-store.js';
 import { collections, ensureIndexes } from './store/database.js';
 import { WorkspaceCollections } from './workspaces/workspace-collections.js';
 import { WorkspaceRepository } from './workspaces/workspace-repository.js';
@@ -79,6 +81,7 @@ export function controlPlaneDeps(
     log.child({ component: 'deployment-keys' }),
   );
   const workspaceRepository = new WorkspaceRepository(conn.kc, agentRepository);
+  const homeSecrets = new SecretStore(conn.kc.makeApiClient(CoreV1Api));
   const agents = new AgentService({
     repository: agentRepository,
     names: new NameReservations(c.nameReservations),
@@ -88,6 +91,10 @@ export function controlPlaneDeps(
     workspaceRegions: async (namespace, name) =>
       (await workspaceRepository.get(namespace, workspaceId(namespace, name)))?.spec.regions ??
       null,
+    workspaceLongSecretKeys: async (namespace, name) =>
+      (
+        await homeSecrets.load(namespace, workspaceSecretsName(workspaceId(namespace, name)))
+      ).longKeys(),
   });
   const archives = new ArchiveStore(conn.db, 'archives');
   const logs = new LogStore(c.logs);

@@ -117,7 +117,7 @@ async function readK8sSecret(namespace: string, workspaceId: string) {
   return core.readNamespacedSecret({ namespace, name: workspaceSecretsName(workspaceId) });
 }
 
-async function revisionOf(namespace: string, agentId: string): Promise<string | undefined> {
+async function annotationsOf(namespace: string, agentId: string) {
   const agent = (await custom.getNamespacedCustomObject({
     group: API_GROUP,
     version: API_VERSION,
@@ -125,7 +125,11 @@ async function revisionOf(namespace: string, agentId: string): Promise<string | 
     plural: PLURALS.Agent,
     name: agentId,
   })) as { metadata: { annotations?: Record<string, string> } };
-  return agent.metadata.annotations?.[ANNOTATIONS.secretsRevision];
+  return agent.metadata.annotations ?? {};
+}
+
+async function revisionOf(namespace: string, agentId: string): Promise<string | undefined> {
+  return (await annotationsOf(namespace, agentId))[ANNOTATIONS.secretsRevision];
 }
 
 beforeAll(async () => {
@@ -297,6 +301,29 @@ describe('POST /api/v1/workspaces/{workspace}/secrets', () => {
     const res = await put(ws.name, { key, value: value('longest') });
     expect([res.status, res.body.key]).toEqual([201, key]);
     expect(await listKeys(ws.name)).toEqual([key]);
+  });
+
+  it("names its long keys on every agent in it, one created or moved in later too, for the agents' pods", async () => {
+    const ws = await newWorkspace(owner, 'long-members');
+    const key = `W${'K'.repeat(254)}`;
+    const before = await newAgent(owner, 'long-before', ws.name);
+    expect((await put(ws.name, { key, value: value('long-member') })).status).toBe(201);
+    const listed = (a: Record<string, string>) =>
+      JSON.parse(a[ANNOTATIONS.workspaceLongSecretKeys] ?? '[]') as string[];
+    expect(listed(await annotationsOf(owner.namespace, before))).toEqual([key]);
+    const after = await newAgent(owner, 'long-after', ws.name);
+    expect(listed(await annotationsOf(owner.namespace, after))).toEqual([key]);
+    const outside = await newAgent(owner, 'long-outside', null);
+    expect(listed(await annotationsOf(owner.namespace, outside))).toEqual([]);
+    const patch = (workspace: string | null) =>
+      call('PATCH', `/api/v1/agents/${outside}`, {
+        key: owner.key,
+        body: { workspace_name: workspace },
+      });
+    expect((await patch(ws.name)).status).toBe(200);
+    expect(listed(await annotationsOf(owner.namespace, outside))).toEqual([key]);
+    expect((await patch(null)).status).toBe(200);
+    expect(listed(await annotationsOf(owner.namespace, outside))).toEqual([]);
   });
 
   it('creates a secret (201), returning its WorkspaceSecret record and never the value', async () => {

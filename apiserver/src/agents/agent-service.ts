@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
+  ANNOTATIONS,
   API_GROUP_VERSION,
   LABELS,
   type Agent,
@@ -44,6 +45,11 @@ export interface AgentServiceDeps {
   keys: AgentKeyRevoker;
   /** The regions of the tenant's workspace `name`, or null when there is no such workspace. */
   workspaceRegions?: (namespace: string, name: string) => Promise<string[] | null>;
+  /**
+   * The keys of a workspace's secrets too long for a Secret's data key, which
+   * an agent joining it carries (ANNOTATIONS.workspaceLongSecretKeys) so its pods get them.
+   */
+  workspaceLongSecretKeys?: (namespace: string, name: string) => Promise<string[]>;
 }
 
 /** A machine as AgentStatusDetail reports it. */
@@ -88,6 +94,7 @@ export class AgentService {
 
     const id = randomUUID();
     await this.deps.names.reserve(tenant, input.name, id);
+    const longKeys = await this.workspaceLongKeys(tenant.namespace, input.workspace_name ?? null);
     const agent: Agent = {
       apiVersion: API_GROUP_VERSION,
       kind: 'Agent',
@@ -95,6 +102,7 @@ export class AgentService {
         name: id,
         namespace: tenant.namespace,
         labels: { [LABELS.agentName]: input.name, [LABELS.accountId]: account._id },
+        ...(longKeys ? { annotations: longKeys } : {}),
       },
       spec: {
         name: input.name,
@@ -129,6 +137,19 @@ export class AgentService {
       await this.deps.names.release(tenant, input.name, id).catch(() => undefined);
       throw err;
     }
+  }
+
+  /**
+   * The annotation listing the long secret keys of the workspace `name` (see
+   * {@link AgentServiceDeps.workspaceLongSecretKeys}), or null for none.
+   */
+  private async workspaceLongKeys(
+    namespace: string,
+    name: string | null,
+  ): Promise<Record<string, string> | null> {
+    if (!name || !this.deps.workspaceLongSecretKeys) return null;
+    const keys = await this.deps.workspaceLongSecretKeys(namespace, name);
+    return keys.length > 0 ? { [ANNOTATIONS.workspaceLongSecretKeys]: JSON.stringify(keys) } : null;
   }
 
   /**
@@ -257,9 +278,20 @@ export class AgentService {
 
     const rename = input.name && input.name !== current.spec.name ? input.name : null;
     if (rename) await this.deps.names.reserve(auth.tenant, rename, id);
+    const joins =
+      input.workspace_name !== undefined &&
+      input.workspace_name !== (current.spec.workspaceName ?? null);
+    const longKeys = joins
+      ? await this.workspaceLongKeys(auth.tenant.namespace, input.workspace_name ?? null)
+      : null;
     let updated: Agent | null;
     try {
       updated = await this.deps.repository.update(auth.tenant.namespace, id, (agent) => {
+        if (joins) {
+          const annotations = { ...agent.metadata.annotations };
+          delete annotations[ANNOTATIONS.workspaceLongSecretKeys];
+          agent.metadata.annotations = { ...annotations, ...longKeys };
+        }
         const spec = agent.spec;
         if (rename) spec.name = rename;
         if (input.description !== undefined) spec.description = input.description;
