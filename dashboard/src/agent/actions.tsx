@@ -1,10 +1,10 @@
 /** The agent's actions: stop, start, archive, restore, delete (each confirmed), and deploy new code. */
-import type { Session } from '../session.js';
-import type { Agent } from '../api/types.js';
 import { href } from '../route.js';
 import { ConfirmButton } from '../ui/confirm-button.js';
 import { ErrorNote } from '../ui/error-note.js';
+import { StatusNote } from '../ui/status-note.js';
 import { useAction } from '../ui/use-api.js';
+import type { AgentChangeProps } from './section-props.js';
 
 const ACTIONS = [
   ['stop', 'Stop', 'Stop this agent?'],
@@ -14,15 +14,7 @@ const ACTIONS = [
 ] as const;
 
 /** The actions bar of an agent. */
-export function AgentActions({
-  session,
-  agent,
-  onChange,
-}: {
-  session: Session;
-  agent: Agent;
-  onChange: () => Promise<void>;
-}) {
+export function AgentActions({ session, agent, onChange }: AgentChangeProps) {
   const { api } = session;
   const action = useAction();
   const path = `/api/v1/agents/${encodeURIComponent(agent.name)}`;
@@ -61,11 +53,7 @@ export function AgentActions({
           }
         />
       </div>
-      {action.note && (
-        <p role="status" class="note">
-          {action.note}
-        </p>
-      )}
+      <StatusNote note={action.note} />
       <ErrorNote error={action.error} />
     </section>
   );

@@ -2,7 +2,9 @@
 import type { Session } from '../session.js';
 import type { Agent, Deployment, Page } from '../api/types.js';
 import { ConfirmButton } from '../ui/confirm-button.js';
+import { DataTable } from '../ui/data-table.js';
 import { ErrorNote } from '../ui/error-note.js';
+import { StatusNote } from '../ui/status-note.js';
 import { useAction, useLoad } from '../ui/use-api.js';
 
 /** The deployments section. */
@@ -28,61 +30,42 @@ export function DeploymentsSection({
     <section aria-labelledby="deployments-title" class="card">
       <h2 id="deployments-title">Deployments</h2>
       <ErrorNote error={list.error ?? action.error} />
-      {action.note && (
-        <p role="status" class="note">
-          {action.note}
-        </p>
-      )}
+      <StatusNote note={action.note} />
       {versions.length === 0 ? (
         <p>None yet.</p>
       ) : (
-        <div class="table-wrap">
-          <table data-testid="deployments">
-            <thead>
-              <tr>
-                <th scope="col">Version</th>
-                <th scope="col">State</th>
-                <th scope="col">Created</th>
-                <th scope="col">Error</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {versions.map((d) => (
-                <tr key={d.id} data-version={d.version}>
-                  <td>v{d.version}</td>
-                  <td>
-                    <span class={`badge s-${d.state}`}>{d.state}</span>
-                    {d.queue_position !== null && ` (#${d.queue_position} in queue)`}
-                    {(d.state === 'building' ||
-                      d.state === 'deploying' ||
-                      d.state === 'queued') && <progress aria-label={`v${d.version} ${d.state}`} />}
-                  </td>
-                  <td>{new Date(d.created_at).toLocaleString()}</td>
-                  <td class="message">{d.error_message ?? ''}</td>
-                  <td>
-                    {d.can_rollback !== false && d.state !== 'active' && (
-                      <ConfirmButton
-                        label="Roll back"
-                        question={`Roll back to v${d.version}?`}
-                        disabled={action.busy}
-                        onConfirm={() =>
-                          action.run(async () => {
-                            await api.post(`${path}/${d.version}/rollback`);
-                            await list.reload();
-                            return `Rolling back to v${d.version}`;
-                          })
-                        }
-                      />
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable testid="deployments" columns={['Version', 'State', 'Created', 'Error']} actions>
+          {versions.map((d) => (
+            <tr key={d.id} data-version={d.version}>
+              <td>v{d.version}</td>
+              <td>
+                <span class={`badge s-${d.state}`}>{d.state}</span>
+                {d.queue_position !== null && ` (#${d.queue_position} in queue)`}
+                {(d.state === 'building' || d.state === 'deploying' || d.state === 'queued') && (
+                  <progress aria-label={`v${d.version} ${d.state}`} />
+                )}
+              </td>
+              <td>{new Date(d.created_at).toLocaleString()}</td>
+              <td class="message">{d.error_message ?? ''}</td>
+              <td>
+                {d.can_rollback !== false && d.state !== 'active' && (
+                  <ConfirmButton
+                    label="Roll back"
+                    question={`Roll back to v${d.version}?`}
+                    disabled={action.busy}
+                    onConfirm={() =>
+                      action.run(async () => {
+                        await api.post(`${path}/${d.version}/rollback`);
+                        await list.reload();
+                        return `Rolling back to v${d.version}`;
+                      })
+                    }
+                  />
+                )}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </section>
   );

@@ -19,6 +19,12 @@ import {
 
 const FOLLOW_MS = 1500;
 
+/** The filter checkbox groups: the field each sets, its legend and its choices. */
+const FILTER_GROUPS: readonly (readonly [keyof LogFilters, string, readonly string[]])[] = [
+  ['streams', 'Streams', LOG_STREAMS],
+  ['levels', 'Levels', LOG_LEVELS],
+];
+
 /** The logs section. */
 export function LogsSection({ session, agent }: { session: Session; agent: Agent }) {
   const { api } = session;
@@ -89,34 +95,22 @@ export function LogsSection({ session, agent }: { session: Session; agent: Agent
     <section aria-labelledby="logs-title" class="card" data-testid="logs">
       <h2 id="logs-title">Logs</h2>
       <div class="filters">
-        <fieldset>
-          <legend>Streams</legend>
-          {LOG_STREAMS.map((s) => (
-            <label key={s}>
-              <input
-                type="checkbox"
-                value={s}
-                checked={filters.streams.includes(s)}
-                onChange={() => toggle('streams', s)}
-              />{' '}
-              {s}
-            </label>
-          ))}
-        </fieldset>
-        <fieldset>
-          <legend>Levels</legend>
-          {LOG_LEVELS.map((l) => (
-            <label key={l}>
-              <input
-                type="checkbox"
-                value={l}
-                checked={filters.levels.includes(l)}
-                onChange={() => toggle('levels', l)}
-              />{' '}
-              {l}
-            </label>
-          ))}
-        </fieldset>
+        {FILTER_GROUPS.map(([field, legend, values]) => (
+          <fieldset key={field}>
+            <legend>{legend}</legend>
+            {values.map((v) => (
+              <label key={v}>
+                <input
+                  type="checkbox"
+                  value={v}
+                  checked={filters[field].includes(v)}
+                  onChange={() => toggle(field, v)}
+                />{' '}
+                {v}
+              </label>
+            ))}
+          </fieldset>
+        ))}
         <label>
           <input type="checkbox" checked={follow} onChange={() => setFollow(!follow)} /> Follow
         </label>

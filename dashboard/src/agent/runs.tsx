@@ -3,7 +3,9 @@ import { useState } from 'preact/hooks';
 import type { Session } from '../session.js';
 import type { Agent, Page, Run } from '../api/types.js';
 import { ApiFailure } from '../api/errors.js';
+import { DataTable } from '../ui/data-table.js';
 import { ErrorNote } from '../ui/error-note.js';
+import { StatusNote } from '../ui/status-note.js';
 import { useAction, useLoad } from '../ui/use-api.js';
 
 /** The runs section. */
@@ -54,39 +56,22 @@ export function RunsSection({ session, agent }: { session: Session; agent: Agent
           Run now
         </button>
       </form>
-      {action.note && (
-        <p role="status" class="note">
-          {action.note}
-        </p>
-      )}
+      <StatusNote note={action.note} />
       <ErrorNote error={action.error ?? runs.error} />
       {runs.data && runs.data.items.length > 0 && (
-        <div class="table-wrap">
-          <table data-testid="runs">
-            <thead>
-              <tr>
-                <th scope="col">Started</th>
-                <th scope="col">Trigger</th>
-                <th scope="col">State</th>
-                <th scope="col">Duration</th>
-                <th scope="col">Error</th>
-              </tr>
-            </thead>
-            <tbody>
-              {runs.data.items.map((r) => (
-                <tr key={r.id} data-run={r.id}>
-                  <td>{new Date(r.created_at).toLocaleString()}</td>
-                  <td>{r.trigger_source}</td>
-                  <td>
-                    <span class={`badge s-${r.state}`}>{r.state}</span>
-                  </td>
-                  <td>{r.duration_seconds === null ? '—' : `${r.duration_seconds} s`}</td>
-                  <td class="message">{r.error_message ?? ''}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable testid="runs" columns={['Started', 'Trigger', 'State', 'Duration', 'Error']}>
+          {runs.data.items.map((r) => (
+            <tr key={r.id} data-run={r.id}>
+              <td>{new Date(r.created_at).toLocaleString()}</td>
+              <td>{r.trigger_source}</td>
+              <td>
+                <span class={`badge s-${r.state}`}>{r.state}</span>
+              </td>
+              <td>{r.duration_seconds === null ? '—' : `${r.duration_seconds} s`}</td>
+              <td class="message">{r.error_message ?? ''}</td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </section>
   );

@@ -1,19 +1,10 @@
 /** An agent's schedule: its expression, next run and pause/resume. */
-import type { Session } from '../session.js';
-import type { Agent } from '../api/types.js';
 import { ErrorNote } from '../ui/error-note.js';
 import { useAction } from '../ui/use-api.js';
+import type { AgentChangeProps } from './section-props.js';
 
 /** The schedule section. */
-export function ScheduleSection({
-  session,
-  agent,
-  onChange,
-}: {
-  session: Session;
-  agent: Agent;
-  onChange: () => Promise<void>;
-}) {
+export function ScheduleSection({ session, agent, onChange }: AgentChangeProps) {
   const action = useAction();
   const verb = agent.cron_paused ? 'resume' : 'pause';
   return (

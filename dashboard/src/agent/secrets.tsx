@@ -7,7 +7,9 @@ import { useState } from 'preact/hooks';
 import type { Session } from '../session.js';
 import type { Agent, Page, Secret } from '../api/types.js';
 import { ConfirmButton } from '../ui/confirm-button.js';
+import { DataTable } from '../ui/data-table.js';
 import { ErrorNote } from '../ui/error-note.js';
+import { StatusNote } from '../ui/status-note.js';
 import { useAction, useLoad } from '../ui/use-api.js';
 
 /** The secrets section. */
@@ -23,50 +25,32 @@ export function SecretsSection({ session, agent }: { session: Session; agent: Ag
     <section aria-labelledby="secrets-title" class="card">
       <h2 id="secrets-title">Secrets</h2>
       {list.data && list.data.items.length > 0 ? (
-        <div class="table-wrap">
-          <table data-testid="secrets">
-            <thead>
-              <tr>
-                <th scope="col">Key</th>
-                <th scope="col">Description</th>
-                <th scope="col">Updated</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.items.map((s) => (
-                <tr key={s.key} data-secret={s.key}>
-                  <td>
-                    <code>{s.key}</code>
-                  </td>
-                  <td>{s.description ?? ''}</td>
-                  <td>{new Date(s.updated_at).toLocaleString()}</td>
-                  <td>
-                    <ConfirmButton
-                      label="Delete"
-                      danger
-                      question={`Delete the secret ${s.key}?`}
-                      disabled={action.busy}
-                      onConfirm={() =>
-                        action.run(async () => {
-                          await api.call(
-                            'control',
-                            'DELETE',
-                            `${path}/${encodeURIComponent(s.key)}`,
-                          );
-                          await list.reload();
-                          return `Deleted ${s.key}`;
-                        })
-                      }
-                    />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable testid="secrets" columns={['Key', 'Description', 'Updated']} actions>
+          {list.data.items.map((s) => (
+            <tr key={s.key} data-secret={s.key}>
+              <td>
+                <code>{s.key}</code>
+              </td>
+              <td>{s.description ?? ''}</td>
+              <td>{new Date(s.updated_at).toLocaleString()}</td>
+              <td>
+                <ConfirmButton
+                  label="Delete"
+                  danger
+                  question={`Delete the secret ${s.key}?`}
+                  disabled={action.busy}
+                  onConfirm={() =>
+                    action.run(async () => {
+                      await api.call('control', 'DELETE', `${path}/${encodeURIComponent(s.key)}`);
+                      await list.reload();
+                      return `Deleted ${s.key}`;
+                    })
+                  }
+                />
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       ) : (
         list.data && <p>No secrets.</p>
       )}
@@ -117,11 +101,7 @@ export function SecretsSection({ session, agent }: { session: Session; agent: Ag
           Set secret
         </button>
       </form>
-      {action.note && (
-        <p role="status" class="note">
-          {action.note}
-        </p>
-      )}
+      <StatusNote note={action.note} />
       <ErrorNote error={action.error ?? list.error} />
     </section>
   );

@@ -8,6 +8,7 @@ import { useState } from 'preact/hooks';
 import { failureOf, type ApiFailure } from '../api/errors.js';
 import type { Session } from '../session.js';
 import { ErrorNote } from '../ui/error-note.js';
+import { TableHead } from '../ui/table-head.js';
 import { useLoad } from '../ui/use-api.js';
 
 /** The stored schema record (the fields the view shows). */
@@ -102,12 +103,7 @@ function ReportView({ report }: { report: Report }) {
       {report.fields && report.fields.length > 0 && (
         <table>
           <caption>Fields responsible</caption>
-          <thead>
-            <tr>
-              <th scope="col">Field</th>
-              <th scope="col">Points</th>
-            </tr>
-          </thead>
+          <TableHead columns={['Field', 'Points']} />
           <tbody>
             {report.fields.map((f) => (
               <tr key={f.field}>

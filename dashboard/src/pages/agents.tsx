@@ -2,6 +2,7 @@
 import type { Session } from '../session.js';
 import type { Agent, Deployment, Page } from '../api/types.js';
 import { href } from '../route.js';
+import { DataTable } from '../ui/data-table.js';
 import { ErrorNote } from '../ui/error-note.js';
 import { useLoad } from '../ui/use-api.js';
 import { latestByAgent } from './latest-deployments.js';
@@ -34,56 +35,44 @@ export function AgentsPage({ session }: { session: Session }) {
       <ErrorNote error={error} />
       {data && data.agents.length === 0 && <p>No agents yet: deploy one.</p>}
       {data && data.agents.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <caption class="sr-only">Agents, updated every few seconds</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Status</th>
-                <th scope="col">Type</th>
-                <th scope="col">Runtime</th>
-                <th scope="col">URL</th>
-                <th scope="col">Last deployment</th>
+        <DataTable
+          caption={<caption class="sr-only">Agents, updated every few seconds</caption>}
+          columns={['Name', 'Status', 'Type', 'Runtime', 'URL', 'Last deployment']}
+        >
+          {data.agents.map((a) => {
+            const last = data.latest.get(a.id);
+            return (
+              <tr key={a.id} data-agent={a.name}>
+                <th scope="row">
+                  <a href={href('agents', a.name)}>{a.name}</a>
+                </th>
+                <td>
+                  <span class={`badge s-${a.status}`}>{a.status}</span>
+                </td>
+                <td>{a.agent_type}</td>
+                <td>{a.runtime}</td>
+                <td class="url">
+                  {a.url ? (
+                    <a href={a.url} target="_blank" rel="noopener noreferrer">
+                      {a.url}
+                    </a>
+                  ) : (
+                    '—'
+                  )}
+                </td>
+                <td>
+                  {last ? (
+                    <span class={`badge s-${last.state}`}>
+                      v{last.version} {last.state}
+                    </span>
+                  ) : (
+                    '—'
+                  )}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {data.agents.map((a) => {
-                const last = data.latest.get(a.id);
-                return (
-                  <tr key={a.id} data-agent={a.name}>
-                    <th scope="row">
-                      <a href={href('agents', a.name)}>{a.name}</a>
-                    </th>
-                    <td>
-                      <span class={`badge s-${a.status}`}>{a.status}</span>
-                    </td>
-                    <td>{a.agent_type}</td>
-                    <td>{a.runtime}</td>
-                    <td class="url">
-                      {a.url ? (
-                        <a href={a.url} target="_blank" rel="noopener noreferrer">
-                          {a.url}
-                        </a>
-                      ) : (
-                        '—'
-                      )}
-                    </td>
-                    <td>
-                      {last ? (
-                        <span class={`badge s-${last.state}`}>
-                          v{last.version} {last.state}
-                        </span>
-                      ) : (
-                        '—'
-                      )}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+            );
+          })}
+        </DataTable>
       )}
     </section>
   );

@@ -2,6 +2,7 @@
 import type { Session } from '../session.js';
 import type { Collection } from '../api/types.js';
 import { href } from '../route.js';
+import { DataTable } from '../ui/data-table.js';
 import { ErrorNote } from '../ui/error-note.js';
 import { useLoad } from '../ui/use-api.js';
 import { statusLabel } from './collection-status.js';
@@ -47,40 +48,26 @@ export function CollectionsPage({ session }: { session: Session }) {
       <ErrorNote error={list.error} />
       {list.data && list.data.length === 0 && <p>No collections.</p>}
       {list.data && list.data.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Status</th>
-                <th scope="col">Points</th>
-                <th scope="col">Vectors</th>
-                <th scope="col">Regions</th>
-                <th scope="col">Workspace</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.map((c) => (
-                <tr key={`${c.workspace ?? ''}/${c.name}`} data-collection={c.name}>
-                  <th scope="row">
-                    {c.workspace ? c.name : <a href={href('collections', c.name)}>{c.name}</a>}
-                  </th>
-                  <td>
-                    <span class={`badge c-${c.lifecycle_status ?? 'unknown'}`}>
-                      {statusLabel(c.lifecycle_status)}
-                    </span>
-                  </td>
-                  <td data-testid="points-count">{c.points_count ?? '—'}</td>
-                  <td>
-                    {c.vectors.size} · {c.vectors.distance}
-                  </td>
-                  <td>{c.regions?.join(', ') ?? '—'}</td>
-                  <td>{c.workspace ?? '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable columns={['Name', 'Status', 'Points', 'Vectors', 'Regions', 'Workspace']}>
+          {list.data.map((c) => (
+            <tr key={`${c.workspace ?? ''}/${c.name}`} data-collection={c.name}>
+              <th scope="row">
+                {c.workspace ? c.name : <a href={href('collections', c.name)}>{c.name}</a>}
+              </th>
+              <td>
+                <span class={`badge c-${c.lifecycle_status ?? 'unknown'}`}>
+                  {statusLabel(c.lifecycle_status)}
+                </span>
+              </td>
+              <td data-testid="points-count">{c.points_count ?? '—'}</td>
+              <td>
+                {c.vectors.size} · {c.vectors.distance}
+              </td>
+              <td>{c.regions?.join(', ') ?? '—'}</td>
+              <td>{c.workspace ?? '—'}</td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </section>
   );

@@ -7,6 +7,7 @@
 import { useState } from 'preact/hooks';
 import type { Session } from '../session.js';
 import type { UsageSummary } from '../api/types.js';
+import { DataTable } from '../ui/data-table.js';
 import { ErrorNote } from '../ui/error-note.js';
 import { useLoad } from '../ui/use-api.js';
 import { chartBars, lastDays } from './usage-chart.js';
@@ -45,30 +46,23 @@ export function UsagePage({ session }: { session: Session }) {
       <ErrorNote error={data.error} />
       {month && (
         <>
-          <div class="table-wrap">
-            <table>
+          <DataTable
+            caption={
               <caption>
                 This period ({month.period.from.slice(0, 10)} to {month.period.to.slice(0, 10)})
                 against the plan's limits
               </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Metric</th>
-                  <th scope="col">Used</th>
-                  <th scope="col">Limit</th>
-                </tr>
-              </thead>
-              <tbody>
-                {month.limits.map((l) => (
-                  <tr key={l.metric} class={l.exceeded ? 'exceeded' : ''}>
-                    <th scope="row">{l.metric}</th>
-                    <td>{l.used}</td>
-                    <td>{l.limit ?? 'none'}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+            }
+            columns={['Metric', 'Used', 'Limit']}
+          >
+            {month.limits.map((l) => (
+              <tr key={l.metric} class={l.exceeded ? 'exceeded' : ''}>
+                <th scope="row">{l.metric}</th>
+                <td>{l.used}</td>
+                <td>{l.limit ?? 'none'}</td>
+              </tr>
+            ))}
+          </DataTable>
           <label for="usage-metric">Chart of</label>{' '}
           <select
             id="usage-metric"
