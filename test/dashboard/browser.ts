@@ -92,6 +92,83 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   });
 }
 
+/** What lowContrast runs in the page: each element's own text against its opaque background. */
+const CONTRAST_SCRIPT = String.raw`(() => {
+  const parse = (c) => {
+    const m = /rgba?\(([^)]+)\)/.exec(c);
+    if (!m) return null;
+    const [r = 0, g = 0, b = 0, a = 1] = m[1].split(',').map(Number);
+    return { r, g, b, a };
+  };
+  const channel = (v) => {
+    const s = v / 255;
+    return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+  };
+  const luminance = (c) => 0.2126 * channel(c.r) + 0.7152 * channel(c.g) + 0.0722 * channel(c.b);
+  const backgroundOf = (el) => {
+    for (let e = el; e; e = e.parentElement) {
+      const c = parse(getComputedStyle(e).backgroundColor);
+      if (c && c.a > 0) return c;
+    }
+    return { r: 255, g: 255, b: 255, a: 1 };
+  };
+  const out = [];
+  for (const el of document.querySelectorAll('body *')) {
+    if (el.closest('svg') || el.closest(':disabled')) continue;
+    const own = Array.from(el.childNodes)
+      .filter((n) => n.nodeType === Node.TEXT_NODE)
+      .map((n) => n.textContent || '')
+      .join('')
+      .trim();
+    if (!own) continue;
+    const rect = el.getBoundingClientRect();
+    const style = getComputedStyle(el);
+    if (rect.width === 0 || rect.height === 0 || style.visibility === 'hidden') continue;
+    const fg = parse(style.color);
+    if (!fg) continue;
+    const bg = backgroundOf(el);
+    const shown = {
+      r: fg.r * fg.a + bg.r * (1 - fg.a),
+      g: fg.g * fg.a + bg.g * (1 - fg.a),
+      b: fg.b * fg.a + bg.b * (1 - fg.a),
+    };
+    const [hi, lo] = [luminance(shown), luminance(bg)].sort((a, b) => b - a);
+    const ratio = (hi + 0.05) / (lo + 0.05);
+    const size = parseFloat(style.fontSize);
+    const large = size >= 24 || (size >= 18.66 && Number(style.fontWeight) >= 700);
+    if (ratio < (large ? 3 : 4.5)) {
+      out.push({
+        text: own.slice(0, 40),
+        ratio: Math.round(ratio * 100) / 100,
+        color: style.color,
+        background: 'rgb(' + bg.r + ', ' + bg.g + ', ' + bg.b + ')',
+      });
+    }
+  }
+  return out;
+})()`;
+
+/** A text shown with less contrast than WCAG 2.1 AA asks (4.5:1, 3:1 for large text). */
+export interface LowContrast {
+  page: string;
+  text: string;
+  ratio: number;
+  color: string;
+  background: string;
+}
+
+/**
+ * The texts of the page shown with less contrast than WCAG AA asks, as the
+ * browser renders them: each element's own text in its computed colour
+ * against the first opaque background behind it. Disabled controls are
+ * exempt, as WCAG says; SVG text (painted with `fill`) is left out.
+ */
+export async function lowContrast(page: Page, name: string): Promise<LowContrast[]> {
+  // Plain JavaScript, run in the page (this project's TypeScript has no DOM types).
+  const found = (await page.evaluate(CONTRAST_SCRIPT)) as Array<Omit<LowContrast, 'page'>>;
+  return found.map((f) => ({ page: name, ...f }));
+}
+
 /**
  * Resolves once an element matching `selector` has text containing `text`;
  * on a timeout, the error shows what those elements said instead.

@@ -21,7 +21,9 @@ import { call } from '../apiserver/control-plane-server.js';
 import {
   clickButton,
   launchBrowser,
+  lowContrast,
   screenshot,
+  type LowContrast,
   waitForText,
   watchProblems,
   type PageElement,
@@ -55,6 +57,15 @@ afterAll(async () => {
 });
 
 /** Goes to a page of the dashboard by its hash route. */
+/** Texts below WCAG AA contrast on the pages photographed so far (checked by the last case). */
+const contrastProblems: LowContrast[] = [];
+
+/** Saves a screenshot of the page as `name` and notes its texts below WCAG AA contrast. */
+async function photograph(name: string): Promise<void> {
+  await screenshot(page, name);
+  contrastProblems.push(...(await lowContrast(page, name)));
+}
+
 async function open(route: string): Promise<void> {
   await page.evaluate((hash: string) => {
     (globalThis as unknown as PageWindow).location.hash = hash;
@@ -119,7 +130,7 @@ describe('the dashboard', () => {
     await page.type('#api-key', 'svc_live_doesnotresolve');
     await clickButton(page, 'Sign in');
     await waitForText(page, '[role=alert]', 'INVALID_API_KEY');
-    await screenshot(page, '01-sign-in');
+    await photograph('01-sign-in');
   });
 
   it('signs in with a key kept in sessionStorage only and shows the environment', async () => {
@@ -177,7 +188,7 @@ describe('the dashboard', () => {
     });
     expect(progress[0]).toBeGreaterThan(0);
     expect(progress[0]).toBe(progress[1]);
-    await screenshot(page, '02-deploy');
+    await photograph('02-deploy');
     // The server has the agent, created from svc.yaml, with an active version.
     const agent = await call<{ runtime: string; status: string }>(
       platform.server,
@@ -206,14 +217,14 @@ describe('the dashboard', () => {
     await clickButton(page, 'Deploy', 'form');
     await waitForText(page, '[data-testid=deploy-status]', 'failed', 240_000);
     await waitForText(page, '[data-testid=deploy-status]', 'module_that_is_not_there');
-    await screenshot(page, '02-deploy-failed');
+    await photograph('02-deploy-failed');
   });
 
   it('lists the agent with its status and last deployment, and opens its URL through the edge', async () => {
     await open('#/agents');
     await waitForText(page, `tr[data-agent=${AGENT}]`, 'active', 30_000);
     await waitForText(page, `tr[data-agent=${AGENT}]`, 'running', 60_000);
-    await screenshot(page, '03-agents');
+    await photograph('03-agents');
     await open(`#/agents/${AGENT}`);
     await page.waitForSelector('[data-testid=agent-url]', { timeout: 60_000 });
     const url = await page.$eval(
@@ -262,7 +273,7 @@ describe('the dashboard', () => {
     await waitForText(page, '[data-testid=log-lines]', marker);
     await page.click('[data-testid=logs] input[value=stdout]');
     await waitForText(page, '[data-testid=runs]', 'completed', 60_000);
-    await screenshot(page, '04-agent');
+    await photograph('04-agent');
   });
 
   it('sets a secret whose value is never shown again', async () => {
@@ -361,7 +372,7 @@ describe('the dashboard', () => {
     await open('#/collections');
     await waitForText(page, `tr[data-collection=${COLLECTION}]`, '120', 30_000);
     await waitForText(page, `tr[data-collection=${COLLECTION}]`, 'active');
-    await screenshot(page, '05-collections');
+    await photograph('05-collections');
     await open(`#/collections/${COLLECTION}`);
     await waitForText(page, '[data-testid=explorer-count]', '120 points');
     const seen = new Set<string>();
@@ -374,7 +385,7 @@ describe('the dashboard', () => {
       const ids = await shownPoints(`page-${pageNo}`);
       expect(ids.length).toBe(size);
       for (const id of ids) seen.add(id);
-      if (pageNo === 1) await screenshot(page, '06-explorer');
+      if (pageNo === 1) await photograph('06-explorer');
       if (pageNo < 3) await clickButton(page, 'Next page');
     }
     expect(seen.size).toBe(120);
@@ -397,7 +408,7 @@ describe('the dashboard', () => {
     await clickButton(page, 'Find nearest');
     await waitForText(page, '[data-testid=nearest-title]', '50 nearest to 7');
     expect((await shownPoints('nearest')).length).toBe(50);
-    await screenshot(page, '07-nearest');
+    await photograph('07-nearest');
     // Browsing resumes on the page it left (the third), and goes back page by page.
     await clickButton(page, 'Back to browsing');
     await waitForText(page, '[data-testid=page-number]', 'Page 3');
@@ -467,7 +478,7 @@ describe('the dashboard', () => {
     await waitForText(page, '[data-testid=conformance]', '98 of 118 points conform');
     await waitForText(page, '[data-testid=conformance]', 'the whole collection was scanned');
     await waitForText(page, '[data-testid=conformance] table', 'n20');
-    await screenshot(page, '07-explorer-schema');
+    await photograph('07-explorer-schema');
   });
 
   it("changes a workspace's regions and follows the operation until it succeeds", async () => {
@@ -491,7 +502,7 @@ describe('the dashboard', () => {
     await waitForText(page, `${card} [role=status]`, 'succeeded', 60_000);
     await waitForText(page, `${card} [role=status]`, 'agent dash-job: done');
     await waitForText(page, card, 'Regions: eu-west');
-    await screenshot(page, '08-workspaces');
+    await photograph('08-workspaces');
   });
 
   it('deploys a scheduled job from an archive (the agent created from its svc.yaml), then pauses and resumes its schedule', async () => {
@@ -539,11 +550,11 @@ describe('the dashboard', () => {
     // One bar per day of the last 14, against the plan's limits listed above it.
     expect(await page.$$eval('.chart rect.bar', (bars) => bars.length)).toBe(14);
     await waitForText(page, 'table', 'compute_mb_seconds');
-    await screenshot(page, '09-usage');
+    await photograph('09-usage');
     await page.setViewport({ width: 390, height: 800 });
     await open(`#/agents/${AGENT}`);
     await page.waitForSelector('[data-testid=agent-url]');
-    await screenshot(page, '10-agent-narrow');
+    await photograph('10-agent-narrow');
     expect(problems).toEqual([]);
   });
 
@@ -569,5 +580,9 @@ describe('the dashboard', () => {
     expect(
       await page.evaluate(() => (globalThis as unknown as PageWindow).sessionStorage.length),
     ).toBe(0);
+  });
+
+  it('showed every text of the pages it photographed with WCAG AA contrast', () => {
+    expect(contrastProblems).toEqual([]);
   });
 });
