@@ -1,6 +1,8 @@
 /**
  * The listener a Prometheus server scrapes: `GET /metrics` answers the
- * registry in the text exposition format; anything else is 404. It is a port
+ * registry in the text exposition format, `GET /healthz` answers 200 while the
+ * process's event loop does (the chart's liveness probe of a component with no
+ * other listener, the operator); anything else is 404. It is a port
  * of its own, not a path of a public front door, so it can be kept off the
  * internet and out of agents' reach (the single-machine sandbox closes every
  * host loopback port but the front doors; the chart's NetworkPolicy admits
@@ -27,6 +29,10 @@ export async function serveMetrics(
 ): Promise<MetricsServer> {
   const server = createServer((req, res) => {
     const path = (req.url ?? '').split('?')[0];
+    if (path === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
+      res.writeHead(200, { 'content-type': 'text/plain' }).end(req.method === 'HEAD' ? '' : 'ok\n');
+      return;
+    }
     if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
       return;

@@ -194,15 +194,26 @@ describe('metrics', () => {
     }
   });
 
-  it('metrics.enabled false turns every listener off', async () => {
+  it('metrics.enabled false turns every listener off, and the operator probe with it', async () => {
     const objects = await renderChart({
       ...baseValues,
       metrics: { enabled: false, port: 9090, scrapeAnnotations: true },
     });
-    for (const { spec } of podSpecs(objects)) {
+    for (const { owner, spec } of podSpecs(objects)) {
       const env = envOf(spec.containers[0]);
       expect(env.SVC_METRICS_PORT ?? env.SVC_ENGINE_METRICS_PORT).toBe('-1');
+      if (owner.endsWith('/svc-operator')) expect(spec.containers[0].livenessProbe).toBeUndefined();
     }
+  });
+
+  it("probe the operator's liveness at /healthz on its metrics port", async () => {
+    const operator = podSpecs(await renderChart(baseValues)).find((p) =>
+      p.owner.endsWith('/svc-operator'),
+    );
+    expect(operator?.spec.containers[0].livenessProbe?.httpGet).toEqual({
+      path: '/healthz',
+      port: 'metrics',
+    });
   });
 });
 
