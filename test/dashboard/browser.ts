@@ -202,18 +202,32 @@ export async function waitForText(
   }
 }
 
-/** Clicks the button whose text is exactly `label` (within `scope` when given). */
-export async function clickButton(page: Page, label: string, scope = 'body'): Promise<void> {
-  const clicked = await page.evaluate(
-    (sel: string, want: string) => {
-      const { document } = globalThis as unknown as PageWindow;
-      const buttons = Array.from(document.querySelectorAll(`${sel} button`));
-      const button = buttons.find((b) => b.textContent?.trim() === want && !b.disabled);
-      button?.click();
-      return Boolean(button);
-    },
-    scope,
-    label,
-  );
-  if (!clicked) throw new Error(`no enabled button "${label}" in ${scope}`);
+/**
+ * Clicks the button whose text is exactly `label` (within `scope` when given),
+ * waiting up to `timeoutMs` for it to be there and enabled: a page may still be
+ * loading the data its buttons act on (a loaded machine made that visible).
+ */
+export async function clickButton(
+  page: Page,
+  label: string,
+  scope = 'body',
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const clicked = await page.evaluate(
+      (sel: string, want: string) => {
+        const { document } = globalThis as unknown as PageWindow;
+        const buttons = Array.from(document.querySelectorAll(`${sel} button`));
+        const button = buttons.find((b) => b.textContent?.trim() === want && !b.disabled);
+        button?.click();
+        return Boolean(button);
+      },
+      scope,
+      label,
+    );
+    if (clicked) return;
+    if (Date.now() > deadline) throw new Error(`no enabled button "${label}" in ${scope}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
