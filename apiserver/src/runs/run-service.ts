@@ -81,13 +81,18 @@ export class RunService {
     },
   ) {}
 
-  /** The deployment serving the agent, or 409 AGENT_NOT_DEPLOYED. */
+  /**
+   * The deployment serving the agent, or 409 AGENT_NOT_DEPLOYED. The Agent's
+   * status names it; until the operator has written that status, the version
+   * the agent adopted counts once its deployment is `active` (a client that
+   * saw the deployment active and asks for a run at once is served).
+   */
   private async serving(auth: AuthContext, agent: Agent): Promise<AgentDeployment> {
     const id = agent.status?.activeDeploymentId;
     const active =
-      agent.status?.deployed && id
+      (agent.status?.deployed && id
         ? await this.deps.deployments.get(auth.tenant.namespace, id)
-        : null;
+        : null) ?? (await this.adoptedActive(auth, agent));
     if (!active) {
       throw new AgentNotDeployed(
         `${agent.spec.name} has no active version to run; deploy it first.`,
@@ -97,6 +102,23 @@ export class RunService {
       );
     }
     return active;
+  }
+
+  /** The deployment of the version the agent adopted, when it is active; null otherwise. */
+  private async adoptedActive(auth: AuthContext, agent: Agent): Promise<AgentDeployment | null> {
+    const version = agent.spec.targetVersion;
+    if (version === null || version === undefined) return null;
+    // Never what the operator's status rules out: an archived agent, or one whose app was lost.
+    if (agent.spec.desiredState === 'archived' || agent.status?.failureCode) return null;
+    const versions = await this.deps.deployments.list(
+      auth.tenant.namespace,
+      `${LABELS.agentId}=${agent.metadata.name ?? ''}`,
+    );
+    return (
+      versions.find(
+        (d) => !d.spec.ephemeral && d.spec.version === version && d.status?.state === 'active',
+      ) ?? null
+    );
   }
 
   private async inFlight(auth: AuthContext, agentId: string): Promise<number> {

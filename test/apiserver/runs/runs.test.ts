@@ -1,7 +1,13 @@
 /** Runs, schedules and spawns through the HTTP API, against the real kube-apiserver and FerretDB. */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { CoreV1Api } from '@kubernetes/client-node';
-import { OBJECT_NAMES } from '../../../crds/src/index.js';
+import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import {
+  API_GROUP,
+  API_VERSION,
+  OBJECT_NAMES,
+  PLURALS,
+  type AgentDeployment,
+} from '../../../crds/src/index.js';
 import { PYTHON_SERVICE } from '../../factories/archives.js';
 import { readAgent, setAgentStatus } from '../agents/operator-view.js';
 import {
@@ -63,6 +69,15 @@ const run = (
     headers,
   });
 
+/** A run of `agent`, asked again while the API server's cache has not yet seen a status write. */
+async function eventuallyAccepted(agent: string) {
+  for (let i = 0; ; i++) {
+    const res = await run(agent, {});
+    if (res.status === 202 || i >= 50) return res;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 describe('POST /api/v1/agents/{agent}/run', () => {
   it('returns 401 without a key, 422 for a payload that is not an object, 404 for a foreign agent', async () => {
     const agent = await deployedAgent();
@@ -70,6 +85,34 @@ describe('POST /api/v1/agents/{agent}/run', () => {
     expect((await run(agent.id, { payload: [1, 2] })).status).toBe(422);
     expect((await run(agent.id, { payload: 'text' })).status).toBe(422);
     expect((await run(agent.id, {}, stranger.key)).body.detail.code).toBe('AGENT_NOT_FOUND');
+  });
+
+  it("runs a version whose deployment is active before the operator has written the agent's status", async () => {
+    const name = `run-${++counter}`;
+    const created = await call<{ id: string }>(server, 'POST', '/api/v1/agents', {
+      key: owner.key,
+      body: { name, agent_type: 'job' },
+    });
+    expect(created.status).toBe(201);
+    const d = (await deployFiles(server, owner.key, name, { 'main.py': 'print(1)\n' })).body;
+    // Not active yet, and the agent's status names nothing: 409.
+    expect((await run(name, {})).body.detail.code).toBe('AGENT_NOT_DEPLOYED');
+    // The operator marks the deployment active; the agent's status is still to come.
+    const api = server.kc.makeApiClient(CustomObjectsApi);
+    const coords = {
+      group: API_GROUP,
+      version: API_VERSION,
+      namespace: owner.namespace,
+      plural: PLURALS.AgentDeployment,
+      name: d.id,
+    };
+    const current = (await api.getNamespacedCustomObject(coords)) as AgentDeployment;
+    await api.replaceNamespacedCustomObjectStatus({
+      ...coords,
+      body: { ...current, status: { ...current.status, state: 'active' } },
+    });
+    const res = await eventuallyAccepted(name);
+    expect(res.status).toBe(202);
   });
 
   it('returns 409 AGENT_NOT_DEPLOYED for an agent without an active version', async () => {
