@@ -10,6 +10,8 @@ import {
   LABELS,
   PLURALS,
   type Agent,
+  type AgentDeployment,
+  type AgentDeploymentStatus,
   type AgentStatusBlock,
 } from '../../../crds/src/index.js';
 
@@ -29,6 +31,25 @@ export async function setAgentStatus(
     name: id,
   };
   const current = (await api.getNamespacedCustomObject(coords)) as Agent;
+  await api.replaceNamespacedCustomObjectStatus({ ...coords, body: { ...current, status } });
+}
+
+/** Replaces the status of an AgentDeployment, as the operator would. */
+export async function setDeploymentStatus(
+  kc: KubeConfig,
+  namespace: string,
+  id: string,
+  status: AgentDeploymentStatus,
+): Promise<void> {
+  const api = kc.makeApiClient(CustomObjectsApi);
+  const coords = {
+    group: API_GROUP,
+    version: API_VERSION,
+    namespace,
+    plural: PLURALS.AgentDeployment,
+    name: id,
+  };
+  const current = (await api.getNamespacedCustomObject(coords)) as AgentDeployment;
   await api.replaceNamespacedCustomObjectStatus({ ...coords, body: { ...current, status } });
 }
 

@@ -1,13 +1,7 @@
 /** Deployment reads, lists, cancel, rollback, the payload route and archive retention. */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { CustomObjectsApi } from '@kubernetes/client-node';
-import {
-  API_GROUP,
-  API_VERSION,
-  PLURALS,
-  type AgentDeployment,
-  type AgentDeploymentStatus,
-} from '../../../crds/src/index.js';
+import type { AgentDeploymentStatus } from '../../../crds/src/index.js';
+import { setDeploymentStatus as writeDeploymentStatus } from '../agents/operator-view.js';
 import { PYTHON_SERVICE } from '../../factories/archives.js';
 import {
   call,
@@ -55,18 +49,8 @@ async function deploy(agent: string): Promise<Deployment> {
 }
 
 /** Writes a deployment's status as the operator would. */
-async function setDeploymentStatus(id: string, status: AgentDeploymentStatus): Promise<void> {
-  const api = server.kc.makeApiClient(CustomObjectsApi);
-  const coords = {
-    group: API_GROUP,
-    version: API_VERSION,
-    namespace: owner.namespace,
-    plural: PLURALS.AgentDeployment,
-    name: id,
-  };
-  const current = (await api.getNamespacedCustomObject(coords)) as AgentDeployment;
-  await api.replaceNamespacedCustomObjectStatus({ ...coords, body: { ...current, status } });
-}
+const setDeploymentStatus = (id: string, status: AgentDeploymentStatus) =>
+  writeDeploymentStatus(server.kc, owner.namespace, id, status);
 
 const built = (state: AgentDeploymentStatus['state']): AgentDeploymentStatus => ({
   state,

@@ -1,15 +1,9 @@
 /** Runs, schedules and spawns through the HTTP API, against the real kube-apiserver and FerretDB. */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
-import {
-  API_GROUP,
-  API_VERSION,
-  OBJECT_NAMES,
-  PLURALS,
-  type AgentDeployment,
-} from '../../../crds/src/index.js';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { OBJECT_NAMES } from '../../../crds/src/index.js';
 import { PYTHON_SERVICE } from '../../factories/archives.js';
-import { readAgent, setAgentStatus } from '../agents/operator-view.js';
+import { readAgent, setAgentStatus, setDeploymentStatus } from '../agents/operator-view.js';
 import {
   call,
   createCaller,
@@ -98,19 +92,7 @@ describe('POST /api/v1/agents/{agent}/run', () => {
     // Not active yet, and the agent's status names nothing: 409.
     expect((await run(name, {})).body.detail.code).toBe('AGENT_NOT_DEPLOYED');
     // The operator marks the deployment active; the agent's status is still to come.
-    const api = server.kc.makeApiClient(CustomObjectsApi);
-    const coords = {
-      group: API_GROUP,
-      version: API_VERSION,
-      namespace: owner.namespace,
-      plural: PLURALS.AgentDeployment,
-      name: d.id,
-    };
-    const current = (await api.getNamespacedCustomObject(coords)) as AgentDeployment;
-    await api.replaceNamespacedCustomObjectStatus({
-      ...coords,
-      body: { ...current, status: { ...current.status, state: 'active' } },
-    });
+    await setDeploymentStatus(server.kc, owner.namespace, d.id, { state: 'active' });
     const res = await eventuallyAccepted(name);
     expect(res.status).toBe(202);
   });
