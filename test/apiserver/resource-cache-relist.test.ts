@@ -7,7 +7,6 @@
  * create made while it was cut off), never what it held before.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { CustomObjectsApi, Watch, type KubeConfig } from '@kubernetes/client-node';
 import { CustomResourceClient } from '../../common/kube/custom-resources.js';
 import { createLogger } from '../../common/logger.js';
@@ -17,6 +16,7 @@ import { agentResource } from '../factories/custom-resources.js';
 import { createNamespace } from '../harness/env.js';
 import { startTestRegion, type TestRegion } from '../harness/regions.js';
 import { HARNESS_ENV } from '../harness/state.js';
+import { untilValue } from './support/until-value.js';
 import { startTcpProxy, type TcpProxy } from '../harness/tcp-proxy.js';
 
 let region: TestRegion;
@@ -45,15 +45,9 @@ afterAll(async () => {
   await region?.stop();
 });
 
-async function until<T>(what: string, check: () => T | undefined | false): Promise<T> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const value = check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
+/** The relist takes a backoff and a full list: a longer wait than the watch tests'. */
+const until = <T>(what: string, check: () => T | undefined | false) =>
+  untilValue(what, check, 30_000);
 
 /** Compacts the harness's etcd up to its current revision (its JSON gateway). */
 async function compactEtcd(): Promise<number> {

@@ -24,6 +24,7 @@ import { CustomResourceRepository } from '../../apiserver/src/store/custom-resou
 import { ResourceCache } from '../../apiserver/src/store/resource-cache.js';
 import { agentResource } from '../factories/custom-resources.js';
 import { createNamespace, kubeConfig } from '../harness/env.js';
+import { untilValue } from './support/until-value.js';
 import { startTcpProxy, type TcpProxy } from '../harness/tcp-proxy.js';
 
 let kc: KubeConfig;
@@ -47,16 +48,6 @@ afterAll(async () => {
   await cache?.stop();
   await proxy?.close();
 });
-
-async function until<T>(what: string, check: () => T | undefined | false): Promise<T> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const value = check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
 
 /** Cuts the cache off its API: the open watch is reset and reconnects are refused. */
 function cutWatch(): void {
@@ -83,7 +74,7 @@ describe('the resource cache', () => {
         agentResource(namespace, { description: 'cached' }),
       );
       const name = agent.metadata!.name!;
-      await until('the cache to hold the agent', () => cache.get(namespace, name));
+      await untilValue('the cache to hold the agent', () => cache.get(namespace, name));
       apiProxy.setMode('refuse');
       apiProxy.dropConnections();
       expect((await cachedRepo.get(namespace, name))?.spec.description).toBe('cached');
@@ -96,7 +87,7 @@ describe('the resource cache', () => {
   it("reads this process's writes back at once, even before the watch brings them", async () => {
     const created = await repo.create(agentResource(namespace, { description: 'v1' }));
     const name = created.metadata.name!;
-    await until('the cache to hold the agent', () => cache.get(namespace, name));
+    await untilValue('the cache to hold the agent', () => cache.get(namespace, name));
     // A partition: the watch connection stays open but nothing comes through, and no error.
     proxy.setMode('hang');
     const updated = await repo.update(namespace, name, (a) => {
@@ -123,8 +114,8 @@ describe('the resource cache', () => {
     // The partition heals as a broken connection: the watch restarts and catches up.
     proxy.setMode('forward');
     proxy.dropConnections();
-    await until('the cache to catch up', () => cache.get(namespace, born.metadata.name!));
-    await until(
+    await untilValue('the cache to catch up', () => cache.get(namespace, born.metadata.name!));
+    await untilValue(
       'the delete to reach the cache',
       () => !cache.list(namespace)?.some((a) => a.metadata?.name === name) && true,
     );
@@ -133,7 +124,7 @@ describe('the resource cache', () => {
   it('holds what changed while its watch was broken once it reconnects', async () => {
     const kept = await client.create('Agent', agentResource(namespace, { description: 'before' }));
     const dropped = await client.create('Agent', agentResource(namespace));
-    await until(
+    await untilValue(
       'both agents cached',
       () =>
         cache.get(namespace, kept.metadata!.name!) && cache.get(namespace, dropped.metadata!.name!),
@@ -148,7 +139,7 @@ describe('the resource cache', () => {
     expect((await repo.get(namespace, kept.metadata!.name!))?.spec.description).toBe('after');
     expect(await repo.get(namespace, dropped.metadata!.name!)).toBeNull();
     restoreWatch();
-    await until(
+    await untilValue(
       'the cache to catch up after reconnecting',
       () =>
         cache.get(namespace, kept.metadata!.name!)?.spec.description === 'after' &&
@@ -162,7 +153,7 @@ describe('the resource cache', () => {
     const mine = agentResource(namespace, { description: 'mine' });
     const theirs = agentResource(other, { description: 'theirs' }, { name: mine.metadata.name });
     await client.create('Agent', theirs);
-    await until('the other namespace cached', () => cache.get(other, theirs.metadata.name!));
+    await untilValue('the other namespace cached', () => cache.get(other, theirs.metadata.name!));
     // Not in this namespace: the cache does not hold it, and the API says so.
     expect(cache.get(namespace, mine.metadata.name!)).toBeUndefined();
     expect(await repo.get(namespace, mine.metadata.name!)).toBeNull();
@@ -170,7 +161,7 @@ describe('the resource cache', () => {
       mine.metadata.name,
     );
     await repo.create(mine);
-    await until('mine cached', () => cache.get(namespace, mine.metadata.name!));
+    await untilValue('mine cached', () => cache.get(namespace, mine.metadata.name!));
     expect((await repo.get(namespace, mine.metadata.name!))?.spec.description).toBe('mine');
     expect((await repo.get(other, theirs.metadata.name!))?.spec.description).toBe('theirs');
   });
