@@ -16,7 +16,7 @@ export const EXIT = {
   auth: 3,
   /** 404: the agent, deployment, workspace or collection does not exist. */
   notFound: 4,
-  /** Another 4xx: the request was refused (validation, conflict, plan limit). */
+  /** Another 4xx: the request was refused (validation, conflict, plan limit, a 429 other than the rate limit). */
   rejected: 5,
   /** 429 or 5xx still failing after the retries. */
   unavailable: 6,
@@ -44,6 +44,7 @@ export class ApiError extends Error {
   get exitCode(): number {
     if (this.status === 401 || this.status === 403) return EXIT.auth;
     if (this.status === 404) return EXIT.notFound;
+    if (this.status === 429 && this.code !== 'RATE_LIMIT_EXCEEDED') return EXIT.rejected;
     if (this.status === 429 || this.status >= 500) return EXIT.unavailable;
     return EXIT.rejected;
   }

@@ -54,7 +54,8 @@ function startCommand(file: string, args: readonly string[], options: SvcOptions
   return child;
 }
 
-function runCommand(
+/** Runs any command (a shell pipeline around `svc`, say) to its end. */
+export function runCommand(
   file: string,
   args: readonly string[],
   options: SvcOptions,

@@ -13,7 +13,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { startCliPlatform, until, type CliPlatform } from './cli-platform.js';
-import { runSvc, runSvcOnTerminal, startSvc, type SvcOptions } from './run-svc.js';
+import {
+  SVC_BIN,
+  runCommand,
+  runSvc,
+  runSvcOnTerminal,
+  startSvc,
+  type SvcOptions,
+} from './run-svc.js';
 
 // A deploy may wait for a Python build on a slow machine, then for its service.
 jest.setTimeout(240_000);
@@ -117,6 +124,14 @@ describe('agents', () => {
 
   it('exits 2 on a usage error', async () => {
     expect((await runSvc(['agents', 'get'], options)).code).toBe(2);
+  });
+
+  it('ends quietly with its own exit code when the reader of its output has gone (| head)', async () => {
+    // `true` exits before node has started, so every write meets a closed pipe.
+    const script = `"${process.execPath}" "${SVC_BIN}" secrets set --help | true; echo "svc-exit=\${PIPESTATUS[0]}"`;
+    const result = await runCommand('bash', ['-c', script], options);
+    expect(result.stdout.trim()).toBe('svc-exit=0');
+    expect(result.stderr).toBe('');
   });
 });
 

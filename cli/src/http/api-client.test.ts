@@ -122,6 +122,30 @@ describe('ApiClient', () => {
     expect(seen).toHaveLength(5);
   });
 
+  it('fails at once on a 429 that is not the rate limit (a plan cap), with exit code 5', async () => {
+    script(
+      json(429, { error: { code: 'STORAGE_LIMIT_EXCEEDED', message: 'cap reached' } }),
+      json(429, {
+        detail: { code: 'PLAN_LIMIT_EXCEEDED', message: 'runs in flight', field: 'runs' },
+      }),
+    );
+    const retries: unknown[] = [];
+    const client = new ApiClient({ baseUrl: base, onRetry: (info) => retries.push(info) });
+    const fail = (path: string) => client.request('GET', path).catch((e: unknown) => e as ApiError);
+    expect(await fail('/a')).toMatchObject({
+      status: 429,
+      code: 'STORAGE_LIMIT_EXCEEDED',
+      exitCode: EXIT.rejected,
+    });
+    expect(await fail('/b')).toMatchObject({
+      status: 429,
+      code: 'PLAN_LIMIT_EXCEEDED',
+      exitCode: EXIT.rejected,
+    });
+    expect(retries).toEqual([]);
+    expect(seen).toHaveLength(2);
+  });
+
   it('streams a raw body with its content type and reports progress up to the total', async () => {
     script((req, res, body) =>
       json(202, { type: req.headers['content-type'], bytes: body.length })(req, res, body),

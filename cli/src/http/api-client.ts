@@ -3,7 +3,9 @@
  * vector plane): bearer authentication, JSON in and out, the error envelopes
  * read into {@link ApiError}, and the retries the contract asks for: a 429
  * `RATE_LIMIT_EXCEEDED` or a 503 (`RESOURCE_BUSY`, `SERVICE_UNAVAILABLE`) is
- * sent again after the `Retry-After` delay, a few times.
+ * sent again after the `Retry-After` delay, a few times. Other 429s (a plan's
+ * storage cap, runs in flight) are refusals that waiting a minute does not
+ * lift: they fail at once.
  */
 import { CliError, EXIT, apiErrorFromBody } from '../errors.js';
 import { retryDelayMs } from './retry-after.js';
@@ -27,7 +29,7 @@ export interface RequestOptions {
 export interface ApiClientOptions {
   baseUrl: string;
   apiKey?: string | undefined;
-  /** Attempts after the first for a 429 or 503 (default 4). */
+  /** Attempts after the first for a 429 `RATE_LIMIT_EXCEEDED` or a 503 (default 4). */
   retries?: number;
   /** The longest one wait may be, whatever Retry-After says (default 60 s). */
   maxRetryWaitMs?: number;
@@ -35,7 +37,10 @@ export interface ApiClientOptions {
   onRetry?: (info: { status: number; code: string; waitMs: number; attempt: number }) => void;
 }
 
-const RETRIED_STATUSES = new Set([429, 503]);
+/** Whether an answer is one the client sends again after a wait. */
+function retried(status: number, code: string): boolean {
+  return status === 503 || (status === 429 && code === 'RATE_LIMIT_EXCEEDED');
+}
 const UPLOAD_CHUNK_BYTES = 64 * 1024;
 
 /** A client of one front door. */
@@ -53,7 +58,7 @@ export class ApiClient {
     return this.options.baseUrl;
   }
 
-  /** Sends the request (again after a 429 or 503) and returns the parsed JSON answer. */
+  /** Sends the request (again after a rate limit or a 503) and returns the parsed JSON answer. */
   async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
     const text = await this.requestText(method, path, opts);
     if (text === '') return undefined as T;
@@ -71,7 +76,7 @@ export class ApiClient {
       const text = await res.text();
       if (res.ok) return text;
       const error = apiErrorFromBody(res.status, text);
-      if (!RETRIED_STATUSES.has(res.status) || attempt >= this.retries) throw error;
+      if (!retried(res.status, error.code) || attempt >= this.retries) throw error;
       const waitMs = Math.min(
         retryDelayMs(res.headers.get('retry-after'), error.details, attempt),
         this.maxRetryWaitMs,
