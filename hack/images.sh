@@ -12,7 +12,7 @@ set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 repository="${SVC_IMAGE_REPOSITORY:-ghcr.io/svc-platform}"
-version="$(sed -n -E 's/^appVersion: *"?([^"]+)"? *$/\1/p' "$root/charts/svc/Chart.yaml")"
+version="$(sed -n -E "s/^appVersion: *[\"']?([^\"']+)[\"']? *$/\1/p" "$root/charts/svc/Chart.yaml")"
 [[ -n "$version" ]] || { echo "images: no appVersion in charts/svc/Chart.yaml" >&2; exit 1; }
 
 push=false
