@@ -13,7 +13,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cluster="${KIND_CLUSTER:-svc}"
 namespace=svc-system
 repository=svc.local
-version="$(sed -n -E 's/^appVersion: *"?([^"]+)"? *$/\1/p' "$root/charts/svc/Chart.yaml")"
+version="$(sed -n -E "s/^appVersion: *[\"']?([^\"']+)[\"']? *$/\1/p" "$root/charts/svc/Chart.yaml")"
 helm="$(command -v helm || echo "$root/.tools/bin/helm")"
 kubectl="$(command -v kubectl || echo "$root/.tools/bin/kubectl")"
 
