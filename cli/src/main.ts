@@ -18,6 +18,7 @@ import { registerRunCommands } from './commands/runs.js';
 import { registerSecretCommands } from './commands/secrets.js';
 import { registerWorkspaceCommands } from './commands/workspaces.js';
 import { ApiError, EXIT, exitCodeOf } from './errors.js';
+import { colourAllowed } from './output.js';
 
 /** The version of the repository the CLI ships in (its root package.json). */
 const VERSION = (createRequire(import.meta.url)('../../package.json') as { version: string })
@@ -84,7 +85,7 @@ export async function main(argv: string[]): Promise<number> {
       return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
     const json = argv.includes('--json');
-    const red = createColors(Boolean(process.stderr.isTTY) && !argv.includes('--no-color')).red;
+    const red = createColors(colourAllowed(process.stderr, !argv.includes('--no-color'))).red;
     if (err instanceof ApiError) {
       if (json)
         process.stderr.write(

@@ -7,6 +7,19 @@
 import Table from 'cli-table3';
 import { createColors } from 'picocolors';
 
+/**
+ * Whether to colour what goes to `stream`: only on a terminal, never with
+ * `--no-color` (`colour` false) or when `NO_COLOR` is set and not empty
+ * (https://no-color.org).
+ */
+export function colourAllowed(
+  stream: { isTTY?: boolean },
+  colour: boolean | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): boolean {
+  return colour !== false && !env.NO_COLOR && Boolean(stream.isTTY);
+}
+
 /** The printer a command writes through. */
 export class Output {
   /** Colours for stdout. */
@@ -20,9 +33,8 @@ export class Output {
     private readonly stdout: NodeJS.WriteStream = process.stdout,
     private readonly stderr: NodeJS.WriteStream = process.stderr,
   ) {
-    const allowed = colour !== false && !process.env.NO_COLOR;
-    this.colors = createColors(allowed && Boolean(stdout.isTTY));
-    this.errColors = createColors(allowed && Boolean(stderr.isTTY));
+    this.colors = createColors(colourAllowed(stdout, colour));
+    this.errColors = createColors(colourAllowed(stderr, colour));
   }
 
   /** Whether stderr is a terminal (progress bars only then). */

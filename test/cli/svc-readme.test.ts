@@ -3,19 +3,24 @@
  * operator and the vector plane (one platform for the file): the README's
  * CLI walkthrough run as written with `npx svc` from a folder laid out like a
  * clone with a `.dev/env`; workspaces; collections and regions on the vector
- * plane; `init`; and the bash completion script, run in bash.
+ * plane; `init`; the bash completion script, run in bash; profiles of two
+ * accounts; `--api-url` over SVC_API_URL; `NO_COLOR`; and the level and time
+ * filters of `logs`.
  */
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { renderEnv } from '../../common/env-file.js';
+import { freePort } from '../../common/ports.js';
+import { createCaller } from '../apiserver/control-plane-server.js';
+import { ingest, settled } from '../apiserver/logs/log-helpers.js';
 import { startCliPlatform, type CliPlatform } from './cli-platform.js';
-import { runSvc, SVC_BIN, type SvcOptions } from './run-svc.js';
+import { runSvc, runSvcOnTerminal, SVC_BIN, type SvcOptions } from './run-svc.js';
 
 // The walkthrough deploys two agents and waits for two runs.
 jest.setTimeout(300_000);
@@ -235,5 +240,136 @@ describe('completion', () => {
     };
     expect(stdout.trim()).toBe(pkg.version);
     expect(SVC_BIN.endsWith(join('cli', 'bin', 'svc.mjs'))).toBe(true);
+  });
+});
+
+describe('profiles', () => {
+  it('login stores a profile per account; profiles use switches whoami; logout forgets the key', async () => {
+    const second = await createCaller(platform.server, { tier: 'enterprise' });
+    const config = join(platform.home, 'profiles-config');
+    const file = join(config, 'svc', 'config.json');
+    // No SVC_API_KEY: the key comes from stdin at login, from the profile afterwards.
+    const env = platform.env({ XDG_CONFIG_HOME: config });
+    const svc = (args: string[], input?: string) =>
+      runSvc(args, { cwd: platform.home, env, ...(input === undefined ? {} : { input }) });
+    const account = async () => {
+      const whoami = await svc(['whoami', '--json']);
+      expect(whoami.code).toBe(0);
+      return JSON.parse(whoami.stdout) as { id: string; profile: string };
+    };
+
+    const url = ['--api-url', platform.server.base];
+    expect((await svc([...url, 'login', '--profile', 'a'], `${platform.owner.key}\n`)).code).toBe(
+      0,
+    );
+    expect((await svc([...url, 'login', '--profile', 'b'], `${second.key}\n`)).code).toBe(0);
+    const list = await svc(['profiles', 'list', '--json']);
+    expect(list.code).toBe(0);
+    expect(JSON.parse(list.stdout)).toEqual([
+      expect.objectContaining({ current: '', name: 'a', api_url: platform.server.base }),
+      expect.objectContaining({ current: '*', name: 'b', api_url: platform.server.base }),
+    ]);
+
+    expect((await svc(['profiles', 'use', 'a'])).code).toBe(0);
+    expect(await account()).toMatchObject({ id: platform.owner.accountId, profile: 'a' });
+    expect((await svc(['profiles', 'use', 'b'])).code).toBe(0);
+    expect(await account()).toMatchObject({ id: second.accountId, profile: 'b' });
+
+    expect((await svc(['logout'])).code).toBe(0);
+    const stored = readFileSync(file, 'utf8');
+    expect(stored).not.toContain(second.key);
+    expect(stored).toContain(platform.owner.key);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(await account()).toMatchObject({ id: platform.owner.accountId, profile: 'a' });
+  });
+});
+
+describe('--api-url', () => {
+  it('on the command line wins over SVC_API_URL, whichever of the two is reachable', async () => {
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    const reached = await runSvc(['--api-url', platform.server.base, 'whoami', '--json'], {
+      ...options,
+      env: { ...options.env, SVC_API_URL: closed },
+    });
+    expect(reached.code).toBe(0);
+    expect(JSON.parse(reached.stdout)).toMatchObject({
+      id: platform.owner.accountId,
+      api_url: platform.server.base,
+      sources: { apiUrl: 'option' },
+    });
+    const unreachable = await runSvc(['--api-url', closed, 'whoami'], options);
+    expect(unreachable.code).toBe(7);
+  });
+});
+
+describe('colour', () => {
+  it('an error on a terminal is red, and has no colour when NO_COLOR is set', async () => {
+    const { NO_COLOR: _unset, ...colourful } = options.env;
+    const args = ['agents', 'get', 'no-such-agent-here'];
+    const red = await runSvcOnTerminal(args, { ...options, env: colourful });
+    expect(red.code).toBe(4);
+    expect(red.stdout).toContain('\x1b[31mError 404 AGENT_NOT_FOUND');
+    const plain = await runSvcOnTerminal(args, {
+      ...options,
+      env: { ...colourful, NO_COLOR: '1' },
+    });
+    expect(plain.code).toBe(4);
+    expect(plain.stdout).toContain('Error 404 AGENT_NOT_FOUND');
+    expect(plain.stdout).not.toContain('\x1b[');
+    // A record's field names are dim on a terminal; not under NO_COLOR.
+    const record = await runSvcOnTerminal(['whoami'], {
+      ...options,
+      env: { ...colourful, NO_COLOR: '1' },
+    });
+    expect(record.stdout).toContain(platform.owner.accountId);
+    expect(record.stdout).not.toContain('\x1b[');
+  });
+});
+
+describe('logs filters', () => {
+  type Page = { items: { message: string; level: string }[] };
+
+  it('--level leaves out lines of other levels and --since lines older than it', async () => {
+    const name = `logs-${randomBytes(3).toString('hex')}`;
+    const created = await runSvc(['agents', 'create', name, '--json'], options);
+    expect(created.code).toBe(0);
+    const agentId = (JSON.parse(created.stdout) as { id: string }).id;
+    const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
+    const shipped = await ingest(platform.server, agentId, platform.owner.accountId, [
+      { stream: 'stdout', message: 'INFO old news', timestamp: hourAgo },
+      { stream: 'stdout', message: 'INFO fresh news' },
+      { stream: 'stderr', message: 'WARNING:root:careful' },
+      { stream: 'stdout', message: 'ERROR broke' },
+    ]);
+    expect(shipped.status).toBe(204);
+    await settled();
+    const messages = async (...filters: string[]) => {
+      const read = await runSvc(['logs', name, ...filters, '--json'], options);
+      expect(read.code).toBe(0);
+      return (JSON.parse(read.stdout) as Page).items.map((entry) => entry.message).sort();
+    };
+
+    expect(await messages()).toEqual([
+      'ERROR broke',
+      'INFO fresh news',
+      'INFO old news',
+      'WARNING:root:careful',
+    ]);
+    expect(await messages('--level', 'WARN,ERROR')).toEqual([
+      'ERROR broke',
+      'WARNING:root:careful',
+    ]);
+    expect(await messages('--level', 'INFO')).toEqual(['INFO fresh news', 'INFO old news']);
+    const fresh = ['ERROR broke', 'INFO fresh news', 'WARNING:root:careful'];
+    expect(await messages('--since', '10m')).toEqual(fresh);
+    const halfHourAgo = new Date(Date.now() - 1_800_000).toISOString();
+    expect(await messages('--since', halfHourAgo)).toEqual(fresh);
+    expect(await messages('--level', 'INFO', '--since', '10m')).toEqual(['INFO fresh news']);
+
+    const human = await runSvc(['logs', name, '--level', 'ERROR'], options);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toMatch(/ERROR +ERROR broke/);
+    expect(human.stdout).not.toContain('news');
+    expect(human.stdout).not.toContain('careful');
   });
 });
