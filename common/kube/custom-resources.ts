@@ -14,12 +14,12 @@ import {
   PLURALS,
   type Agent,
   type AgentDeployment,
+  type ResourceKind,
   type Workspace,
 } from '../../crds/src/index.js';
 import { isKubeNotFound } from './errors.js';
 
-/** A kind of the platform's custom resources. */
-export type ResourceKind = keyof typeof PLURALS;
+export type { ResourceKind };
 
 /** The object type of a kind. */
 export type ResourceOf<K extends ResourceKind> = K extends 'Agent'

@@ -14,6 +14,14 @@ export const PLURALS = {
   Workspace: 'workspaces',
 } as const;
 
+/** A kind of the platform's custom resources (what an operator controller reconciles). */
+export type ResourceKind = keyof typeof PLURALS;
+
+/** Whether `name` is a {@link ResourceKind}. */
+export function isResourceKind(name: string): name is ResourceKind {
+  return Object.hasOwn(PLURALS, name);
+}
+
 /** Labels the platform puts on its objects. */
 export const LABELS = {
   agentName: 'svc.dev/agent-name',

@@ -21,13 +21,14 @@ import {
   parseQueueKey,
   queueKey,
   type Controller,
+  type ListCached,
   type ObjectRef,
   type Watch,
 } from './control-loop/controller.js';
-import { operatorControllers } from './controllers/index.js';
+import { operatorControllers, type OperatorControllers } from './controllers/index.js';
 import { UsageReporter } from './usage-reporter.js';
 import type { ReconcileMetrics } from './control-loop/reconcile-metrics.js';
-import type { Agent } from '../../crds/src/index.js';
+import type { ResourceKind } from '../../crds/src/index.js';
 import type { WorkloadDriver } from './drivers/driver.js';
 
 /** Options of {@link OperatorManager}. */
@@ -50,7 +51,9 @@ export class OperatorManager {
   readonly queue: KindQueues;
   /** The informer caches the controllers read and watch (read by tests and metrics). */
   readonly cache: ClusterCache;
-  private readonly controllers = new Map<string, Controller>();
+  private readonly controllers = new Map<ResourceKind, Controller>();
+  /** What the driver is told still exists, from the caches. */
+  private readonly liveObjects: OperatorControllers['liveObjects'];
   private readonly accept: (namespace: string) => boolean;
   /** Reports runs' and builds' times to the API server; flushed by {@link stop}. */
   private readonly usage: UsageReporter;
@@ -61,10 +64,10 @@ export class OperatorManager {
     const { kc, log } = opts;
     this.accept = opts.namespaces ?? (() => true);
     this.cache = new ClusterCache(kc, log, this.accept);
-    const enqueue = (kind: string, ref: ObjectRef) => this.enqueue(kind, ref);
+    const enqueue = (kind: ResourceKind, ref: ObjectRef) => this.enqueue(kind, ref);
     this.usage = new UsageReporter(opts.cfg.internalApiUrl, opts.cfg.internalSecret, log);
     const resources = new CustomResourceClient(kc);
-    const controllers = operatorControllers({
+    const { controllers, driverNotifier, liveObjects } = operatorControllers({
       resources,
       cached: new CachedResources(resources, this.cache.resources()),
       driver: opts.driver,
@@ -83,18 +86,16 @@ export class OperatorManager {
       this.controllers.set(controller.kind, controller);
       for (const watch of controller.watches) this.wire(controller.kind, watch);
     }
-    opts.driver.notify?.({
-      agent: (namespace, name) => enqueue('Agent', { namespace, name }),
-      deployment: (namespace, name) => enqueue('AgentDeployment', { namespace, name }),
-    });
+    opts.driver.notify?.(driverNotifier);
+    this.liveObjects = liveObjects;
   }
 
-  private enqueue(kind: string, ref: ObjectRef): void {
+  private enqueue(kind: ResourceKind, ref: ObjectRef): void {
     if (this.accept(ref.namespace)) this.queue.add(queueKey(kind, ref));
   }
 
   /** Enqueues what `watch` maps each event of its source to, for the controller of `kind`. */
-  private wire(kind: string, watch: Watch): void {
+  private wire(kind: ResourceKind, watch: Watch): void {
     const informer = this.cache.informer(watch.source) as ResilientInformer<KubernetesObject>;
     const map = watch.map as (obj: KubernetesObject) => ObjectRef[];
     const onEvent = (obj: KubernetesObject) => {
@@ -107,22 +108,15 @@ export class OperatorManager {
   async start(): Promise<void> {
     await this.cache.start();
     this.machineMeter = await this.opts.driver.meterUsage?.(this.usage, this.opts.log);
+    const list: ListCached = (source) => this.cache.list(source);
     // Before any reconcile: what was kept for objects deleted while no operator ran.
-    const names = (objects: readonly KubernetesObject[]) =>
-      new Set(objects.map((o) => o.metadata?.name ?? ''));
     await this.opts.driver
-      .collectOrphans({
-        agents: names(this.cache.informer('agents').list()),
-        deployments: names(this.cache.informer('agentdeployments').list()),
-      })
+      .collectOrphans(this.liveObjects(list))
       .catch((err: unknown) =>
         this.opts.log.warn('could not remove the state of deleted objects', { err }),
       );
     const { metrics } = this.opts;
-    metrics?.attach({
-      queue: this.queue,
-      agents: () => this.cache.informer('agents').list() as Agent[],
-    });
+    metrics?.attach({ queue: this.queue, list });
     const run = metrics
       ? (key: string) => metrics.measure(key, this.queue.retries(key) > 0, () => this.handle(key))
       : (key: string) => this.handle(key);

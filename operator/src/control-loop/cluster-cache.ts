@@ -58,6 +58,11 @@ export class ClusterCache {
     return this.informers[source];
   }
 
+  /** What the cache of `source` holds, in every namespace. */
+  list<S extends SourceName>(source: S): readonly SourceObjects[S][] {
+    return this.informers[source].list();
+  }
+
   /** The caches of the custom resources, by kind (what the reconcilers read their objects from). */
   resources(): ResourceCaches {
     const { agents, agentdeployments, workspaces } = this.informers;

@@ -9,8 +9,10 @@ import { ownerKeyOf, parseObjectKey, type ObjectWithMeta } from '../../../common
 import type { ReconcileResult } from '../../../common/kube/work-queue.js';
 import {
   API_GROUP,
+  isResourceKind,
   type Agent,
   type AgentDeployment,
+  type ResourceKind,
   type Workspace,
 } from '../../../crds/src/index.js';
 
@@ -27,6 +29,9 @@ export interface SourceObjects {
 /** The name of a cache. */
 export type SourceName = keyof SourceObjects;
 
+/** Lists what the cache of `source` holds, in every namespace. */
+export type ListCached = <S extends SourceName>(source: S) => readonly SourceObjects[S][];
+
 /** The object a queue key names. */
 export interface ObjectRef {
   namespace: string;
@@ -41,13 +46,13 @@ export type Watch = {
 /** A controller: the kind it reconciles, what enqueues it, and its reconcile. */
 export interface Controller {
   /** The kind reconciled, and the prefix of its queue keys (`Agent:namespace/name`). */
-  readonly kind: string;
+  readonly kind: ResourceKind;
   readonly watches: readonly Watch[];
   reconcile(ref: ObjectRef): Promise<ReconcileResult>;
 }
 
 /** Enqueues the object `ref` for the controller of `kind`. */
-export type Enqueue = (kind: string, ref: ObjectRef) => void;
+export type Enqueue = (kind: ResourceKind, ref: ObjectRef) => void;
 
 /** The ref of an object itself. */
 export function refOf(obj: ObjectWithMeta): ObjectRef {
@@ -63,7 +68,7 @@ export function watchFor<S extends SourceName>(source: S): Watch {
  * Watches the children in `sources` whose controlling owner is of `kind` in the
  * platform's API group, enqueueing the owner (controller-runtime's `Owns`).
  */
-export function watchOwned(kind: string, sources: readonly SourceName[]): Watch[] {
+export function watchOwned(kind: ResourceKind, sources: readonly SourceName[]): Watch[] {
   return sources.map(
     (source) =>
       ({
@@ -80,17 +85,16 @@ export function watchOwned(kind: string, sources: readonly SourceName[]): Watch[
 export const CHILD_SOURCES: readonly SourceName[] = ['deployments', 'jobs', 'cronjobs'];
 
 /** The queue key of `ref` for the controller of `kind`. */
-export function queueKey(kind: string, ref: ObjectRef): string {
+export function queueKey(kind: ResourceKind, ref: ObjectRef): string {
   return `${kind}:${ref.namespace}/${ref.name}`;
 }
 
-/** Splits a key made by {@link queueKey}. */
-export function parseQueueKey(key: string): { kind: string; ref: ObjectRef } {
+/** Splits a key made by {@link queueKey}; throws for a key of no kind. */
+export function parseQueueKey(key: string): { kind: ResourceKind; ref: ObjectRef } {
   const colon = key.indexOf(':');
+  const kind = key.slice(0, colon);
+  if (!isResourceKind(kind)) throw new Error(`not a queue key of a kind: ${key}`);
   const rest = key.slice(colon + 1);
   const slash = rest.indexOf('/');
-  return {
-    kind: key.slice(0, colon),
-    ref: { namespace: rest.slice(0, slash), name: rest.slice(slash + 1) },
-  };
+  return { kind, ref: { namespace: rest.slice(0, slash), name: rest.slice(slash + 1) } };
 }

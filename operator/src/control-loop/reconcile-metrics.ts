@@ -6,7 +6,7 @@
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { WorkQueue } from '../../../common/kube/work-queue.js';
-import type { Agent } from '../../../crds/src/index.js';
+import type { ListCached } from './controller.js';
 
 /** Reconcile latency buckets in seconds. */
 const RECONCILE_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -20,8 +20,8 @@ function kindOfKey(key: string): string {
 /** What the series read at scrape time. */
 export interface ReconcileMetricsSources {
   queue: Pick<WorkQueue, 'readyKeys' | 'delayedCount'>;
-  /** The agents in the cache. */
-  agents: () => readonly Agent[];
+  /** The caches, of which the series read the agents. */
+  list: ListCached;
 }
 
 /** Counts and times reconciles; reads the queue and the cache when scraped. */
@@ -90,7 +90,7 @@ export class ReconcileMetrics {
         const from = sources();
         if (!from) return;
         const counts = new Map<string, number>();
-        for (const agent of from.agents()) {
+        for (const agent of from.list('agents')) {
           const status = agent.status?.status ?? 'pending';
           counts.set(status, (counts.get(status) ?? 0) + 1);
         }

@@ -13,8 +13,14 @@ import {
 import { createLogger } from '../../../common/logger.js';
 import { controllerRef } from '../../../crds/src/owner-reference.js';
 import { loadOperatorConfig } from '../config.js';
-import type { Controller, ObjectRef, SourceName } from '../control-loop/controller.js';
-import { operatorControllers } from './index.js';
+import type {
+  Controller,
+  Enqueue,
+  ListCached,
+  ObjectRef,
+  SourceName,
+} from '../control-loop/controller.js';
+import { operatorControllers, type OperatorControllers } from './index.js';
 import type { ClusterView } from './views.js';
 
 const NS = 'svc-live-a';
@@ -25,12 +31,13 @@ function withUid<T extends { metadata: { uid?: string } }>(obj: T): T {
   return obj;
 }
 
-/** The controllers over a cache holding `agents`, `deployments` and `workspaces`. */
-function controllers(
+/** The controllers (and their wiring) over a cache holding `agents`, `deployments` and `workspaces`. */
+function wired(
   agents: Agent[],
   deployments: AgentDeployment[],
   workspaces: Workspace[],
-): Map<string, Controller> {
+  enqueue: Enqueue = () => undefined,
+): OperatorControllers {
   const view: ClusterView = {
     deployments: () => deployments,
     deploymentsOf: (ns, id) =>
@@ -38,17 +45,25 @@ function controllers(
     agentsIn: (ns) => agents.filter((a) => a.metadata.namespace === ns),
     workspacesIn: (ns) => workspaces.filter((w) => w.metadata.namespace === ns),
   };
-  const list = operatorControllers({
+  return operatorControllers({
     // The watches never write or run anything.
     resources: undefined as never,
     cached: undefined as never,
     driver: undefined as never,
     view,
     cfg,
-    enqueue: () => undefined,
+    enqueue,
     log: createLogger('test', 'silent'),
   });
-  return new Map(list.map((c) => [c.kind, c]));
+}
+
+/** The controllers over a cache holding `agents`, `deployments` and `workspaces`, by kind. */
+function controllers(
+  agents: Agent[],
+  deployments: AgentDeployment[],
+  workspaces: Workspace[],
+): Map<string, Controller> {
+  return new Map(wired(agents, deployments, workspaces).controllers.map((c) => [c.kind, c]));
 }
 
 /** What an event on `obj` in `source` enqueues for `controller`. */
@@ -124,5 +139,31 @@ describe('the Workspace controller', () => {
   it('is enqueued by its own objects and by every agent of its namespace', () => {
     expect(enqueued(c, 'workspaces', research)).toEqual([ref(research)]);
     expect(enqueued(c, 'agents', agent)).toEqual([ref(research)]);
+  });
+});
+
+describe('the wiring around the controllers', () => {
+  it('routes the driver’s notifications to the controller of the object’s kind', () => {
+    const seen: string[] = [];
+    const { driverNotifier } = wired([], [], [], (kind, r) =>
+      seen.push(`${kind}:${r.namespace}/${r.name}`),
+    );
+    driverNotifier.agent(NS, 'a1');
+    driverNotifier.deployment(NS, 'd1');
+    expect(seen).toEqual([`Agent:${NS}/a1`, `AgentDeployment:${NS}/d1`]);
+  });
+
+  it('tells the driver the ids of every Agent and AgentDeployment the caches hold', () => {
+    const agent = agentResource(NS);
+    const version = agentDeploymentResource('svc-live-b', agent.metadata.name);
+    const held: Record<string, readonly unknown[]> = {
+      agents: [agent],
+      agentdeployments: [version],
+      workspaces: [workspaceResource(NS, 'research')],
+    };
+    const list = ((source: string) => held[source] ?? []) as ListCached;
+    const live = wired([], [], []).liveObjects(list);
+    expect([...live.agents]).toEqual([agent.metadata.name]);
+    expect([...live.deployments]).toEqual([version.metadata.name]);
   });
 });
