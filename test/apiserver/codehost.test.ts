@@ -430,6 +430,32 @@ describe('push webhooks', () => {
     expect(await deploymentCount()).toBe(before);
   });
 
+  it('does nothing for the push replayed after its delivery ids are forgotten, under any id or body', async () => {
+    const before = await deploymentCount();
+    // Delivery ids are pruned after a week; a signed push captured and replayed later
+    // must not deploy its (by then old) commit again.
+    const forgotten = await stack.server.db
+      .collection('codehost_deliveries')
+      .deleteMany({ agentId });
+    expect(forgotten.deletedCount).toBeGreaterThan(0);
+    const replayed = await call<Delivered>('POST', webhookPath, firstDelivery);
+    expect(replayed.status).toBe(200);
+    expect(replayed.body.status).toBe('duplicate');
+    // Another push of the same commit (another body, another id) is the same deployment too.
+    const repushed = delivery('main', firstCommit);
+    const rawBody = repushed.rawBody.replace('0'.repeat(40), 'f'.repeat(40));
+    const again = await call<Delivered>('POST', webhookPath, {
+      rawBody,
+      headers: {
+        ...repushed.headers,
+        'x-hub-signature-256': githubSignature(rawBody, webhookSecret),
+      },
+    });
+    expect(again.status).toBe(200);
+    expect(again.body.status).toBe('duplicate');
+    expect(await deploymentCount()).toBe(before);
+  });
+
   it('returns 202 ignored for a push to another branch, on both routes', async () => {
     const commit = await gitServer.commit(
       'shop',

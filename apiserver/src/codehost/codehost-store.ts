@@ -1,13 +1,16 @@
 /**
  * The code-host records in MongoDB: accounts' hosts, agents' links, the
- * deliveries seen (for replay protection) and the commit of each deployment a
- * webhook made. Deliveries expire by a periodic delete, as FerretDB has no
- * TTL indexes.
+ * deliveries seen and the commits claimed (for replay protection) and the
+ * commit of each deployment a webhook made. Deliveries expire by a periodic
+ * delete, as FerretDB has no TTL indexes; a link's claimed commits last as
+ * long as the link, so a delivery replayed after its id is forgotten still
+ * deploys nothing.
  */
 import type { Collection, Db } from 'mongodb';
 import type { Tenant } from '../accounts/model.js';
 import type {
   CodehostAccountDoc,
+  CodehostCommitDoc,
   CodehostDeliveryDoc,
   CodehostDeploymentDoc,
   CodehostLinkDoc,
@@ -18,13 +21,14 @@ export const DELIVERY_RETENTION_MS = 7 * 24 * 3600_000;
 
 const DUPLICATE_KEY = 11000;
 
-/** The four collections and what is done with them. */
+/** The five collections and what is done with them. */
 export class CodehostStore {
   private constructor(
     private readonly hosts: Collection<CodehostAccountDoc>,
     private readonly links: Collection<CodehostLinkDoc>,
     private readonly deliveries: Collection<CodehostDeliveryDoc>,
     private readonly deployments: Collection<CodehostDeploymentDoc>,
+    private readonly commits: Collection<CodehostCommitDoc>,
   ) {}
 
   /** Opens the store's collections of `db`. */
@@ -34,6 +38,7 @@ export class CodehostStore {
       db.collection('codehost_links'),
       db.collection('codehost_deliveries'),
       db.collection('codehost_deployments'),
+      db.collection('codehost_commits'),
     );
   }
 
@@ -44,6 +49,7 @@ export class CodehostStore {
       this.links.createIndex({ repositoryKey: 1 }),
       this.deliveries.createIndex({ receivedAt: 1 }),
       this.deployments.createIndex({ agentId: 1, createdAt: -1 }),
+      this.commits.createIndex({ agentId: 1 }),
     ]);
   }
 
@@ -100,9 +106,12 @@ export class CodehostStore {
     await this.links.replaceOne({ _id: doc._id }, doc, { upsert: true });
   }
 
-  /** Removes the agent's link; true when there was one. */
+  /** Removes the agent's link and the commits claimed for it; true when there was a link. */
   async deleteLink(agentId: string): Promise<boolean> {
-    return (await this.links.deleteOne({ _id: agentId })).deletedCount === 1;
+    const deleted = (await this.links.deleteOne({ _id: agentId })).deletedCount === 1;
+    // A new link has a new webhook secret: deliveries signed for this one can no longer come.
+    await this.commits.deleteMany({ agentId });
+    return deleted;
   }
 
   /** Records a delivery; false when it was seen before (a replay). */
@@ -121,6 +130,30 @@ export class CodehostStore {
     await this.deliveries.deleteOne({ _id: `${agentId}:${deliveryId}` });
   }
 
+  /**
+   * Claims `commit` for the agent's link before it is deployed; false when it
+   * was claimed before (deployed, or being deployed). Never pruned.
+   */
+  async claimCommit(agentId: string, commit: string, at: Date): Promise<boolean> {
+    try {
+      await this.commits.insertOne({
+        _id: commitId(agentId, commit),
+        agentId,
+        commit,
+        claimedAt: at,
+      });
+      return true;
+    } catch (err) {
+      if ((err as { code?: unknown }).code === DUPLICATE_KEY) return false;
+      throw err;
+    }
+  }
+
+  /** Forgets a commit whose deployment failed, so the provider's redelivery deploys it. */
+  async releaseCommit(agentId: string, commit: string): Promise<void> {
+    await this.commits.deleteOne({ _id: commitId(agentId, commit) });
+  }
+
   /** Deletes deliveries received before `before`; returns how many. */
   async pruneDeliveries(before: Date): Promise<number> {
     return (await this.deliveries.deleteMany({ receivedAt: { $lt: before } })).deletedCount;
@@ -135,6 +168,10 @@ export class CodehostStore {
   recentDeployments(agentId: string, limit: number): Promise<CodehostDeploymentDoc[]> {
     return this.deployments.find({ agentId }).sort({ createdAt: -1 }).limit(limit).toArray();
   }
+}
+
+function commitId(agentId: string, commit: string): string {
+  return `${agentId}:${commit.toLowerCase()}`;
 }
 
 function hostId(tenant: Tenant): string {

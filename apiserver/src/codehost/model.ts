@@ -51,6 +51,18 @@ export interface CodehostDeliveryDoc {
   receivedAt: Date;
 }
 
+/**
+ * A commit a webhook deployed (or is deploying) for an agent's link, so the
+ * same push replayed later, under any delivery id, deploys nothing.
+ */
+export interface CodehostCommitDoc {
+  /** `<agent id>:<commit sha>`. */
+  _id: string;
+  agentId: string;
+  commit: string;
+  claimedAt: Date;
+}
+
 /** The commit a deployment made by a webhook was built from. */
 export interface CodehostDeploymentDoc {
   /** The deployment id. */

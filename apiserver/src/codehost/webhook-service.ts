@@ -5,8 +5,9 @@
  * repository the payload names). Then: a push to the linked branch that was
  * not seen before is fetched with real git at exactly its commit, packed as a
  * client's upload would be, and deployed through the deploy service like any
- * upload; the commit is recorded against the deployment. Other events and
- * branches are ignored; a replayed delivery id does nothing.
+ * upload; the commit is recorded against the deployment. Other events and branches are
+ * ignored; a replayed delivery id, or a push of a commit the link already
+ * deployed (or is deploying), does nothing.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -168,22 +169,34 @@ export class WebhookService {
     if (delivery.commit === null) {
       return { status: 'ignored', ...base, reason: 'the push deleted the branch' };
     }
+    const { store } = this.deps;
+    const commit = delivery.commit;
     // Both the id and the body must be new: the id header is not signed.
     const claims = [delivery.deliveryId, `sha256:${delivery.bodyDigest}`];
     const claimed: string[] = [];
+    let commitClaimed = false;
     const release = () =>
-      Promise.all(
-        claimed.map((id) => this.deps.store.releaseDelivery(link._id, id).catch(() => undefined)),
-      );
+      Promise.all([
+        ...claimed.map((id) => store.releaseDelivery(link._id, id).catch(() => undefined)),
+        commitClaimed ? store.releaseCommit(link._id, commit).catch(() => undefined) : undefined,
+      ]);
     for (const id of new Set(claims)) {
-      if (!(await this.deps.store.claimDelivery(link._id, id, new Date()))) {
+      if (!(await store.claimDelivery(link._id, id, new Date()))) {
         await release();
         return { status: 'duplicate', ...base };
       }
       claimed.push(id);
     }
+    // Delivery ids are forgotten after a week: a signed push replayed later must not roll the
+    // agent back to its commit. A commit the link deployed, or is deploying, is not deployed again.
+    if (!(await store.claimCommit(link._id, commit, new Date())))
+      return { status: 'duplicate', ...base };
+    commitClaimed = true;
     try {
-      return await this.deployCommit(link, delivery, delivery.commit);
+      const outcome = await this.deployCommit(link, delivery, commit);
+      // Nothing deployed (no host, a paused account): a later push of the commit may deploy it.
+      if (outcome.status !== 'deployed') await store.releaseCommit(link._id, commit);
+      return outcome;
     } catch (err) {
       // Let the provider's redelivery try again.
       await release();
