@@ -18,6 +18,7 @@ import { kubernetesProbe, mongoProbe, platformComponents } from './probes.js';
 import { MongoWindowStore } from './rate-limit/mongo-window-store.js';
 import { ArchiveStore } from './deploy/archive-store.js';
 import { DeployService } from './deploy/deploy-service.js';
+import { RollbackCommand } from './deploy/rollback.js';
 import { DeploymentService } from './deploy/deployment-service.js';
 import { DeploymentLocator } from './deploy/deployment-locator.js';
 import { DeploymentKeyReaper } from './deploy/deployment-keys.js';
@@ -116,6 +117,7 @@ export function controlPlaneDeps(
     regions: config.regions,
   });
   const deployments = new DeploymentService({ agents, deploy, archives, payloads: c.runPayloads });
+  const rollback = new RollbackCommand({ agents, archives, deployments, records: deploy.records });
   const workspaceSecrets = new WorkspaceSecretService(workspaces, agentRepository);
   const operations = OperationStore.open(conn.db);
   const timings = config.regionChanges ?? {};
@@ -162,6 +164,7 @@ export function controlPlaneDeps(
     agents,
     deploy,
     deployments,
+    rollback,
     internal,
     logs,
     runs: new RunService({

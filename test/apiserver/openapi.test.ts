@@ -66,6 +66,7 @@ describe('GET /openapi.json', () => {
       agents: {} as never,
       deploy: {} as never,
       deployments: {} as never,
+      rollback: {} as never,
       internal: {} as never,
       runs: {} as never,
       logs: {} as never,

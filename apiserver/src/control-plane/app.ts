@@ -41,6 +41,7 @@ import type { OperationRunner } from '../operations/operation-runner.js';
 import type { RunService } from '../runs/run-service.js';
 import type { DeployService } from '../deploy/deploy-service.js';
 import type { DeploymentService } from '../deploy/deployment-service.js';
+import type { RollbackCommand } from '../deploy/rollback.js';
 import type { DeploymentKeyReaper } from '../deploy/deployment-keys.js';
 import {
   healthRoutes,
@@ -67,6 +68,8 @@ export interface ControlPlaneDeps {
   agents: AgentService;
   deploy: DeployService;
   deployments: DeploymentService;
+  /** Rolls an agent back to one of its versions. */
+  rollback: RollbackCommand;
   internal: InternalDeps;
   logs: LogStore;
   runs: RunService;
@@ -102,6 +105,7 @@ export function controlPlaneRoutes(
     | 'agents'
     | 'deploy'
     | 'deployments'
+    | 'rollback'
     | 'internal'
     | 'logs'
     | 'runs'
@@ -119,7 +123,7 @@ export function controlPlaneRoutes(
   const routes: AnyRoute[] = [
     ...healthRoutes(deps.probes, deps.components),
     ...agentRoutes(deps.agents),
-    ...deploymentRoutes(deps.deploy, deps.deployments),
+    ...deploymentRoutes(deps.deploy, deps.deployments, deps.rollback),
     ...runRoutes(deps.agents, deps.runs),
     ...workspaceRoutes(deps.workspaces),
     ...regionRoutes(deps.regionChanges),

@@ -11,18 +11,9 @@
  * recorded with state `failed` and its `error_message`, and the agent keeps
  * its settings.
  */
-import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { CoreV1Api } from '@kubernetes/client-node';
 import type { Collection } from 'mongodb';
-import {
-  type Agent,
-  type AgentDeployment,
-  type ArchiveLimits,
-  type DeploymentConfig,
-  type Tier,
-  versionDeployment,
-} from '../../../crds/src/index.js';
+import { type Agent, type AgentDeployment, type Tier } from '../../../crds/src/index.js';
 import { ArchiveLimitError } from '../../../common/archive-limits.js';
 import type { AccountService } from '../accounts/account-service.js';
 import type { Plan } from '../accounts/plans.js';
@@ -40,7 +31,6 @@ import {
 import type { LogStore } from '../logs/log-store.js';
 import { RegionalRepository } from '../store/regional-resources.js';
 import type { RegionApis } from '../regions/region-apis.js';
-import { setPlacement } from '../regions/placement.js';
 import type { DeploymentVersionDoc } from '../store/database.js';
 import { checkAppExport, scriptModuleType } from './app-export.js';
 import type { ArchiveScan } from './archive-scan.js';
@@ -48,11 +38,8 @@ import { InvalidArchiveError } from './archive-scan.js';
 import { ArchiveTooLargeError, type ArchiveStore } from './archive-store.js';
 import { mergeConfig, parseConfigFile, type EffectiveConfig } from './config-file.js';
 import { lintDockerfile } from './dockerfile-lint.js';
-import { retainArchives } from './archive-retention.js';
-import { mintDeploymentKey } from './deployment-key-secret.js';
-import { configOfVersion } from './rollback.js';
+import { DeploymentRecords } from './deployment-records.js';
 import { validateSchedule } from './schedule.js';
-import { allocateVersion } from './version-numbers.js';
 import { storeAndScan } from './upload.js';
 
 /** What the service is built from. */
@@ -89,9 +76,12 @@ export function effectiveConfig(agent: Agent): EffectiveConfig {
 /** Deploys, and the deployment records' lifecycle on the API side. */
 export class DeployService {
   readonly deployments: RegionalRepository<'AgentDeployment'>;
+  /** Writes the new versions, accepted or rejected (the rollback command's too). */
+  readonly records: DeploymentRecords;
 
   constructor(private readonly deps: DeployServiceDeps) {
     this.deployments = new RegionalRepository(deps.apis, 'AgentDeployment', 'deployment');
+    this.records = new DeploymentRecords({ ...deps, deployments: this.deployments });
   }
 
   /** Deploys the archive in `body` to the agent `ref` (or to the agent its svc.yaml names). */
@@ -137,7 +127,7 @@ export class DeployService {
         agent = await agents.resolve(auth, file.config.name);
       }
       if (!file.ok)
-        return await this.rejected(
+        return await this.records.rejected(
           auth,
           agent,
           effectiveConfig(agent),
@@ -151,7 +141,7 @@ export class DeployService {
             fields: { field: 'runtime', current: agent.spec.runtime },
           });
         }
-        return await this.rejected(
+        return await this.records.rejected(
           auth,
           agent,
           effectiveConfig(agent),
@@ -172,7 +162,7 @@ export class DeployService {
       if (config.schedule) {
         const schedule = validateSchedule(config.schedule);
         if (!schedule.ok)
-          return await this.rejected(
+          return await this.records.rejected(
             auth,
             agent,
             config,
@@ -185,8 +175,22 @@ export class DeployService {
       const problem = codeProblem(config, scan);
       const warnings = [...configWarnings, ...problem.warnings];
       if (problem.blocking)
-        return await this.rejected(auth, agent, config, problem.blocking, stored.id, warnings);
-      return await this.accepted(auth, agent, config, stored.id, warnings, auth.plan.archive);
+        return await this.records.rejected(
+          auth,
+          agent,
+          config,
+          problem.blocking,
+          stored.id,
+          warnings,
+        );
+      return await this.records.accepted(
+        auth,
+        agent,
+        config,
+        stored.id,
+        warnings,
+        auth.plan.archive,
+      );
     } catch (err) {
       await archives.delete(stored.id).catch(() => undefined);
       throw err;
@@ -209,146 +213,6 @@ export class DeployService {
         { fields: { field: 'agents', allowed: quota, tier: auth.account.tier } },
       );
     }
-  }
-
-  private resource(
-    agent: Agent,
-    id: string,
-    version: number,
-    config: EffectiveConfig,
-    archiveId: string | null,
-    archiveLimits: ArchiveLimits | null = null,
-  ): AgentDeployment {
-    const deploymentConfig: DeploymentConfig = {
-      runtime: config.runtime,
-      agentType: config.agentType,
-      entrypoint: config.entrypoint,
-      memoryMb: config.memoryMb,
-      regions: config.regions,
-      schedule: config.schedule,
-      keepAlive: config.keepAlive,
-      idleTimeoutMinutes: config.idleTimeoutMinutes,
-      ...(config.buildSecrets ? { buildSecrets: true } : {}),
-    };
-    const deployment = versionDeployment(agent, {
-      id,
-      version,
-      config: deploymentConfig,
-      archiveId,
-      archiveLimits,
-    });
-    // Built and served in every region the agent is in, whatever svc.yaml's regions say.
-    setPlacement(deployment, this.deps.agents.placement(agent));
-    return deployment;
-  }
-
-  /** Records a deployment that failed before any build: state failed, the reason, no archive kept. */
-  private async rejected(
-    auth: AuthContext,
-    agent: Agent,
-    config: EffectiveConfig,
-    message: string,
-    archiveId: string,
-    warnings: string[] = [],
-  ): Promise<AgentDeployment> {
-    await this.deps.archives.delete(archiveId);
-    const id = randomUUID();
-    const version = await allocateVersion(this.deps.versions, agent.metadata.name ?? '', id);
-    await this.deployments.create(this.resource(agent, id, version, config, null));
-    const now = new Date().toISOString();
-    const failed = await this.deployments.updateStatus(auth.tenant.namespace, id, (d) => {
-      d.status = {
-        state: 'failed',
-        errorMessage: message,
-        warnings,
-        startedAt: now,
-        finishedAt: now,
-        canRedeploy: false,
-        canRollback: false,
-      };
-    });
-    if (!failed)
-      throw new ServiceUnavailable('The deployment vanished while it was recorded; retry.');
-    await this.logWarnings(auth, failed, warnings);
-    return failed;
-  }
-
-  /** Writes the deployment's warnings into the agent's log, where its build's lines follow. */
-  private async logWarnings(
-    auth: AuthContext,
-    deployment: AgentDeployment,
-    warnings: readonly string[],
-  ): Promise<void> {
-    if (warnings.length === 0) return;
-    const id = deployment.metadata.name ?? '';
-    await this.deps.logs
-      .append(
-        warnings.map((warning) => ({
-          accountId: auth.account._id,
-          environment: auth.tenant.environment,
-          agentId: deployment.spec.agentId,
-          deploymentId: id,
-          stream: 'system' as const,
-          level: 'WARN' as const,
-          message: `version ${deployment.spec.version}: warning: ${warning}`,
-        })),
-      )
-      // The deployment is recorded and answered with its warnings; a log that cannot be written
-      // must not turn it into an error the client would retry as a second version.
-      .catch(() => undefined);
-  }
-
-  /** A new version built from an earlier one's stored code and configuration (a rollback). */
-  async redeploy(auth: AuthContext, from: AgentDeployment): Promise<AgentDeployment> {
-    const agent = await this.deps.agents.resolve(auth, from.spec.agentId);
-    const config = configOfVersion(from, agent);
-    // The limits the stored archive was checked against when it was uploaded.
-    const limits = from.spec.archiveLimits ?? auth.plan.archive;
-    return this.accepted(
-      auth,
-      agent,
-      config,
-      from.spec.archiveId ?? '',
-      [],
-      limits,
-      from.spec.version,
-    );
-  }
-
-  /** Records an accepted deployment, mints its key, and points the agent at it. */
-  private async accepted(
-    auth: AuthContext,
-    agent: Agent,
-    config: EffectiveConfig,
-    archiveId: string,
-    warnings: string[],
-    archiveLimits: ArchiveLimits,
-    rollbackOfVersion: number | null = null,
-  ): Promise<AgentDeployment> {
-    const agentId = agent.metadata.name ?? '';
-    const id = randomUUID();
-    const version = await allocateVersion(this.deps.versions, agentId, id);
-    const resource = this.resource(agent, id, version, config, archiveId, archiveLimits);
-    resource.spec.rollbackOfVersion = rollbackOfVersion;
-    const created = await this.deployments.create(resource);
-    if (warnings.length > 0) {
-      await this.deployments.updateStatus(auth.tenant.namespace, id, (d) => {
-        d.status = { ...d.status, warnings };
-      });
-      await this.logWarnings(auth, created, warnings);
-    }
-    // One API: the copy just created is the only one (no extra read on the single-region path).
-    const copies = this.deployments.apis.single
-      ? [{ api: this.deployments.apis.homeApi, object: created }]
-      : await this.deployments.copies(auth.tenant.namespace, id);
-    await mintDeploymentKey(
-      this.deps.accounts,
-      auth,
-      copies.map((c) => ({ core: c.api.kc.makeApiClient(CoreV1Api), deployment: c.object })),
-    );
-    await this.deps.agents.adoptVersion(auth, agentId, config, version);
-    await retainArchives(this.deployments, this.deps.archives, auth, agentId);
-    return (await this.deployments.get(auth.tenant.namespace, id)) ?? created;
   }
 }
 

@@ -1,24 +1,20 @@
 /**
- * Reading deployments, rolling back to a version and cancelling one, on the
- * API side. Deployments live as `AgentDeployment` resources in the tenant's
+ * Reading deployments and cancelling one, on the API side (rolling back is
+ * rollback.ts). Deployments live as `AgentDeployment` resources in the tenant's
  * namespace, so another account's deployment is simply not found.
  */
 import type { Collection } from 'mongodb';
 import { isFinalState, LABELS, type AgentDeployment } from '../../../crds/src/index.js';
 import type { AgentService } from '../agents/agent-service.js';
 import { keyAgentScope, type AuthContext } from '../auth/authenticate.js';
-import {
-  DeploymentNotCancellable,
-  DeploymentNotFound,
-  RollbackNotAllowed,
-} from '../errors/catalogue.js';
+import { DeploymentNotCancellable, DeploymentNotFound } from '../errors/catalogue.js';
 import type { RegionalRepository } from '../store/regional-resources.js';
 import { placementOf } from '../regions/placement.js';
 import { regionalStatus } from './deployment-regions.js';
 import type { RunPayloadDoc } from '../store/database.js';
 import type { ArchiveStore } from './archive-store.js';
 import type { DeployService } from './deploy-service.js';
-import { canRollback, presentDeployment, type DeploymentRecord } from './deployment-presenter.js';
+import { presentDeployment, type DeploymentRecord } from './deployment-presenter.js';
 
 /** A page of a list. */
 export interface Page<T> {
@@ -37,7 +33,7 @@ export interface DeploymentListOptions {
   agentId?: string;
 }
 
-/** The deployment operations besides deploying. */
+/** The deployment operations besides deploying and rolling back. */
 export class DeploymentService {
   constructor(
     private readonly deps: {
@@ -129,30 +125,6 @@ export class DeploymentService {
       });
     }
     return found;
-  }
-
-  /**
-   * Rolls back to `version`: a new deployment (the next version) built from
-   * that version's stored code and configuration. When it becomes active, the
-   * deployment it replaces is marked rolled_back.
-   */
-  async rollback(auth: AuthContext, ref: string, version: number): Promise<AgentDeployment> {
-    const target = await this.byVersion(auth, ref, version);
-    const archiveStored = target.spec.archiveId
-      ? await this.deps.archives.exists(target.spec.archiveId)
-      : false;
-    if (!canRollback(target, { archiveStored })) {
-      const reason =
-        target.status?.state === 'active'
-          ? 'it is the active version'
-          : !target.status?.builtAt
-            ? 'it was never built'
-            : 'its code is no longer stored';
-      throw new RollbackNotAllowed(`Version ${version} cannot be rolled back to: ${reason}.`, {
-        fields: { reason },
-      });
-    }
-    return this.deps.deploy.redeploy(auth, target);
   }
 
   /** Asks the operator to stop a deployment that has not finished. */

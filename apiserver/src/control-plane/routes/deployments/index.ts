@@ -1,5 +1,6 @@
-/** The deployment routes: thin handlers over DeployService and DeploymentService. */
+/** The deployment routes: thin handlers over DeployService, DeploymentService and RollbackCommand. */
 import type { DeployService } from '../../../deploy/deploy-service.js';
+import type { RollbackCommand } from '../../../deploy/rollback.js';
 import type { DeploymentService } from '../../../deploy/deployment-service.js';
 import {
   AgentNotFound,
@@ -38,6 +39,7 @@ const ARCHIVE_TYPES = new Set([
 export function deploymentRoutes(
   deploy: DeployService,
   deployments: DeploymentService,
+  rollback: RollbackCommand,
 ): AnyRoute[] {
   return [
     route({
@@ -147,7 +149,7 @@ export function deploymentRoutes(
         ResourceBusy,
       ],
       handler: async (ctx, { params, auth }) => {
-        const created = await deployments.rollback(auth, params.agent, params.version);
+        const created = await rollback.run(auth, params.agent, params.version);
         ctx.status = 202;
         ctx.body = await deployments.present(created);
       },
