@@ -3,7 +3,8 @@
  * repository served by `git http-backend` on loopback (behind a bridge that
  * demands the token), the account's host and token, an agent linked to a
  * branch and subdirectory, and signed push deliveries that deploy exactly
- * the pushed commit, which the local driver then runs and the edge reaches.
+ * the pushed commit (recorded on the deployment as its source), which the
+ * local driver then runs and the edge reaches.
  * Replays, bad signatures and other branches deploy nothing; another
  * account's agent is 404 on every link route; and the token and webhook
  * secret appear in no response after the one that made them and in no log
@@ -22,6 +23,7 @@ import {
 } from './control-plane-server.js';
 import { startCodehostStack, type CodehostStack } from './support/codehost-stack.js';
 import { startGitServer, type GitServer } from './support/codehost-git-server.js';
+import { deployFiles } from './deploy/deploy-helpers.js';
 
 // A deploy may wait for its build on a cold, shared machine.
 jest.setTimeout(240_000);
@@ -44,7 +46,12 @@ type Delivered = {
   deployment_id?: string;
   reason?: string;
 };
-type Deployment = { id: string; state: string; error_message: string | null };
+type Deployment = {
+  id: string;
+  state: string;
+  error_message: string | null;
+  source?: { type: string; repository: string; branch: string; commit: string } | null;
+};
 
 const TOKEN = `glpat-${randomUUID()}`;
 let stack: CodehostStack;
@@ -395,6 +402,13 @@ describe('push webhooks', () => {
       180_000,
     );
     expect(final).toMatchObject({ state: 'active', error_message: null });
+    // The deployment itself records the commit it was made from, in the record and the lists.
+    const source = { type: 'codehost', repository: repoUrl, branch: 'main', commit: firstCommit };
+    expect(final.source).toEqual(source);
+    for (const path of [`/api/v1/agents/${agentId}/deployments`, '/api/v1/deployments']) {
+      const list = await call<{ items: Deployment[] }>('GET', path, { key: owner.key });
+      expect(list.body.items.find((d) => d.id === deploymentId)?.source).toEqual(source);
+    }
     const agent = await eventually(
       async () =>
         (await call<{ url: string | null }>('GET', `/api/v1/agents/${agentId}`, { key: owner.key }))
@@ -413,6 +427,23 @@ describe('push webhooks', () => {
     expect(link.body.recent_deployments).toEqual([
       expect.objectContaining({ deployment_id: deploymentId, commit: firstCommit }),
     ]);
+  });
+
+  it('records no source on an uploaded deployment', async () => {
+    const created = await call('POST', '/api/v1/agents', {
+      key: stranger.key,
+      body: { name: 'uploaded' },
+    });
+    expect(created.status).toBe(201);
+    const upload = await deployFiles(stack.server, stranger.key, 'uploaded', {
+      'main.py': service('upload'),
+    });
+    expect(upload.status).toBe(202);
+    expect(upload.body.source).toBeNull();
+    const read = await call<Deployment>('GET', `/api/v1/deployments/${upload.body.id}`, {
+      key: stranger.key,
+    });
+    expect(read.body.source).toBeNull();
   });
 
   it('does nothing for the same delivery replayed', async () => {

@@ -5,7 +5,8 @@
  * repository the payload names). Then: a push to the linked branch that was
  * not seen before is fetched with real git at exactly its commit, packed as a
  * client's upload would be, and deployed through the deploy service like any
- * upload; the commit is recorded against the deployment. Other events and branches are
+ * upload; the commit is recorded on the deployment (its `source`) and beside
+ * it for the link's recent deployments. Other events and branches are
  * ignored; a replayed delivery id, or a push of a commit the link already
  * deployed (or is deploying), does nothing.
  */
@@ -28,6 +29,7 @@ import {
   WebhookSignatureInvalid,
 } from '../errors/catalogue.js';
 import { deployedRoot } from './checkout-bounds.js';
+import { setSource, type CodehostSource } from './deployment-source.js';
 import { DELIVERY_RETENTION_MS, type CodehostStore } from './codehost-store.js';
 import { checkoutCommit, GitError } from './git.js';
 import { pinHost } from './host-address.js';
@@ -63,7 +65,17 @@ export interface WebhookServiceDeps {
   secrets: CodehostSecrets;
   accounts: Pick<AccountService, 'getAccount'>;
   plans: Record<Tier, Plan>;
-  deploy: { deploy(auth: AuthContext, ref: string, body: Readable): Promise<AgentDeployment> };
+  deploy: {
+    deploy(auth: AuthContext, ref: string, body: Readable): Promise<AgentDeployment>;
+    /** Where the deployment's source is recorded, once it exists. */
+    deployments: {
+      update(
+        namespace: string,
+        name: string,
+        change: (d: AgentDeployment) => void,
+      ): Promise<AgentDeployment | null>;
+    };
+  };
   log: Logger;
   /** Where a repository's host may be (checked again at each fetch: names resolve anew). */
   policy: HostUrlPolicy;
@@ -108,7 +120,9 @@ export class WebhookService {
     } catch (err) {
       if (!(err instanceof DeliveryParseError)) throw err;
       throw new ValidationFailed('Request validation failed', {
-        fields: { violations: [{ loc: ['body'], msg: err.message, type: 'json_invalid' }] },
+        fields: {
+          violations: [{ loc: ['body'], msg: err.message, type: 'json_invalid' }],
+        },
       });
     }
     const outcome = await this.act(link, delivery);
@@ -157,7 +171,11 @@ export class WebhookService {
     const base = { agentId: link._id, deliveryId: delivery.deliveryId };
     if (delivery.event === 'ping') return { status: 'pong', ...base };
     if (delivery.event !== 'push') {
-      return { status: 'ignored', ...base, reason: `event ${delivery.event} is not a push` };
+      return {
+        status: 'ignored',
+        ...base,
+        reason: `event ${delivery.event} is not a push`,
+      };
     }
     if (delivery.branch !== link.branch) {
       return {
@@ -167,7 +185,11 @@ export class WebhookService {
       };
     }
     if (delivery.commit === null) {
-      return { status: 'ignored', ...base, reason: 'the push deleted the branch' };
+      return {
+        status: 'ignored',
+        ...base,
+        reason: 'the push deleted the branch',
+      };
     }
     const { store } = this.deps;
     const commit = delivery.commit;
@@ -219,7 +241,11 @@ export class WebhookService {
     const host = await this.deps.store.host(auth.tenant);
     const token = host ? await this.deps.secrets.readToken(link.namespace) : null;
     if (!host || token === null) {
-      return { status: 'ignored', ...base, reason: 'the account has no code host connected' };
+      return {
+        status: 'ignored',
+        ...base,
+        reason: 'the account has no code host connected',
+      };
     }
     const dir = await mkdtemp(join(tmpdir(), 'svc-codehost-'));
     try {
@@ -267,11 +293,22 @@ export class WebhookService {
           // The agent was deleted: its link and secret go too, so later deliveries are 401.
           await this.deps.store.deleteLink(link._id);
           await this.deps.secrets.delete(link.namespace, linkSecretName(link._id));
-          return { status: 'ignored', ...base, reason: 'the agent no longer exists' };
+          return {
+            status: 'ignored',
+            ...base,
+            reason: 'the agent no longer exists',
+          };
         }
         throw err;
       }
       const deploymentId = deployment.metadata.name ?? '';
+      const { repository, branch } = link;
+      await this.recordSource(deployment, {
+        type: 'codehost',
+        repository,
+        branch,
+        commit,
+      });
       await this.deps.store.recordDeployment({
         _id: deploymentId,
         agentId: link._id,
@@ -287,6 +324,23 @@ export class WebhookService {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  }
+
+  /**
+   * Records the commit on the deployment itself, where the deployment routes
+   * show it. The deployment exists already: failing here would have the
+   * provider redeliver and deploy a second time, so a failure is only logged.
+   */
+  private async recordSource(deployment: AgentDeployment, source: CodehostSource): Promise<void> {
+    const { namespace, name } = deployment.metadata;
+    await this.deps.deploy.deployments
+      .update(namespace ?? '', name ?? '', (d) => setSource(d, source))
+      .catch((err: unknown) =>
+        this.deps.log.warn('recording the source of a codehost deployment failed', {
+          deployment_id: name,
+          err,
+        }),
+      );
   }
 
   private async maybePrune(): Promise<void> {

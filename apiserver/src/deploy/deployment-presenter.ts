@@ -1,5 +1,6 @@
 /** Shapes `AgentDeployment` resources into the contract's Deployment and Run records. */
 import type { AgentDeployment } from '../../../crds/src/index.js';
+import { sourceOf, type CodehostSource } from '../codehost/deployment-source.js';
 import type { RegionalStatus } from './deployment-regions.js';
 
 /** The Deployment record. */
@@ -27,6 +28,8 @@ export interface DeploymentRecord {
   deployed_at: string | null;
   error_message: string | null;
   warnings: string[];
+  /** A push to a linked repository's commit; null for an upload. */
+  source: CodehostSource | null;
 }
 
 const iso = (v: string | Date | undefined | null) =>
@@ -80,5 +83,6 @@ export function presentDeployment(d: AgentDeployment, facts: DeploymentFacts): D
     deployed_at: iso(status.deployedAt),
     error_message: status.errorMessage ?? null,
     warnings: status.warnings ?? [],
+    source: sourceOf(d),
   };
 }

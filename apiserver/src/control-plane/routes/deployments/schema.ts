@@ -98,6 +98,19 @@ export const DeploymentRecord = yup.object({
     description:
       'Extension: non-blocking findings, also written to the agent log: a deploy without svc.yaml at the archive root (the settings it used), Dockerfile checks.',
   }),
+  source: yup
+    .object({
+      type: yup.string().oneOf(['codehost']).required(),
+      repository: yup.string().required().meta({ description: 'The clone URL.' }),
+      branch: yup.string().required(),
+      commit: yup.string().required().meta({ description: 'The full commit SHA deployed.' }),
+    })
+    .nullable()
+    .defined()
+    .meta({
+      description:
+        'Extension: the code-host push this deployment was made from (the linked repository, branch and exact commit); null for an upload, a redeploy or a rollback.',
+    }),
 });
 
 /** A page of deployments. */

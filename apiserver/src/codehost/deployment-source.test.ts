@@ -1,0 +1,28 @@
+import { describe, expect, it } from '@jest/globals';
+import type { AgentDeployment } from '../../../crds/src/index.js';
+import { SOURCE_ANNOTATION, setSource, sourceOf } from './deployment-source.js';
+
+const deployment = (annotations?: Record<string, string>) =>
+  ({ metadata: { name: 'd', annotations }, spec: {} }) as unknown as AgentDeployment;
+
+describe('deployment source', () => {
+  it('reads back what was recorded, keeping other annotations', () => {
+    const d = deployment({ other: 'x' });
+    const source = {
+      type: 'codehost' as const,
+      repository: 'https://git.example/shop.git',
+      branch: 'main',
+      commit: 'a'.repeat(40),
+    };
+    setSource(d, source);
+    expect(d.metadata.annotations?.other).toBe('x');
+    expect(sourceOf(d)).toEqual(source);
+  });
+
+  it('is null for an upload and for an annotation that is not a source', () => {
+    expect(sourceOf(deployment())).toBeNull();
+    for (const raw of ['{', 'null', '{"type":"upload"}', '{"type":"codehost","branch":"main"}']) {
+      expect(sourceOf(deployment({ [SOURCE_ANNOTATION]: raw }))).toBeNull();
+    }
+  });
+});
