@@ -102,7 +102,12 @@ export const AgentStatusBlock = Type.Object({
   deployed: Type.Optional(Type.Boolean()),
   url: Type.Optional(nullable(Type.String())),
   endpoint: Type.Optional(
-    nullable(Type.String({ description: 'host:port the edge routes to, while the agent serves.' })),
+    nullable(
+      Type.String({
+        description:
+          'Where the edge routes to while the agent serves: host:port, or unix:/path for a Unix socket (the local driver).',
+      }),
+    ),
   ),
   activeVersion: Type.Optional(nullable(Type.Integer({ minimum: 1 }))),
   activeDeploymentId: Type.Optional(nullable(Type.String())),

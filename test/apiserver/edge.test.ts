@@ -12,6 +12,9 @@ import { createEdgeServer } from '../../apiserver/src/edge/edge-server.js';
 import { agentResource } from '../factories/custom-resources.js';
 import { createNamespace, kubeConfig } from '../harness/env.js';
 import { freePort } from '../../common/ports.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const kc = kubeConfig();
 const api = kc.makeApiClient(CustomObjectsApi);
@@ -21,6 +24,10 @@ let edge: Server;
 let edgePort: number;
 let upstream: Server;
 let upstreamPort: number;
+/** The same agent on a Unix socket, as the local driver's services are reached. */
+let unixUpstream: Server;
+const socketDir = mkdtempSync(join(tmpdir(), 'svc-edge-'));
+const upstreamSocket = join(socketDir, 'app.sock');
 /** The agent's side of every WebSocket tunnel the edge opened. */
 const tunnels: Duplex[] = [];
 const DOMAIN = 'agents.test';
@@ -37,11 +44,20 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => edge.listen(0, '127.0.0.1', resolve));
   edgePort = (edge.address() as AddressInfo).port;
-  upstream = createServer((req, res) => {
+  upstream = upstreamServer();
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+  upstreamPort = (upstream.address() as AddressInfo).port;
+  unixUpstream = upstreamServer();
+  await new Promise<void>((resolve) => unixUpstream.listen(upstreamSocket, resolve));
+});
+
+/** The agent: answers with its path and the request id it saw, echoes a WebSocket tunnel. */
+function upstreamServer(): Server {
+  const server = createServer((req, res) => {
     res.setHeader('x-seen-request-id', String(req.headers['svc-request-id'] ?? ''));
     res.end(`hello from ${req.url}`);
   });
-  upstream.on('upgrade', (_req, socket) => {
+  server.on('upgrade', (_req, socket: Duplex) => {
     tunnels.push(socket);
     socket.write(
       'HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n',
@@ -50,16 +66,18 @@ beforeAll(async () => {
     // As a WebSocket server does: the connection ends when the other side's does.
     socket.on('end', () => socket.end());
   });
-  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-  upstreamPort = (upstream.address() as AddressInfo).port;
-});
+  return server;
+}
 
 afterAll(async () => {
   // The edge's keep-alive connections to the upstream would keep both servers (and jest) alive.
   edge.closeAllConnections();
   upstream.closeAllConnections();
+  unixUpstream.closeAllConnections();
   edge.close();
   upstream.close();
+  unixUpstream.close();
+  rmSync(socketDir, { recursive: true, force: true });
   await index.stop();
   await kc.makeApiClient(CoreV1Api).deleteNamespace({ name: namespace });
 });
@@ -224,5 +242,26 @@ describe('agent edge', () => {
       })) as Agent;
       return current.status?.servesWebsocket === true;
     });
+  });
+
+  it("proxies to an agent on a Unix socket (the local driver's endpoints), WebSockets too", async () => {
+    await agentAt('local-gggggg', `unix:${upstreamSocket}`);
+    await until(() => Boolean(index.find('local-gggggg')?.status?.endpoint));
+    const res = await viaEdge(`local-gggggg.${DOMAIN}`, '/over-unix');
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe('hello from /over-unix');
+    expect(res.headers['x-seen-request-id']).toBe(res.headers['svc-request-id']);
+    const socket = connect(edgePort, '127.0.0.1');
+    const received: Buffer[] = [];
+    socket.on('data', (d: Buffer) => received.push(d));
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    socket.write(
+      `GET /ws HTTP/1.1\r\nHost: local-gggggg.${DOMAIN}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+    );
+    await until(() => Buffer.concat(received).toString().includes('101 Switching Protocols'));
+    socket.write('unix-frame');
+    await until(() => Buffer.concat(received).toString().endsWith('unix-frame'));
+    socket.destroy();
+    await until(() => tunnels.length === 2 && tunnels[1]!.destroyed);
   });
 });

@@ -5,7 +5,10 @@
  * edge's own errors are `{error:{code,message}}`: 404 AGENT_NOT_FOUND (not an
  * agent address; nothing contacted), 404 AGENT_NOT_REACHABLE (nothing running
  * identifies as that agent), 502/504 AGENT_UPSTREAM_FAILURE. WebSocket
- * upgrades pass through.
+ * upgrades pass through. An agent's endpoint is `host:port` (a cluster
+ * Service) or `unix:/path` (the local driver's sandboxed services, which no
+ * host TCP port reaches: only a process that can open the socket file, this
+ * edge, does; README "Isolation").
  */
 import { tagRoute } from '../../../common/metrics/http-metrics.js';
 import { randomUUID } from 'node:crypto';
@@ -17,6 +20,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { connect, type Socket } from 'node:net';
+import { endpointTarget, type EndpointTarget } from '../../../common/agent-endpoint.js';
 import { ANNOTATIONS, type Agent } from '../../../crds/src/index.js';
 import type { Logger } from '../../../common/logger.js';
 import { addressLabelOf } from './address.js';
@@ -62,9 +66,7 @@ export function createEdgeServer(opts: EdgeOptions): Server {
   const { index, domain, log } = opts;
 
   /** The agent for a request and the address to send it to, waking it when needed. */
-  async function route(
-    req: IncomingMessage,
-  ): Promise<{ agent: Agent; host: string; port: number }> {
+  async function route(req: IncomingMessage): Promise<{ agent: Agent; target: EndpointTarget }> {
     const label = addressLabelOf(req.headers.host, domain);
     if (!label)
       throw new EdgeError(404, 'AGENT_NOT_FOUND', 'This hostname is not an agent address.');
@@ -100,8 +102,7 @@ export function createEdgeServer(opts: EdgeOptions): Server {
     } else {
       void index.markActivity(agent);
     }
-    const [host = '127.0.0.1', port = '80'] = agent.status.endpoint.split(':');
-    return { agent, host, port: Number(port) };
+    return { agent, target: endpointTarget(agent.status.endpoint) };
   }
 
   function forwardedHeaders(
@@ -162,12 +163,11 @@ export function createEdgeServer(opts: EdgeOptions): Server {
     const requestId = randomUUID();
     res.setHeader('svc-request-id', requestId);
     route(req).then(
-      ({ agent, host, port }) => {
+      ({ agent, target }) => {
         tagRoute(req, 'agent');
         const counted = meter(agent, req, res);
         const upstream = request({
-          host,
-          port,
+          ...target,
           method: req.method,
           path: req.url,
           headers: forwardedHeaders(req, requestId),
@@ -209,8 +209,12 @@ export function createEdgeServer(opts: EdgeOptions): Server {
         `HTTP/1.1 ${e.status} ${e.status === 404 ? 'Not Found' : 'Bad Gateway'}\r\ncontent-type: application/json\r\nsvc-request-id: ${requestId}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
       );
     };
-    route(req).then(({ agent, host, port }) => {
-      const upstream = connect(port, host, () => {
+    route(req).then(({ agent, target }) => {
+      const address =
+        'socketPath' in target
+          ? { path: target.socketPath }
+          : { host: target.host, port: target.port };
+      const upstream = connect(address, () => {
         const lines = [`${req.method} ${req.url} HTTP/1.1`];
         for (let i = 0; i < req.rawHeaders.length; i += 2)
           lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
