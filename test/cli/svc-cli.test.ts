@@ -3,7 +3,8 @@
  * and the operator with the local driver (real Python agents; one platform
  * for the file): login and profiles, --json output, exit codes, deploy with
  * .svcignore (a large ignored file is neither uploaded nor in the build), a
- * failing deploy's interpreter message, secrets from stdin, and logs --follow
+ * failing deploy's interpreter message, cancelling a build in flight, run
+ * payloads from stdin and from a file, secrets from stdin, and logs --follow
  * printing a line written after the follow started.
  */
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
@@ -53,6 +54,36 @@ function projectWithLargeIgnoredFile(): string {
   writeFileSync(join(dir, 'data', 'model.bin'), randomBytes(BIG_FILE_BYTES));
   writeFileSync(join(dir, '.svcignore'), 'data/model.bin\n');
   writeFileSync(join(dir, 'debug.log'), 'left out by the built-in *.log\n');
+  return dir;
+}
+
+/**
+ * A copy of examples/python-service whose build never ends by itself: its
+ * requirements name a local package whose in-tree build backend (no build
+ * dependencies to fetch) waits while pip, its parent, lives, for 5 minutes at most.
+ */
+function projectWithEndlessBuild(): string {
+  const dir = join(home, `endless-${randomBytes(3).toString('hex')}`);
+  cpSync(example, dir, { recursive: true });
+  mkdirSync(join(dir, 'endless'));
+  writeFileSync(join(dir, 'requirements.txt'), './endless\n');
+  writeFileSync(
+    join(dir, 'endless', 'pyproject.toml'),
+    '[build-system]\nrequires = []\nbuild-backend = "endless_backend"\nbackend-path = ["."]\n',
+  );
+  writeFileSync(
+    join(dir, 'endless', 'endless_backend.py'),
+    [
+      'import os, time',
+      'def _wait(*_args, **_kwargs):',
+      '    parent, deadline = os.getppid(), time.monotonic() + 300',
+      '    while os.getppid() == parent and time.monotonic() < deadline:',
+      '        time.sleep(0.2)',
+      '    raise SystemExit("gave up waiting")',
+      'get_requires_for_build_wheel = build_wheel = _wait',
+      '',
+    ].join('\n'),
+  );
   return dir;
 }
 
@@ -259,6 +290,63 @@ describe('deploy', () => {
     const bad = await runSvc(['run', agent, '--payload', '{not json'], options);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('not JSON');
+  });
+
+  it('run --payload-file reads the payload from a file', async () => {
+    const marker = `file-${randomUUID()}`;
+    const file = join(home, `payload-${randomBytes(3).toString('hex')}.json`);
+    writeFileSync(file, JSON.stringify({ marker }));
+    const run = await runSvc(['run', agent, '--payload-file', file, '--wait', '--json'], options);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ state: 'completed' });
+    let messages: string[] = [];
+    await until(
+      'the payload in the logs',
+      () => messages.some((message) => message.includes(marker)),
+      30_000,
+      async () => {
+        const read = await runSvc(['logs', agent, '--stream', 'stdout', '--json'], options);
+        messages = (JSON.parse(read.stdout) as { items: { message: string }[] }).items.map(
+          (entry) => entry.message,
+        );
+      },
+    );
+    expect(messages).toContainEqual(`run requested with ${JSON.stringify({ marker })}`);
+  });
+
+  it('cancel of a version still building exits 0 and the deployment fails as cancelled', async () => {
+    const dir = projectWithEndlessBuild();
+    const name = `${agent}-cancel`;
+    const deploy = await runSvc(['deploy', dir, '--agent', name, '--no-follow', '--json'], options);
+    expect(deploy.code).toBe(0);
+    const id = (JSON.parse(deploy.stdout) as { deployment: { id: string } }).deployment.id;
+    let state = '';
+    await until(
+      'the build to start',
+      () => state === 'building',
+      60_000,
+      async () => {
+        const read = await runSvc(['deployments', 'get', id, '--json'], options);
+        state = (JSON.parse(read.stdout) as { state: string }).state;
+      },
+    );
+    const cancel = await runSvc(
+      ['cancel', name, '1', '--reason', 'wrong branch', '--json'],
+      options,
+    );
+    expect(cancel.code).toBe(0);
+    expect(JSON.parse(cancel.stdout)).toMatchObject({
+      id,
+      version: 1,
+      cancellation_requested: true,
+    });
+    const after = await runSvc(['deployments', 'get', id, '--follow', '--json'], options);
+    expect(after.code).toBe(1);
+    expect(JSON.parse(after.stdout)).toMatchObject({
+      id,
+      state: 'failed',
+      error_message: 'Cancelled: wrong branch',
+    });
   });
 
   it('Ctrl-C while deploy follows exits 130 and leaves the deployment going on to active', async () => {
