@@ -26,6 +26,7 @@ import { ArchiveStore } from '../../apiserver/src/deploy/archive-store.js';
 import { controllerRef } from '../../crds/src/owner-reference.js';
 import { makeArchive, PYTHON_SERVICE } from '../factories/archives.js';
 import { agentDeploymentResource } from '../factories/custom-resources.js';
+import { requestService } from '../../operator/src/drivers/local/service-request.js';
 import {
   call,
   createCaller,
@@ -130,7 +131,8 @@ describe('local driver: build and run directories', () => {
       'doomed-service serving',
     );
     const endpoint = running.status?.endpoint ?? '';
-    expect((await fetch(`http://${endpoint}/health`)).status).toBe(200);
+    expect((await requestService(endpoint, '/health', { timeoutMs: 5000 })).status).toBe(200);
+    const socketDir = dirname(endpoint.slice('unix:'.length));
 
     await createAgent('doomed-job', { agent_type: 'job' });
     const job = await deploy('doomed-job', JOB);
@@ -163,6 +165,7 @@ describe('local driver: build and run directories', () => {
       state('builds', job.id),
       state('runs', `${runId}.json`),
       state('logs', `run-${runId}.log`),
+      socketDir,
     ];
     for (const path of kept) expect([path, existsSync(path)]).toEqual([path, true]);
 
@@ -177,7 +180,7 @@ describe('local driver: build and run directories', () => {
       60_000,
     );
     // Stopped before its directory went.
-    await expect(fetch(`http://${endpoint}/health`)).rejects.toThrow();
+    await expect(requestService(endpoint, '/health', { timeoutMs: 5000 })).rejects.toThrow();
   });
 
   it('fails a build that unpacks past the limits its deployment records, and leaves none of it', async () => {

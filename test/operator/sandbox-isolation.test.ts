@@ -3,20 +3,26 @@
  * account would: tenant B deploys a job agent that tries to read the
  * platform's keys, database and kubeconfig, another tenant's code and process
  * environment, and to reach the platform's loopback services (kube-apiserver,
- * MongoDB, the engine, another agent's service). Every attempt must fail,
- * while the same agent reads its own code, writes its scratch directory,
- * calls the public API with its own key and reaches an outside address.
- * Runs the real local driver, the real control plane and the real engine.
+ * MongoDB, the engine, another agent's service and its Unix socket). Every
+ * attempt must fail, while the same agent reads its own code, writes its
+ * scratch directory, calls the public API with its own key and reaches an
+ * outside address. The other agent's service answers through the edge, and
+ * through nothing else: no host TCP port leads to it. Runs the real local
+ * driver, the real control plane, the real edge and the real engine.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { request as httpRequest, type Server as HttpServer } from 'node:http';
+import { createServer, type AddressInfo, type Server } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import type { Agent } from '../../crds/src/index.js';
+import { createLogger } from '../../common/logger.js';
+import { AgentIndex } from '../../apiserver/src/edge/agent-index.js';
+import { createEdgeServer } from '../../apiserver/src/edge/edge-server.js';
 import type { LocalDriver } from '../../operator/src/drivers/local/local-driver.js';
 import {
   call,
@@ -37,6 +43,9 @@ let tenantB: Caller;
 let operator: LocalOperator;
 let driver: LocalDriver;
 let engine: EngineProcess;
+let index: AgentIndex;
+let edge: HttpServer;
+const DOMAIN = 'agents.sandbox.test';
 let outside: Server | null = null;
 let outsideAddress: string | null = null;
 /** A host loopback service that speaks first: anything that reaches it reads {@link BANNER}. */
@@ -61,9 +70,13 @@ beforeAll(async () => {
   operator = await startLocalOperator(
     server,
     (ns) => ns === tenantA.namespace || ns === tenantB.namespace,
-    { overrides: { vectorsUrl: 'http://127.0.0.1:1' }, dir },
+    { overrides: { vectorsUrl: 'http://127.0.0.1:1', agentDomain: DOMAIN }, dir },
   );
   driver = operator.driver;
+  index = new AgentIndex(server.kc, createLogger('apiserver', 'silent'));
+  await index.start();
+  edge = createEdgeServer({ domain: DOMAIN, index, log: createLogger('edge', 'silent') });
+  await new Promise<void>((resolve) => edge.listen(0, '127.0.0.1', resolve));
   // Each reads what a probe sends (and so its end): a socket left with unread input is never
   // closed, and would keep jest from exiting.
   loopbackService = createServer((socket) => socket.resume().end(BANNER));
@@ -78,12 +91,78 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  edge?.close();
+  await index?.stop();
   outside?.close();
   loopbackService?.close();
   await operator.stop();
   await engine.dispose();
   await server.close();
 });
+
+/** GET `url` (an agent's address) through the edge. */
+function viaEdge(url: string): Promise<{ status: number; text: string }> {
+  const { host, pathname } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port: (edge.address() as AddressInfo).port,
+        path: pathname,
+        headers: { host },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/**
+ * The TCP sockets the pasta of agent `agentId`'s service sandbox listens on, on the host
+ * (`addr:port` as /proc/net/tcp writes them): pasta forwards a host port into a sandbox by
+ * listening on it.
+ */
+function pastaListeners(agentId: string): string[] {
+  const records = readdirSync(join(dir, 'sandboxes')).filter((f) =>
+    f.startsWith(`agent-${agentId}-`),
+  );
+  expect(records).toHaveLength(1);
+  const pids = (
+    JSON.parse(readFileSync(join(dir, 'sandboxes', records[0] ?? ''), 'utf8')) as Array<{
+      pid: number;
+    }>
+  ).map((p) => p.pid);
+  // (pasta is passt under another name: its process may be called either.)
+  const pasta = pids.find((pid) => /^pas(ta|st)/.test(readFileSync(`/proc/${pid}/comm`, 'utf8')));
+  expect(pasta).toBeDefined();
+  const inodes = new Set<string>();
+  for (const fd of readdirSync(`/proc/${pasta}/fd`)) {
+    const link = (() => {
+      try {
+        return readlinkSync(`/proc/${pasta}/fd/${fd}`);
+      } catch {
+        return '';
+      }
+    })();
+    const match = /^socket:\[(\d+)\]$/.exec(link);
+    if (match) inodes.add(match[1] ?? '');
+  }
+  const listening: string[] = [];
+  for (const table of ['tcp', 'tcp6']) {
+    for (const line of readFileSync(`/proc/${pasta}/net/${table}`, 'utf8').split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      // st 0A is LISTEN; field 10 is the socket's inode.
+      if (fields[3] === '0A' && inodes.has(fields[9] ?? '')) listening.push(fields[1] ?? '');
+    }
+  }
+  return listening;
+}
 
 async function deployAndWait(
   who: Caller,
@@ -158,6 +237,18 @@ def connect(address):
     s.close()
     return data.decode("utf8", "replace") or "connected"
 
+def connect_unix(path):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        s.settimeout(2)
+        s.connect(path)
+        s.sendall(b"GET / HTTP/1.0\\r\\nHost: x\\r\\n\\r\\n")
+        return s.recv(300).decode("utf8", "replace") or "connected"
+    except Exception:
+        return None
+    finally:
+        s.close()
+
 p = payload()
 own_key = os.environ["SVC_API_KEY"]
 keys_seen = []
@@ -177,6 +268,7 @@ result = {
     "files": {path: read(path) for path in p["files"]},
     "dirs": {path: listdir(path) for path in p["dirs"]},
     "ports": {address: connect(address) for address in p["ports"]},
+    "sockets": {path: connect_unix(path) for path in p["sockets"]},
     "outside": connect(p["outside"]) if p["outside"] else None,
     "other_keys": keys_seen,
     "visible_pids": len([d for d in os.listdir("/proc") if d.isdigit()]),
@@ -214,7 +306,14 @@ describe('sandboxed agents on one machine', () => {
       name: victimId,
     })) as Agent;
     const status = await driver.serviceStatus(victim);
-    expect(status.endpoint).toBeTruthy();
+    // The edge reaches the service on its Unix socket, and no host TCP port leads into its sandbox.
+    expect(status.endpoint).toMatch(/^unix:\//);
+    const victimSocket = String(status.endpoint).slice('unix:'.length);
+    const victimUrl = (
+      await call<{ url: string }>(server, 'GET', '/api/v1/agents/victim', { key: tenantA.key })
+    ).body.url;
+    expect(await viaEdge(`${victimUrl}/`)).toEqual({ status: 200, text: 'tenant-a' });
+    expect(pastaListeners(victimId)).toEqual([]);
     const victimPids = execFileSync('pgrep', ['-f', 'svc_runner serve'], { encoding: 'utf8' })
       .split('\n')
       .filter(Boolean)
@@ -225,7 +324,6 @@ describe('sandboxed agents on one machine', () => {
     const mongoPort = new URL(h.mongoUri).port;
     const kubePort = new URL(h.kubeApiServerUrl).port;
     const enginePort = new URL(engine.url).port;
-    const servicePort = String(status.endpoint).split(':')[1];
     const bannerPort = String((loopbackService.address() as { port: number }).port);
     const apiPort = new URL(server.base).port;
     // Host loopback inside the sandbox is its own: nothing but the public front doors answers.
@@ -233,7 +331,6 @@ describe('sandboxed agents on one machine', () => {
       `127.0.0.1:${kubePort}`,
       `127.0.0.1:${mongoPort}`,
       `127.0.0.1:${enginePort}`,
-      `127.0.0.1:${servicePort}`,
       `127.0.0.1:${bannerPort}`,
       `[::1]:${enginePort}`,
       `[::1]:${bannerPort}`,
@@ -242,12 +339,9 @@ describe('sandboxed agents on one machine', () => {
     const routedPorts = [
       `10.0.2.2:${enginePort}`,
       `10.0.2.2:${mongoPort}`,
-      `10.0.2.2:${servicePort}`,
       `10.0.2.2:${bannerPort}`,
       ...(outsideAddress
-        ? [enginePort, servicePort, bannerPort].map(
-            (port) => `${outsideAddress?.split(':')[0]}:${port}`,
-          )
+        ? [enginePort, bannerPort].map((port) => `${outsideAddress?.split(':')[0]}:${port}`)
         : []),
     ];
     const targets = {
@@ -261,7 +355,17 @@ describe('sandboxed agents on one machine', () => {
         '/root/.bash_history',
       ],
       // (/root and /work hold the runtimes' own directories: only those, read-only.)
-      dirs: [h.dir, join(h.dir, 'ferretdb'), dir, join(dir, 'builds'), join(REPO_ROOT, '.dev')],
+      dirs: [
+        h.dir,
+        join(h.dir, 'ferretdb'),
+        dir,
+        join(dir, 'builds'),
+        join(REPO_ROOT, '.dev'),
+        dirname(victimSocket),
+        '/run/sock',
+      ],
+      // The victim's socket, at its host path and where its own sandbox sees it.
+      sockets: [victimSocket, '/run/sock/app.sock'],
       ports: [...loopbackPorts, ...routedPorts, `127.0.0.1:${apiPort}`],
       pids: victimPids,
       outside: outsideAddress,
@@ -294,6 +398,7 @@ describe('sandboxed agents on one machine', () => {
       files: Record<string, string | null>;
       dirs: Record<string, string[] | null>;
       ports: Record<string, string | null>;
+      sockets: Record<string, string | null>;
       outside: string | null;
       other_keys: string[];
       visible_pids: number;
@@ -308,6 +413,7 @@ describe('sandboxed agents on one machine', () => {
     for (const path of targets.dirs) expect([path, result.dirs[path]]).toEqual([path, null]);
     for (const address of loopbackPorts)
       expect([address, result.ports[address]]).toEqual([address, null]);
+    for (const path of targets.sockets) expect([path, result.sockets[path]]).toEqual([path, null]);
     // The engine's 401, the victim's answer or the banner would mean the host's loopback.
     for (const address of routedPorts)
       expect([address, result.ports[address] ?? '']).not.toEqual([

@@ -7,7 +7,11 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { RUNNERS, runnerCommand } from '../../operator/src/drivers/local/runner-command.js';
+import {
+  RUNNERS,
+  runnerCommand,
+  type Listen,
+} from '../../operator/src/drivers/local/runner-command.js';
 import { writeModuleBoundary } from '../../operator/src/drivers/local/state-files.js';
 import {
   exitWithoutHealth,
@@ -20,6 +24,7 @@ import {
   stopRunner,
   waitForHealth,
 } from './runner-process.js';
+import { getOverSocket, leaveStaleSocket, socketPath, waitForSocketHealth } from './unix-socket.js';
 
 /** The runner under Node (every node* runtime starts it alike) and under Bun. */
 const RUNTIMES = ['node22', 'bun'] as const;
@@ -31,9 +36,9 @@ function startNodeRunner(
   mode: 'serve' | 'run' | 'check',
   dir: string,
   entrypoint: string,
-  port?: number,
+  listen?: Listen,
 ) {
-  const { command, args, env } = runnerCommand(RUNNERS, runtime, mode, dir, entrypoint, port);
+  const { command, args, env } = runnerCommand(RUNNERS, runtime, mode, dir, entrypoint, listen);
   return startRunner(command, args, {
     cwd: dir,
     env: { ...process.env, ...env, SVC_RUNNER_ERROR_FILE: join(dir, 'error.txt') },
@@ -44,7 +49,7 @@ function startNodeRunner(
 async function serve(runtime: RunnerRuntime, dir: string, entrypoint: string) {
   const port = await freePort();
   return {
-    runner: startNodeRunner(runtime, 'serve', dir, entrypoint, port),
+    runner: startNodeRunner(runtime, 'serve', dir, entrypoint, { port }),
     baseUrl: `http://127.0.0.1:${port}`,
     errorFile: join(dir, 'error.txt'),
   };
@@ -102,6 +107,24 @@ if (require.main === module) writeFileSync('main-block-ran', 'yes');
         await expectRunnerHealth(baseUrl);
       });
       expect(existsSync(join(dir, 'main-block-ran'))).toBe(false);
+    });
+
+    it('serves on the Unix socket --socket names, in place of a stale socket file left there', async () => {
+      const dir = await makeAppDir({
+        'index.js': 'module.exports = { app: (req, res) => res.end(`at ${req.url}`) };',
+      });
+      const socket = await socketPath();
+      leaveStaleSocket(socket);
+      const runner = startNodeRunner(runtime, 'serve', dir, 'index.js', { socket });
+      try {
+        await waitForSocketHealth(runner, socket);
+        expect(await getOverSocket(socket, '/over-unix')).toEqual({
+          status: 200,
+          body: 'at /over-unix',
+        });
+      } finally {
+        expect(await stopRunner(runner)).toEqual({ code: 0, signal: null });
+      }
     });
 
     it('serves a Koa app and answers /health before its own route', async () => {

@@ -18,6 +18,7 @@ import {
   stopRunner,
   waitForHealth,
 } from './runner-process.js';
+import { getOverSocket, leaveStaleSocket, socketPath, waitForSocketHealth } from './unix-socket.js';
 
 const python = join(repoRoot, '.tools', 'runner-venv', 'bin', 'python');
 const runnerPath = join(repoRoot, 'operator', 'runners', 'python');
@@ -111,6 +112,22 @@ describe('python runner serve', () => {
     // Request access logs are off and the server's own lines go to stderr.
     expect(runner.stdout()).toBe('');
     expect(runner.stderr()).toContain('Application startup complete');
+  });
+
+  it('serves on the Unix socket --socket names, in place of a stale socket file left there', async () => {
+    const dir = await makeAppDir({ 'main.py': ASGI_APP });
+    const socket = await socketPath();
+    leaveStaleSocket(socket);
+    const runner = startPythonRunner(dir, ['serve', '--entrypoint', 'main.py', '--socket', socket]);
+    try {
+      await waitForSocketHealth(runner, socket);
+      const route = await getOverSocket(socket, '/items/2');
+      expect(route.status).toBe(200);
+      expect(JSON.parse(route.body)).toEqual({ path: '/items/2', module: 'main' });
+    } finally {
+      expect(await stopRunner(runner)).toEqual({ code: 0, signal: null });
+    }
+    expect(runner.stderr()).toContain(`serving main.py on unix:${socket}`);
   });
 
   it('echoes over a WebSocket through uvicorn', async () => {

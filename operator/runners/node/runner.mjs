@@ -5,14 +5,16 @@
  * Bun runs it too, for the `bun` runtime (`bun --no-install runner.mjs …`): Bun's node:http
  * serves the app, and the few differences (TypeScript, the main module) are marked `isBun`.
  *
- *   node operator/runners/node/runner.mjs serve --app-dir DIR --entrypoint FILE [--port P] [--host H]
+ *   node operator/runners/node/runner.mjs serve --app-dir DIR --entrypoint FILE [--port P] [--host H | --socket PATH]
  *   node operator/runners/node/runner.mjs run   --app-dir DIR --entrypoint FILE
  *   node operator/runners/node/runner.mjs check --app-dir DIR --entrypoint FILE
  *
  * Plain JavaScript so it runs without a build step (in a runner image too); TypeScript entry
  * points need tsx resolvable from this file. Defaults suit an image whose pod passes only the
  * mode with workingDir /app: --app-dir is the working directory, --entrypoint $SVC_ENTRYPOINT,
- * --port $PORT or 8080, --host 0.0.0.0 (a local driver passes --host 127.0.0.1).
+ * --port $PORT or 8080, --host 0.0.0.0. The local driver passes --socket PATH instead: the runner
+ * serves on a Unix socket at PATH (a stale socket file there is replaced), the only way its edge
+ * reaches a sandboxed service.
  * SVC_RUNNER_ERROR_FILE, when set, names a file that receives the one-line reason of a failure.
  *
  * Exit codes. serve: 0 after SIGTERM/SIGINT and a graceful close; 1 cannot listen, or an error
@@ -22,7 +24,7 @@
  * check (a build step: parses, runs nothing): 0, or 3 when the entry point is missing or does not
  * compile, with the parser's message, file and line as the reason.
  */
-import { writeFileSync } from 'node:fs';
+import { statSync, unlinkSync, writeFileSync } from 'node:fs';
 import Module from 'node:module';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,7 +50,7 @@ const EXIT_ENTRYPOINT_FAILED = 3;
 const GRACEFUL_SHUTDOWN_MS = 20_000;
 
 const USAGE =
-  'usage: node runner.mjs <serve|run|check> [--app-dir DIR] [--entrypoint FILE] [--port P] [--host H]';
+  'usage: node runner.mjs <serve|run|check> [--app-dir DIR] [--entrypoint FILE] [--port P] [--host H | --socket PATH]';
 
 /**
  * The `Type: message` line Node prints for an error, on one line: the line of the stack's header
@@ -132,6 +134,7 @@ function failEntrypoint(error) {
  * @property {string} entrypoint relative to appDir
  * @property {string} host
  * @property {number} port
+ * @property {string | undefined} socket a Unix socket path, served instead of host:port
  */
 
 /** @returns {Options} */
@@ -144,6 +147,7 @@ function parseCommandLine() {
         entrypoint: { type: 'string' },
         port: { type: 'string' },
         host: { type: 'string' },
+        socket: { type: 'string' },
       },
     });
     const mode = positionals[0];
@@ -160,6 +164,7 @@ function parseCommandLine() {
       entrypoint,
       host: values.host ?? '0.0.0.0',
       port,
+      socket: values.socket,
     };
   } catch (error) {
     console.error(
@@ -197,8 +202,21 @@ function listenerFor(app, entrypoint) {
   }
 }
 
+/**
+ * Removes the socket file a previous process of the service left (it crashed): listen(path)
+ * fails on any existing file. Any other kind of file there stays, and listening fails.
+ * @param {string} path
+ */
+function removeStaleSocket(path) {
+  try {
+    if (statSync(path).isSocket()) unlinkSync(path);
+  } catch (error) {
+    if (/** @type {NodeJS.ErrnoException} */ (error).code !== 'ENOENT') throw error;
+  }
+}
+
 /** @param {Options} options */
-async function serve({ appDir, entrypoint, host, port }) {
+async function serve({ appDir, entrypoint, host, port, socket }) {
   /** @type {{ shape: string, listener: import('./load.mjs').RequestListener }} */
   let handler;
   /** @type {unknown} */
@@ -215,16 +233,19 @@ async function serve({ appDir, entrypoint, host, port }) {
   }
 
   const { server, close } = createAgentServer(handler.listener, upgradeListener(app));
+  const address = socket ? `unix:${socket}` : `http://${host}:${port}`;
   try {
+    if (socket) removeStaleSocket(socket);
     await new Promise((resolve, reject) => {
       server.once('error', reject);
-      server.listen(port, host, () => resolve(undefined));
+      if (socket) server.listen(socket, () => resolve(undefined));
+      else server.listen(port, host, () => resolve(undefined));
     });
   } catch (error) {
-    console.error(`svc-runner: cannot listen on ${host}:${port}: ${inspect(error)}`);
+    console.error(`svc-runner: cannot listen on ${address}: ${inspect(error)}`);
     process.exit(EXIT_CANNOT_LISTEN);
   }
-  console.error(`svc-runner: serving ${entrypoint} (${handler.shape}) on http://${host}:${port}`);
+  console.error(`svc-runner: serving ${entrypoint} (${handler.shape}) on ${address}`);
 
   let stopping = false;
   /** @param {NodeJS.Signals} signal */

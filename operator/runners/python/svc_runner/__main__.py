@@ -1,14 +1,15 @@
 """Command line of the Python runner.
 
-    python -m svc_runner serve --app-dir DIR --entrypoint FILE [--port P] [--host H]
+    python -m svc_runner serve --app-dir DIR --entrypoint FILE [--port P] [--host H | --socket PATH]
     python -m svc_runner run   --app-dir DIR --entrypoint FILE
     python -m svc_runner check --app-dir DIR --entrypoint FILE
 
 with PYTHONPATH=<repo>/operator/runners/python:DIR/.svc/deps (both are added here as well).
 Defaults suit a runner image whose pod passes only the mode with workingDir /app: --app-dir is
 the working directory, --entrypoint $SVC_ENTRYPOINT or main.py, --port $PORT or 8080, --host
-0.0.0.0 (a local driver passes --host 127.0.0.1). SVC_RUNNER_ERROR_FILE, when set, names a file
-that receives the one-line reason of a failure.
+0.0.0.0. The local driver passes --socket PATH instead: the runner serves on a Unix socket at PATH
+(a stale socket file there is replaced), the only way its edge reaches a sandboxed service.
+SVC_RUNNER_ERROR_FILE, when set, names a file that receives the one-line reason of a failure.
 
 Exit codes. serve: 0 after a graceful SIGTERM/SIGINT shutdown; 1 cannot listen; 2 bad command
 line; 3 the entry point failed to import, has no usable `app`, or its startup hook failed (never
@@ -47,6 +48,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     # A string default goes through `type` too, so a bad $PORT is a usage error (exit 2).
     parser.add_argument("--port", type=int, default=os.environ.get("PORT") or "8080")
     parser.add_argument("--host", default="0.0.0.0")
+    parser.add_argument("--socket", default=None, help="serve on this Unix socket path instead")
     return parser.parse_args(argv)
 
 
@@ -88,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
         from .serve import serve
 
         _set_user_paths(app_dir, deps)
-        return serve(app_dir, args.entrypoint, args.host, args.port)
+        return serve(app_dir, args.entrypoint, args.host, args.port, args.socket)
 
     from .run import run
 

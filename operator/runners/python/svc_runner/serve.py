@@ -9,8 +9,10 @@ websockets (user code importing those gets the runner's copies, already loaded).
 from __future__ import annotations
 
 import copy
+import os
 import signal
 import socket
+import stat
 import sys
 from pathlib import Path
 from typing import Any
@@ -27,7 +29,7 @@ from .errors import EXIT_ENTRYPOINT_FAILED, EntrypointError, report_exception, r
 from .health import HealthMiddleware
 from .loader import asgi_interface, find_app, import_entrypoint
 
-#: The runner could not listen (port taken, bad host).
+#: The runner could not listen (port taken, bad host, socket directory missing).
 EXIT_CANNOT_LISTEN = 1
 
 # Below the pod's 30 s termination grace, so in-flight requests finish before SIGKILL.
@@ -63,8 +65,29 @@ def _bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def serve(app_dir: Path, entrypoint: str, host: str, port: int) -> int:
+def _bind_unix(path: str) -> socket.socket:
+    # A socket file left by a previous process of the service (it crashed) is replaced; any
+    # other file there is not.
+    try:
+        if stat.S_ISSOCK(os.stat(path).st_mode):
+            os.unlink(path)
+    except FileNotFoundError:
+        pass
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.bind(path)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def serve(
+    app_dir: Path, entrypoint: str, host: str, port: int, socket_path: str | None = None
+) -> int:
     """Serves the entry point's `app` until SIGTERM/SIGINT; returns the process exit code.
+
+    On the Unix socket `socket_path` when given (the local driver), on host:port otherwise.
 
     uvicorn itself exits with 3 (SystemExit) when the app's lifespan startup fails.
     """
@@ -78,10 +101,11 @@ def serve(app_dir: Path, entrypoint: str, host: str, port: int) -> int:
         report_exception(exc)
         return EXIT_ENTRYPOINT_FAILED
 
+    address = f"unix:{socket_path}" if socket_path else f"http://{host}:{port}"
     try:
-        sock = _bind(host, port)
+        sock = _bind_unix(socket_path) if socket_path else _bind(host, port)
     except OSError as exc:
-        print(f"svc-runner: cannot listen on {host}:{port}: {exc}", file=sys.stderr, flush=True)
+        print(f"svc-runner: cannot listen on {address}: {exc}", file=sys.stderr, flush=True)
         return EXIT_CANNOT_LISTEN
 
     config = uvicorn.Config(
@@ -103,6 +127,6 @@ def serve(app_dir: Path, entrypoint: str, host: str, port: int) -> int:
     # by the signal, so a stopped service looks like a clean exit.
     signal.signal(signal.SIGTERM, lambda *_: None)
     signal.signal(signal.SIGINT, lambda *_: None)
-    print(f"svc-runner: serving {entrypoint} on http://{host}:{port}", file=sys.stderr, flush=True)
+    print(f"svc-runner: serving {entrypoint} on {address}", file=sys.stderr, flush=True)
     uvicorn.Server(config).run(sockets=[sock])
     return 0

@@ -7,18 +7,18 @@
  * the driver's directory, so a restart keeps it), and every other account's
  * build, service and run fails saying why.
  */
-import { chown, lchown, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { chmod, chown, lchown, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type { Agent } from '../../../../crds/src/index.js';
 import type { Logger } from '../../../../common/logger.js';
 import type { ManagedProcess, ProcessGroup, StartOptions } from '../../../../common/processes.js';
 import { toolOutput, type ToolRunner } from './builder.js';
 import type { RunnerPaths } from './runner-command.js';
 import { loopbackPort } from './sandbox/network.js';
-import { APP_DIR, Sandbox, STATUS_DIR } from './sandbox/sandbox.js';
+import { APP_DIR, Sandbox, SOCKET_DIR, STATUS_DIR } from './sandbox/sandbox.js';
 
-/** The port an agent's service listens on inside its sandbox (as in a cluster pod). */
-export const SANDBOX_SERVICE_PORT = 8080;
+/** The name of a service's Unix socket in its socket directory. */
+export const SOCKET_NAME = 'app.sock';
 
 /** Threads and processes one agent process tree may have; a build (npm) gets more. */
 const PIDS_MAX = 512;
@@ -50,8 +50,8 @@ export interface AgentProcess extends StartOptions {
   /** The code on the host. */
   appDir: string;
   memoryMb: number;
-  /** A service: the host loopback port the edge reaches it on. */
-  hostPort?: number;
+  /** A service: the host directory of the Unix socket the edge reaches it on. */
+  socketDir?: string;
   /** A host directory the runner writes its error file into. */
   statusDir?: string;
 }
@@ -128,9 +128,10 @@ export class AgentLauncher {
     return this.sandbox ? APP_DIR : hostAppDir;
   }
 
-  /** The port a service listens on, where the runner sees it. */
-  servicePortOf(hostPort: number): number {
-    return this.sandbox ? SANDBOX_SERVICE_PORT : hostPort;
+  /** A service's Unix socket: where the runner listens on it, and its file on the host. */
+  socketOf(socketDir: string): { runner: string; host: string } {
+    const host = join(socketDir, SOCKET_NAME);
+    return { runner: this.sandbox ? join(SOCKET_DIR, SOCKET_NAME) : host, host };
   }
 
   /** The runner's error file: where the runner writes it, and where the driver reads it. */
@@ -167,6 +168,18 @@ export class AgentLauncher {
     if (uid !== null) await chownTree(dir, uid);
   }
 
+  /**
+   * Makes a service's socket directory: 0700 and the agent's own, so its sandbox can create the
+   * socket there and no other agent's user can reach it (the operator, and so the edge, can).
+   */
+  async makeSocketDir(agent: Agent, dir: string): Promise<void> {
+    await mkdir(dirname(dir), { recursive: true, mode: 0o700 });
+    await mkdir(dir, { mode: 0o700 });
+    await chmod(dir, 0o700);
+    const uid = this.sandbox?.uidOf(agent.metadata.name ?? '') ?? null;
+    if (uid !== null) await chown(dir, uid, uid);
+  }
+
   /** Starts an agent's service or run process. */
   start(proc: AgentProcess): ManagedProcess {
     if (!this.sandbox) return this.group.start(proc);
@@ -184,10 +197,7 @@ export class AgentLauncher {
       memoryMb: proc.memoryMb,
       pidsMax: PIDS_MAX,
       scratchMb: Math.max(64, Math.min(proc.memoryMb, 1024)),
-      inbound:
-        proc.hostPort !== undefined
-          ? { hostPort: proc.hostPort, port: SANDBOX_SERVICE_PORT }
-          : undefined,
+      socketDir: proc.socketDir,
       onStdoutLine: proc.onStdoutLine,
       onStderrLine: proc.onStderrLine,
     });

@@ -1,14 +1,15 @@
 /**
  * The `local` workload driver of the single-machine platform: builds in a
- * directory per deployment, services as supervised child processes on free
- * loopback ports, runs as one process each, schedules as cron-parser timers.
+ * directory per deployment, services as supervised child processes each on
+ * a Unix socket of its own (the Agent's endpoint, where the edge connects),
+ * runs as one process each, schedules as cron-parser timers.
  * What agents print and what happens to them is shipped to the API server's
  * logs. Secrets come from the same Kubernetes Secrets a cluster pod would
  * mount, so the reconcilers cannot tell the two drivers apart.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import {
   ANNOTATIONS,
@@ -19,7 +20,6 @@ import {
 import { nextRun } from '../../../../common/cron.js';
 import type { Logger } from '../../../../common/logger.js';
 import { ProcessGroup } from '../../../../common/processes.js';
-import { freePort } from '../../../../common/ports.js';
 import type { OperatorConfig } from '../../config.js';
 import type {
   DriverNotifier,
@@ -45,11 +45,14 @@ import {
 } from './runner-command.js';
 import { readRecord, removeRecord, writeModuleBoundary, writeRecord } from './state-files.js';
 import {
+  newSocketDir,
   removeAgentState,
   removeBuild,
   removeDeploymentState,
   removeOrphans,
+  removeSocketDirs,
 } from './state-cleanup.js';
+import { requestService } from './service-request.js';
 import { SupervisedService } from './supervised-service.js';
 import { fireSchedule } from './schedule-firing.js';
 
@@ -91,6 +94,8 @@ interface ServiceRecord {
 }
 
 const now = () => new Date().toISOString();
+/** The longest path a Unix socket can have on Linux (sun_path's 108 bytes, less the NUL). */
+const MAX_SOCKET_PATH = 107;
 
 /** The driver for one machine. */
 export class LocalDriver implements WorkloadDriver {
@@ -388,11 +393,14 @@ export class LocalDriver implements WorkloadDriver {
     const appDir = join(this.buildDir(deploymentId), 'app');
     const runtime = deployment.spec.config.runtime;
     const entrypoint = deployment.spec.config.entrypoint ?? 'main.py';
-    const port = await freePort();
     const owner = this.owner(agent);
     const launcher = this.launcher;
     const statusDir = join(this.buildDir(deploymentId), 'status');
     await launcher.handOver(agent, statusDir);
+    // The edge's way in (README "Isolation"): a Unix socket in a directory of this process's own.
+    const socketDir = newSocketDir(this.dir, agentId);
+    await launcher.makeSocketDir(agent, socketDir);
+    const socket = launcher.socketOf(socketDir);
     const { env, mask } = await this.environment(agent, deployment, {});
     const errorFile = launcher.errorFileOf(statusDir);
     const service = new SupervisedService(this.group, {
@@ -403,11 +411,11 @@ export class LocalDriver implements WorkloadDriver {
         'serve',
         launcher.appDirOf(appDir),
         entrypoint,
-        launcher.servicePortOf(port),
+        { socket: socket.runner },
       ),
       cwd: appDir,
       env: { ...launcher.baseEnv(), ...env },
-      port,
+      socket: socket.host,
       errorFile: errorFile.host,
       runnerErrorFile: errorFile.runner,
       launch: (start) =>
@@ -416,7 +424,7 @@ export class LocalDriver implements WorkloadDriver {
           agent,
           appDir,
           memoryMb: deployment.spec.config.memoryMb,
-          hostPort: port,
+          socketDir,
           statusDir,
         }),
       onStdout: (message) =>
@@ -434,7 +442,7 @@ export class LocalDriver implements WorkloadDriver {
       onMachine: (startedAt, stoppedAt) =>
         this.usage.report({
           ...usageOwner(agent),
-          id: `compute:service:${deploymentId}:${this.instance}:${port}:${startedAt.getTime()}`,
+          id: `compute:service:${deploymentId}:${this.instance}:${basename(socketDir)}:${startedAt.getTime()}`,
           deployment_id: deploymentId,
           kind: 'compute',
           started_at: startedAt.toISOString(),
@@ -453,6 +461,10 @@ export class LocalDriver implements WorkloadDriver {
     const available = runtimeAvailable(this.runners, runtime);
     const refused = await launcher.admit(agent);
     if (refused) service.fail(refused);
+    else if (Buffer.byteLength(socket.host) > MAX_SOCKET_PATH)
+      service.fail(
+        `The local driver's directory path is too long for a Unix socket (${socket.host}); set SVC_LOCAL_DIR to a shorter path.`,
+      );
     else if (available.ok) service.start();
     else service.fail(available.reason);
     return { deploymentId, service, secretsRevision, mask };
@@ -669,12 +681,14 @@ export class LocalDriver implements WorkloadDriver {
         headers: { authorization: `Bearer ${env.SVC_API_KEY}` },
       },
     ).then((r) => (r.ok ? (r.json() as Promise<{ payload: unknown }>) : { payload: null }));
-    const res = await fetch(`http://${status.endpoint}/svc/run`, {
+    const res = await requestService(status.endpoint, '/svc/run', {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'svc-run-id': run.metadata.name ?? '' },
       body: JSON.stringify(payload.payload ?? {}),
+      timeoutMs: 300_000,
     });
-    if (!res.ok) throw new Error(`POST /svc/run answered ${res.status}`);
+    if (res.status < 200 || res.status >= 300)
+      throw new Error(`POST /svc/run answered ${res.status}`);
   }
 
   async runStatus(run: AgentDeployment): Promise<TaskStatus> {
@@ -766,6 +780,7 @@ export class LocalDriver implements WorkloadDriver {
   async init(): Promise<this> {
     await mkdir(this.dir, { recursive: true });
     await writeModuleBoundary(join(this.dir, 'builds'));
+    await removeSocketDirs(this.dir);
     this.launcher = await AgentLauncher.create({
       group: this.group,
       dir: this.dir,

@@ -11,7 +11,9 @@ describe('runnerCommand', () => {
         SVC_INTERNAL_SECRET: generateSecret(),
       }),
     );
-    const command = runnerCommand(paths, 'bun', 'serve', '/app', 'index.ts', 8080);
+    const command = runnerCommand(paths, 'bun', 'serve', '/app', 'index.ts', {
+      socket: '/run/sock/app.sock',
+    });
     expect(command.command).toBe('/opt/bun/bin/bun');
     expect(command.args).toEqual([
       '--no-install',
@@ -21,10 +23,8 @@ describe('runnerCommand', () => {
       '/app',
       '--entrypoint',
       'index.ts',
-      '--port',
-      '8080',
-      '--host',
-      '127.0.0.1',
+      '--socket',
+      '/run/sock/app.sock',
     ]);
   });
 

@@ -48,6 +48,18 @@ export function runnerPaths(cfg: Pick<OperatorConfig, 'bunPath'>): RunnerPaths {
   return { ...RUNNERS, bun: cfg.bunPath ?? RUNNERS.bun };
 }
 
+/**
+ * Where `serve` listens: a Unix socket (what the local driver uses, see README "Isolation"), or a
+ * loopback port (the runner tests).
+ */
+export type Listen = { socket: string } | { port: number };
+
+function listenArgs(listen: Listen | undefined): string[] {
+  if (!listen) return [];
+  if ('socket' in listen) return ['--socket', listen.socket];
+  return ['--port', String(listen.port), '--host', '127.0.0.1'];
+}
+
 /** The runner command for `mode` (`check`: the build's compile check) of a deployment built into `appDir`. */
 export function runnerCommand(
   paths: RunnerPaths,
@@ -55,15 +67,9 @@ export function runnerCommand(
   mode: 'serve' | 'run' | 'check',
   appDir: string,
   entrypoint: string,
-  port?: number,
+  listen?: Listen,
 ): Command {
-  const common = [
-    '--app-dir',
-    appDir,
-    '--entrypoint',
-    entrypoint,
-    ...(port ? ['--port', String(port), '--host', '127.0.0.1'] : []),
-  ];
+  const common = ['--app-dir', appDir, '--entrypoint', entrypoint, ...listenArgs(listen)];
   if (runtime.startsWith('python')) {
     return {
       command: paths.python,

@@ -4,10 +4,12 @@ import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import {
+  newSocketDir,
   removeAgentState,
   removeBuild,
   removeDeploymentState,
   removeOrphans,
+  removeSocketDirs,
 } from './state-cleanup.js';
 
 let dir: string;
@@ -109,6 +111,27 @@ describe('local driver state cleanup', () => {
       'runs/r2.json.123.abc.tmp',
       'services/a2.json',
     ]);
+  });
+
+  it("removes a deleted agent's socket directories, and every one on start", async () => {
+    const [a1, a2] = [newSocketDir(dir, 'a1'), newSocketDir(dir, 'a2')];
+    expect(a1).toMatch(/\/sockets\/a1-[0-9a-f]{8}$/);
+    await touch(
+      join(a1, 'app.sock').slice(dir.length + 1),
+      join(a2, 'app.sock').slice(dir.length + 1),
+    );
+    const removed = await removeOrphans(dir, {
+      agents: new Set(['a2']),
+      deployments: new Set(['d1', 'd2', 'r1', 'r2']),
+    });
+    expect(removed.sort()).toEqual([
+      'logs/agent-a1.log',
+      'services/a1.json',
+      a1.slice(dir.length + 1),
+    ]);
+    expect(existsSync(join(a2, 'app.sock'))).toBe(true);
+    await removeSocketDirs(dir);
+    expect(existsSync(join(dir, 'sockets'))).toBe(false);
   });
 
   it('copes with a directory that has no state yet', async () => {

@@ -7,12 +7,16 @@
  *   runs/<runId>.json          a run's record
  *   services/<agentId>.json    what an agent's service should be serving
  *   logs/<kind>-<id>.log       a child process's output (agent-, run-, build-)
+ *   sockets/<agentId>-<8 hex>/ the Unix socket one service process listens on
  *
  * A build goes when its deployment is released (superseded beyond the kept
  * versions, or failed) or deleted; a run's record and log when the run is
- * deleted; an agent's service record and log when the agent is deleted. On
- * start, anything whose agent or deployment no longer exists goes too.
+ * deleted; an agent's service record and log when the agent is deleted; a
+ * socket directory when its service stops. On start, anything whose agent or
+ * deployment no longer exists goes too, and every socket directory (no
+ * service outlives the operator that started it).
  */
+import { randomBytes } from 'node:crypto';
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LiveObjects } from '../driver.js';
@@ -23,6 +27,16 @@ const remove = (path: string) => rm(path, { recursive: true, force: true, maxRet
 /** Where one deployment's build lives. */
 export function buildDirOf(dir: string, deploymentId: string): string {
   return join(dir, 'builds', deploymentId);
+}
+
+/** A new socket directory for one service process of agent `agentId` (not yet created). */
+export function newSocketDir(dir: string, agentId: string): string {
+  return join(dir, 'sockets', `${agentId}-${randomBytes(4).toString('hex')}`);
+}
+
+/** Removes every socket directory: on start, all are left by services that have ended. */
+export async function removeSocketDirs(dir: string): Promise<void> {
+  await remove(join(dir, 'sockets'));
 }
 
 /** Removes a deployment's build directory. */
@@ -60,9 +74,9 @@ async function entries(path: string): Promise<string[]> {
   }
 }
 
-/** The id an entry of `builds/`, `runs/`, `services/` or `logs/` belongs to, and of what. */
+/** The id an entry of `builds/`, `runs/`, `services/`, `logs/` or `sockets/` belongs to, and of what. */
 function ownerOf(
-  folder: 'builds' | 'runs' | 'services' | 'logs',
+  folder: 'builds' | 'runs' | 'services' | 'logs' | 'sockets',
   name: string,
 ): { kind: 'agent' | 'deployment'; id: string } | null {
   switch (folder) {
@@ -77,6 +91,10 @@ function ownerOf(
       if (!match) return null;
       return { kind: match[1] === 'agent' ? 'agent' : 'deployment', id: match[2] ?? '' };
     }
+    case 'sockets': {
+      const match = /^(.+)-[0-9a-f]{8}$/.exec(name);
+      return match ? { kind: 'agent', id: match[1] ?? '' } : null;
+    }
   }
 }
 
@@ -87,7 +105,7 @@ function ownerOf(
  */
 export async function removeOrphans(dir: string, live: LiveObjects): Promise<string[]> {
   const removed: string[] = [];
-  for (const folder of ['builds', 'runs', 'services', 'logs'] as const) {
+  for (const folder of ['builds', 'runs', 'services', 'logs', 'sockets'] as const) {
     for (const name of await entries(join(dir, folder))) {
       const owner = ownerOf(folder, name);
       if (!owner || !owner.id) continue;

@@ -1,16 +1,15 @@
 import { describe, expect, it } from '@jest/globals';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ProcessGroup } from '../../../../common/processes.js';
-import { freePort } from '../../../../common/ports.js';
 import { SupervisedService } from './supervised-service.js';
 
 const dir = () => mkdtempSync(join(tmpdir(), 'svc-supervised-'));
 
-/** A real HTTP server that answers /health and exits with `code` after `lifeMs`. */
+/** A real HTTP server on the Unix socket $SOCKET that answers /health and exits with `code` after `lifeMs`. */
 function script(lifeMs: number, code: number): string {
-  return `require('node:http').createServer((q, s) => s.end('ok')).listen(Number(process.env.PORT), '127.0.0.1');
+  return `require('node:http').createServer((q, s) => s.end('ok')).listen(process.env.SOCKET);
 setTimeout(() => process.exit(${code}), ${lifeMs});`;
 }
 
@@ -22,14 +21,16 @@ async function until(check: () => boolean, ms = 10_000): Promise<void> {
   }
 }
 
-function service(lifeMs: number, code: number, port: number, events: string[]) {
+function service(lifeMs: number, code: number, events: string[]) {
   const d = dir();
+  mkdirSync(join(d, 'sock'));
+  const socket = join(d, 'sock', 'app.sock');
   return new SupervisedService(new ProcessGroup(join(d, 'logs')), {
     name: 'svc',
     command: { command: process.execPath, args: ['-e', script(lifeMs, code)], env: {} },
     cwd: d,
-    env: { PORT: String(port) },
-    port,
+    env: { SOCKET: socket },
+    socket,
     errorFile: join(d, 'error.txt'),
     onStdout: () => undefined,
     onStderr: () => undefined,
@@ -42,24 +43,25 @@ function service(lifeMs: number, code: number, port: number, events: string[]) {
 describe('SupervisedService', () => {
   it('becomes ready when /health answers, and restarts with growing backoff after crashes', async () => {
     const events: string[] = [];
-    const s = service(400, 1, await freePort(), events);
+    const s = service(400, 1, events);
     s.start();
     await until(() => s.state === 'ready');
     await until(() => events.filter((e) => e.startsWith('service exited (1)')).length >= 2);
+    // Each restart listens again on the socket the crashed process left behind.
     await until(() => s.state === 'ready');
-    expect(events[0]).toMatch(/^service started on 127\.0\.0\.1:\d+$/);
+    expect(events[0]).toBe(`service started on unix:${s.opts.socket}`);
     const delays = events
       .filter((e) => e.startsWith('service exited'))
       .map((e) => e.replace(/.*restarting in /, ''));
     expect(delays.slice(0, 2)).toEqual(['0.1 s', '0.2 s']);
     await s.stop();
     expect(s.state).toBe('stopped');
+    expect(existsSync(join(s.opts.socket, '..'))).toBe(false);
   });
 
   it('never restarts an entry point that failed to import, and keeps its message', async () => {
     const events: string[] = [];
-    const port = await freePort();
-    const s = service(0, 3, port, events);
+    const s = service(0, 3, events);
     writeFileSync(s.opts.errorFile, "ModuleNotFoundError: No module named 'nope'\n");
     s.start();
     await until(() => s.state === 'failed');

@@ -1,13 +1,18 @@
 /**
- * One agent service process on this machine: started by its runner on a free
- * loopback port, ready once `/health` answers, restarted with exponential
+ * One agent service process on this machine: started by its runner on a Unix
+ * socket in a directory of its own (the edge's way in; README "Isolation"),
+ * ready once `/health` answers there, restarted with exponential
  * backoff when it crashes. An entry point that does not load (the runner's
  * exit code 3) is never restarted and never ready; its interpreter message is
  * kept as the failure.
  */
-import { readFile } from 'node:fs/promises';
+import { rmSync } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { unixEndpoint } from '../../../../common/agent-endpoint.js';
 import type { ManagedProcess, ProcessGroup, StartOptions } from '../../../../common/processes.js';
 import type { Command } from './runner-command.js';
+import { requestService } from './service-request.js';
 
 /** How often a starting service's health is asked: a waking request waits on it (#25 item 3). */
 const HEALTH_POLL_MS = 25;
@@ -23,7 +28,11 @@ export interface ServiceOptions {
   command: Command;
   cwd: string;
   env: Record<string, string>;
-  port: number;
+  /**
+   * The Unix socket the runner listens on, as a host path. Its directory is this service's
+   * alone: it is removed, socket and all, when the service stops.
+   */
+  socket: string;
   errorFile: string;
   /** The error file's path as the runner sees it (inside a sandbox); `errorFile` otherwise. */
   runnerErrorFile?: string;
@@ -58,15 +67,17 @@ export class SupervisedService {
     readonly opts: ServiceOptions,
   ) {}
 
-  /** The address the service listens on. */
+  /** The address the service listens on (`unix:<socket>`). */
   get endpoint(): string {
-    return `127.0.0.1:${this.opts.port}`;
+    return unixEndpoint(this.opts.socket);
   }
 
   /** Starts the process (once). */
   start(): void {
     if (this.stopped) return;
     this.state = 'starting';
+    // The socket a crashed process left would make the next one fail to listen.
+    rmSync(this.opts.socket, { force: true });
     const { command, env } = this.opts;
     const start: StartOptions = {
       name: this.opts.name,
@@ -111,10 +122,8 @@ export class SupervisedService {
   private async waitHealthy(proc: ManagedProcess): Promise<void> {
     while (this.proc === proc && this.state === 'starting') {
       try {
-        const res = await fetch(`http://${this.endpoint}/health`, {
-          signal: AbortSignal.timeout(1000),
-        });
-        if (res.ok) {
+        const res = await requestService(this.endpoint, '/health', { timeoutMs: 1000 });
+        if (res.status >= 200 && res.status < 300) {
           this.state = 'ready';
           this.opts.onEvent(`service started on ${this.endpoint}`, 'INFO');
           // A service that stays up a minute starts its backoff over.
@@ -165,5 +174,6 @@ export class SupervisedService {
     this.proc = null;
     this.state = 'stopped';
     if (proc) await this.group.stop(proc, 10_000);
+    await rm(dirname(this.opts.socket), { recursive: true, force: true });
   }
 }

@@ -7,16 +7,17 @@
  * no host port is forwarded into the namespace except the platform's public
  * front doors (the control plane, the vector plane and the edge), which an
  * agent is meant to call at the same `127.0.0.1` addresses as on the host.
- * A service's port inside is forwarded from one loopback port on the host,
- * where the edge reaches it.
+ * Nothing is forwarded the other way (`--tcp-ports none`): no host port leads
+ * into a sandbox. A service listens on a Unix socket in a directory of its
+ * own that the sandbox bind-mounts (./sandbox.ts, SOCKET_DIR), and the edge
+ * connects to that socket file; a host port forwarded by pasta would let any
+ * process on the machine call the agent without going through the edge.
  */
 
 /** How one sandbox is wired. */
 export interface NetworkPlan {
   /** Host loopback ports an agent may reach at the same port inside (the public front doors). */
   publicPorts: number[];
-  /** host port -> port inside, for a service. */
-  inbound?: { hostPort: number; port: number };
   /** The user pasta runs as once set up (the agent's own uid; null keeps the caller's). */
   runAs: number | null;
 }
@@ -41,8 +42,9 @@ export function pastaArgs(plan: NetworkPlan, pid: number): string[] {
     SANDBOX_DNS,
     // The gateway is not the host: without this, 10.0.2.2 reaches every host loopback port.
     '--no-map-gw',
+    // Nothing from the host into the namespace: a service is reached through its Unix socket.
     '--tcp-ports',
-    plan.inbound ? `127.0.0.1/${plan.inbound.hostPort}:${plan.inbound.port}` : 'none',
+    'none',
     '--udp-ports',
     'none',
     // pasta's default here is `auto`, every port bound on the host: name the allowed ones.

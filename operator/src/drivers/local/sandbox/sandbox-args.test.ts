@@ -85,12 +85,9 @@ describe('pastaArgs', () => {
     expect(args.at(-1)).toBe('42');
   });
 
-  it("binds a service's host port on loopback only", () => {
-    const args = pastaArgs(
-      { publicPorts: [], inbound: { hostPort: 40000, port: 8080 }, runAs: null },
-      7,
-    );
-    expect(after(args, '--tcp-ports')[0]?.[0]).toBe('127.0.0.1/40000:8080');
+  it('forwards no host port into any sandbox (a service is reached on its Unix socket)', () => {
+    const args = pastaArgs({ publicPorts: [], runAs: null }, 7);
+    expect(after(args, '--tcp-ports')[0]?.[0]).toBe('none');
     expect(after(args, '--tcp-ns')[0]?.[0]).toBe('none');
     expect(args).not.toContain('--runas');
   });

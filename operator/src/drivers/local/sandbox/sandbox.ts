@@ -1,6 +1,7 @@
 /**
  * Starts agent processes of the local driver in a sandbox (see
- * ./sandbox-args.ts for what it sees and ./network.ts for what it reaches),
+ * ./sandbox-args.ts for what it sees and ./network.ts for what it reaches;
+ * a service is reached only on the Unix socket in its {@link SOCKET_DIR}),
  * each with its memory and process count bounded by a cgroup where the
  * machine allows one (./cgroups.ts). {@link Sandbox.probe} checks once, at
  * start, that the machine can do all of it by running a sandbox for real, and
@@ -31,6 +32,11 @@ import {
 export const APP_DIR = '/app';
 /** A directory the runner reports through (its error file), writable, outside the code. */
 export const STATUS_DIR = '/run/svc';
+/**
+ * Where a service's socket directory is seen: the runner listens on a Unix socket in it, and the
+ * edge connects to that socket's file on the host (./network.ts says why not a port).
+ */
+export const SOCKET_DIR = '/run/sock';
 
 /** One process to start in a sandbox. */
 export interface SandboxLaunch {
@@ -50,8 +56,8 @@ export interface SandboxLaunch {
   memoryMb: number;
   pidsMax: number;
   scratchMb: number;
-  /** A service: this host loopback port reaches `port` inside. */
-  inbound?: { hostPort: number; port: number };
+  /** A service: its socket directory on the host, seen read-write at {@link SOCKET_DIR}. */
+  socketDir?: string;
   onStdoutLine?: (line: string) => void;
   onStderrLine?: (line: string) => void;
 }
@@ -266,6 +272,9 @@ export class Sandbox {
         ...(launch.statusDir
           ? [{ source: launch.statusDir, target: STATUS_DIR, writable: true }]
           : []),
+        ...(launch.socketDir
+          ? [{ source: launch.socketDir, target: SOCKET_DIR, writable: true }]
+          : []),
       ],
       scratchMb: launch.scratchMb,
       cwd: APP_DIR,
@@ -346,7 +355,7 @@ export class Sandbox {
     await waitForUidMap(pid);
     const pastaPid = await runPasta(
       this.tools.pasta,
-      pastaArgs({ publicPorts: this.publicPorts, inbound: launch.inbound, runAs: uid }, pid),
+      pastaArgs({ publicPorts: this.publicPorts, runAs: uid }, pid),
       uid,
     );
     if (pastaPid !== null) keepPasta(pastaPid);
