@@ -7,8 +7,8 @@
  * local driver then runs and the edge reaches.
  * Replays, bad signatures and other branches deploy nothing; another
  * account's agent is 404 on every link route; and the token and webhook
- * secret appear in no response after the one that made them and in no log
- * line.
+ * secret appear in no response after the one that made them and in no line
+ * the API server, the operator or the edge logs at debug.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
@@ -602,8 +602,10 @@ describe('push webhooks', () => {
     ).rejects.toMatchObject({ code: 404 });
   });
 
-  it('shows neither the token nor the webhook secret in any later response or any log line', () => {
+  it("shows neither the token nor the webhook secret in any later response or any line of the API server's, operator's or edge's logs", () => {
     expect(stack.logLines.some((l) => l.includes('codehost delivery'))).toBe(true);
+    // The operator's log (at debug) is swept too: it built and ran the deployed commit.
+    expect(stack.logLines.some((l) => l.includes('"component":"operator"'))).toBe(true);
     expect(bodies.length).toBeGreaterThan(20);
     for (const secret of [TOKEN, webhookSecret]) {
       for (const body of bodies) expect(body.includes(secret)).toBe(false);

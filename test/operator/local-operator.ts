@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLogger } from '../../common/logger.js';
+import { createLogger, type Logger } from '../../common/logger.js';
 import { loadOperatorConfig, type OperatorConfig } from '../../operator/src/config.js';
 import { LocalDriver, type ScheduleClock } from '../../operator/src/drivers/local/local-driver.js';
 import { OperatorManager } from '../../operator/src/manager.js';
@@ -33,6 +33,8 @@ export interface LocalOperatorOptions {
   clock?: ScheduleClock;
   /** The driver's state directory (default: a new temporary one); removed by stop(). */
   dir?: string;
+  /** Where the driver and manager log (default: nowhere). */
+  log?: Logger;
 }
 
 /** Starts the local driver and the manager, reconciling only the namespaces `namespaces` accepts. */
@@ -41,7 +43,7 @@ export async function startLocalOperator(
   namespaces: (namespace: string) => boolean,
   options: LocalOperatorOptions = {},
 ): Promise<LocalOperator> {
-  const log = createLogger('operator', 'silent');
+  const log = options.log ?? createLogger('operator', 'silent');
   const cfg: OperatorConfig = {
     ...loadOperatorConfig({ ...options.env, SVC_INTERNAL_SECRET: server.internalSecret }),
     internalApiUrl: server.base,

@@ -1,21 +1,19 @@
 /**
  * The stack the code-host tests run on: the control plane built as main.ts
  * builds it (plain HTTP to a loopback Git host allowed by configuration, as
- * only tests do), its every log line kept for the secret sweep, the operator
- * with the local driver running agents as real processes, and the edge that
- * reaches them.
+ * only tests do), the operator with the local driver running agents as real
+ * processes, and the edge that reaches them; every line each of them logs, at
+ * debug, kept for the secret sweep.
  */
 import type { Server } from 'node:http';
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
-import winston from 'winston';
-import { createLogger } from '../../../common/logger.js';
 import { generateSecret } from '../../../common/secrets.js';
 import { buildControlPlane } from '../../../apiserver/src/assemble.js';
 import type { CodehostConfig } from '../../../apiserver/src/codehost/assemble.js';
 import { AgentIndex } from '../../../apiserver/src/edge/agent-index.js';
 import { createEdgeServer } from '../../../apiserver/src/edge/edge-server.js';
+import { capturingLogger } from '../../harness/capturing-logger.js';
 import { kubeConfig, mongoDatabase } from '../../harness/env.js';
 import type { TestServer } from '../control-plane-server.js';
 import { startLocalOperator, type LocalOperator } from '../../operator/local-operator.js';
@@ -26,7 +24,7 @@ export const AGENT_DOMAIN = 'agents.localtest';
 /** A running stack. */
 export interface CodehostStack {
   server: TestServer;
-  /** Every line the API server logged. */
+  /** Every line the API server, the operator and the edge logged, at debug. */
   logLines: string[];
   /** Starts the operator for the namespaces `accept` takes (once). */
   startOperator(accept: (namespace: string) => boolean): Promise<LocalOperator>;
@@ -38,18 +36,7 @@ export interface CodehostStack {
 /** Starts the API server (and, on request, the operator and edge), with `codehost` settings over the tests' own. */
 export async function startCodehostStack(codehost: CodehostConfig = {}): Promise<CodehostStack> {
   const logLines: string[] = [];
-  const log = createLogger('apiserver', 'debug');
-  log.clear();
-  log.add(
-    new winston.transports.Stream({
-      stream: new Writable({
-        write(chunk, _encoding, done) {
-          logLines.push(String(chunk));
-          done();
-        },
-      }),
-    }),
-  );
+  const log = capturingLogger('apiserver', logLines);
   const kc = kubeConfig();
   const { client: mongo, db } = await mongoDatabase('codehost');
   const internalSecret = generateSecret();
@@ -89,10 +76,15 @@ export async function startCodehostStack(codehost: CodehostConfig = {}): Promise
     async startOperator(accept) {
       operator = await startLocalOperator(server, accept, {
         overrides: { agentDomain: AGENT_DOMAIN },
+        log: capturingLogger('operator', logLines),
       });
-      index = new AgentIndex(kc, createLogger('apiserver', 'silent'));
+      index = new AgentIndex(kc, capturingLogger('apiserver', logLines));
       await index.start();
-      edge = createEdgeServer({ domain: AGENT_DOMAIN, index, log: createLogger('edge', 'silent') });
+      edge = createEdgeServer({
+        domain: AGENT_DOMAIN,
+        index,
+        log: capturingLogger('edge', logLines),
+      });
       await new Promise<void>((resolve) => edge?.listen(0, '127.0.0.1', resolve));
       edgePort = (edge.address() as AddressInfo).port;
       return operator;

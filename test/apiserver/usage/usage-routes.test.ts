@@ -6,8 +6,6 @@
  * key refused the account's summary.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Writable } from 'node:stream';
-import winston from 'winston';
 import { randomUUID } from 'node:crypto';
 import { internalToken, USAGE_TOKEN_SUBJECT } from '../../../common/internal-token.js';
 import {
@@ -18,7 +16,7 @@ import {
   type TestServer,
 } from '../control-plane-server.js';
 import { startVectorServer, type VectorServer } from '../../vector/vector-server.js';
-import { createLogger } from '../../../common/logger.js';
+import { capturingLogger } from '../../harness/capturing-logger.js';
 
 type Totals = {
   count: number;
@@ -40,24 +38,8 @@ let owner: Caller;
 /** Every line the API server logged, at debug. */
 const logLines: string[] = [];
 
-function capturingLogger() {
-  const log = createLogger('apiserver', 'debug');
-  log.clear();
-  log.add(
-    new winston.transports.Stream({
-      stream: new Writable({
-        write(chunk, _encoding, done) {
-          logLines.push(String(chunk));
-          done();
-        },
-      }),
-    }),
-  );
-  return log;
-}
-
 beforeAll(async () => {
-  server = await startControlPlaneServer({ log: capturingLogger() });
+  server = await startControlPlaneServer({ log: capturingLogger('apiserver', logLines) });
   vectors = await startVectorServer({ db: server.db });
   owner = await createCaller(server, { tier: 'enterprise' });
 }, 60_000);
