@@ -20,7 +20,7 @@ import { httpOk } from '../hack/lib/probe.js';
 import { ProcessGroup } from '../common/processes.js';
 import { generateSecret } from '../common/secrets.js';
 import { repoRoot } from '../hack/lib/paths.js';
-import { startReady } from '../common/component-starter.js';
+import { readyLine, startReady } from '../common/component-starter.js';
 
 const [creates = 300, reads = 3000, concurrency = 16] = process.argv.slice(2).map(Number);
 
@@ -66,7 +66,8 @@ try {
   const { mongoUri, key } = await createBenchAccount(cp.mongoUri);
 
   const port = await freePort();
-  const api = services.start({
+  const base = `http://127.0.0.1:${port}`;
+  await startReady(services, {
     name: 'apiserver',
     command: process.execPath,
     args: ['--import', 'tsx', join(repoRoot, 'apiserver', 'src', 'main.ts')],
@@ -85,9 +86,8 @@ try {
       SVC_ENGINE_API_KEY: generateSecret(),
       SVC_LOG_LEVEL: 'warn',
     },
+    readyWhen: { probe: () => httpOk(`${base}/readiness`) },
   });
-  const base = `http://127.0.0.1:${port}`;
-  await services.waitReady(api, () => httpOk(`${base}/readiness`));
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
 
   console.log(
@@ -113,10 +113,7 @@ try {
     args: ['--import', 'tsx', join(repoRoot, 'bench', 'support', 'bare-auth-server.ts')],
     cwd: repoRoot,
     env: { ...process.env, MONGODB_URI: mongoUri },
-    readyWhen: {
-      line: (line) =>
-        line.startsWith('{"ready":"bare"') ? (JSON.parse(line) as { url: string }).url : undefined,
-    },
+    readyWhen: { line: readyLine('bare') },
   });
   const floor = report(
     'bare Koa handler + auth',

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'node:net';
-import { launch, readyLine, startReady } from './component-starter.js';
+import { launch, readyLine, startReady, waitUntilReady } from './component-starter.js';
 import { freePort } from './ports.js';
 import { ProcessGroup } from './processes.js';
 
@@ -105,6 +105,39 @@ describe('launch', () => {
     healthy = true;
     expect(await started.ready()).toBe(true);
     await g.stopAll();
+  });
+});
+
+describe('waitUntilReady', () => {
+  it('waits for a check given once the component runs', async () => {
+    const g = group();
+    const started = launch(g, { name: 'late', ...node(server), readyWhen: {} });
+    let served = '';
+    await waitUntilReady(g, {
+      proc: started.proc,
+      // The URL is only in the component's log once it runs.
+      ready: async () => {
+        const line = readFileSync(started.proc.logFile, 'utf8').split('\n')[1] ?? '';
+        served = await (await fetch(readyLine('demo')(line) ?? '')).text();
+        return served === 'ok';
+      },
+    });
+    expect(served).toBe('ok');
+    await g.stopAll();
+  });
+
+  it('stops a component that does not pass the check in time, naming it', async () => {
+    const g = group();
+    const stuck = launch(g, {
+      name: 'stuck',
+      ...node('setInterval(() => {}, 1000)'),
+      readyWhen: {},
+    });
+    await expect(
+      waitUntilReady(g, { proc: stuck.proc, ready: async () => false }, 500),
+    ).rejects.toThrow(/stuck was not ready after 500 ms/);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(alive(stuck.proc.pid)).toBe(false);
   });
 });
 

@@ -85,13 +85,27 @@ export async function startReady<T = string>(
 ): Promise<Started<T>> {
   const { timeoutMs = 60_000, ...rest } = options;
   const started = launch(group, rest);
+  await waitUntilReady(group, started, timeoutMs);
+  return { proc: started.proc, announced: started.announced() as T };
+}
+
+/**
+ * Waits until a component {@link launch}ed in `group` is ready: by its own
+ * `ready()`, or by a check known only once it runs (a test's health URL). If
+ * it exits first, or is not ready within `timeoutMs`, it is stopped and the
+ * promise rejects naming it, with the tail of its log.
+ */
+export async function waitUntilReady(
+  group: ProcessGroup,
+  launched: Pick<Launched<unknown>, 'proc' | 'ready'>,
+  timeoutMs = 60_000,
+): Promise<void> {
   try {
-    await group.waitReady(started.proc, started.ready, timeoutMs);
+    await group.waitReady(launched.proc, launched.ready, timeoutMs);
   } catch (err) {
-    await group.stop(started.proc, 2000);
+    await group.stop(launched.proc, 2000);
     throw err;
   }
-  return { proc: started.proc, announced: started.announced() as T };
 }
 
 /**

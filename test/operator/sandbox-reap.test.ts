@@ -5,12 +5,13 @@
  * credentials), and pasta runs in the background, so they would otherwise run
  * on beside the ones the restarted operator starts.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
+import { startReady } from '../../common/component-starter.js';
 import { createLogger } from '../../common/logger.js';
+import { ProcessGroup } from '../../common/processes.js';
 import { Sandbox } from '../../operator/src/drivers/local/sandbox/sandbox.js';
 import { processStartTime } from '../../operator/src/drivers/local/sandbox/sandbox-records.js';
 import {
@@ -21,8 +22,12 @@ import {
 
 const stateDir = mkdtempSync(join(tmpdir(), 'svc-sandbox-reap-'));
 const marker = `reap-${process.pid}`;
+const processes = new ProcessGroup(join(stateDir, 'test-logs'));
 
-afterAll(() => rmSync(stateDir, { recursive: true, force: true }));
+afterAll(async () => {
+  await processes.stopAll();
+  rmSync(stateDir, { recursive: true, force: true });
+});
 
 /** Pids of the processes whose environment holds the marker (what `ps` cannot show). */
 function markedProcesses(): number[] {
@@ -49,30 +54,27 @@ async function until(condition: () => boolean, timeoutMs = 10_000): Promise<bool
 
 describe('sandboxes of a killed operator', () => {
   it('are ended, pasta with them, when the next operator of the state directory starts', async () => {
-    const holder = spawn(
-      process.execPath,
-      [
+    const { proc: holder } = await startReady(processes, {
+      name: 'sandbox-holder',
+      command: process.execPath,
+      args: [
         '--import',
         'tsx',
         join(REPO_ROOT, 'test/operator/support/sandbox-holder.ts'),
         stateDir,
         marker,
       ],
-      { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let output = '';
-    holder.stdout.on('data', (c: Buffer) => (output += c.toString('utf8')));
-    holder.stderr.on('data', (c: Buffer) => (output += c.toString('utf8')));
-    const exited = new Promise((resolve) => holder.once('exit', resolve));
-    expect(await until(() => output.includes('ready'), 60_000)).toBe(true);
+      cwd: REPO_ROOT,
+      readyWhen: { line: /^ready$/ },
+    });
     const [record] = readdirSync(join(stateDir, 'sandboxes'));
     const recorded = JSON.parse(
       readFileSync(join(stateDir, 'sandboxes', record ?? ''), 'utf8'),
     ) as Array<{ pid: number; startTime: string }>;
     expect(recorded.length).toBeGreaterThanOrEqual(3);
 
-    holder.kill('SIGKILL');
-    await exited;
+    holder.child.kill('SIGKILL');
+    await holder.exited;
     // What outlived it (the sandbox's first process and the agent in it, pasta) is still there.
     await new Promise((r) => setTimeout(r, 500));
     const survivors = recorded.filter((p) => processStartTime(p.pid) === p.startTime);

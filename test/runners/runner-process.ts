@@ -1,14 +1,20 @@
 /**
- * Real runner processes for the runner tests: temp app directories, spawning a runner on a free
- * port, waiting for its /health, stopping it with SIGTERM, and watching one that must fail.
+ * Real runner processes for the runner tests: temp app directories, starting a runner on a free
+ * port (through the shared component starter), waiting for its /health, stopping it with
+ * SIGTERM, and watching one that must fail.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { StringDecoder } from 'node:string_decoder';
 import { fileURLToPath } from 'node:url';
+import { launch, waitUntilReady } from '../../common/component-starter.js';
+import { ProcessGroup, type ManagedProcess } from '../../common/processes.js';
+import { httpOk } from '../../hack/lib/probe.js';
 
 /** The repository root, resolved from this file so any working directory works. */
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -22,9 +28,12 @@ export interface Exit {
   signal: NodeJS.Signals | null;
 }
 
-/** A spawned runner with its collected output. */
+/** A started runner with its collected output. */
 export interface RunnerProcess {
   child: ChildProcess;
+  /** The runner in its process group (log file, exit), as the component starter started it. */
+  proc: ManagedProcess;
+  group: ProcessGroup;
   /** Everything written to stdout so far. */
   stdout(): string;
   /** Everything written to stderr so far. */
@@ -33,7 +42,7 @@ export interface RunnerProcess {
   exited: Promise<Exit>;
 }
 
-/** Temp directories made by {@link makeAppDir}, removed by {@link removeAppDirs}. */
+/** Temp directories made by {@link makeAppDir} and for runners' logs, removed by {@link removeAppDirs}. */
 const appDirs: string[] = [];
 
 /** Writes `files` (relative path → content) into a new temp directory and returns its path. */
@@ -47,58 +56,58 @@ export async function makeAppDir(files: Record<string, string>): Promise<string>
   return dir;
 }
 
-/** Removes every directory {@link makeAppDir} made. */
+/** Removes every directory {@link makeAppDir} made, and the runners' log directories. */
 export async function removeAppDirs(): Promise<void> {
   await Promise.all(appDirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
 }
 
-/** Spawns a runner; output is collected, never inherited, so assertions can read it. */
+/**
+ * Starts a runner with the shared component starter (its readiness is its /health, which
+ * {@link waitForHealth} waits for); output is collected, never inherited, so assertions can read it.
+ */
 export function startRunner(
   command: string,
   args: string[],
   options: { cwd: string; env: NodeJS.ProcessEnv },
 ): RunnerProcess {
-  const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+  const logs = mkdtempSync(join(tmpdir(), 'svc-runner-logs-'));
+  appDirs.push(logs);
+  const group = new ProcessGroup(logs);
+  const { proc } = launch(group, { name: 'runner', command, args, ...options, readyWhen: {} });
+  const { child } = proc;
   let stdout = '';
   let stderr = '';
-  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  // Decoded here, not with setEncoding: the process group's own listeners write the bytes to the log.
+  const out = new StringDecoder('utf8');
+  const err = new StringDecoder('utf8');
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += out.write(chunk)));
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += err.write(chunk)));
   const exited = new Promise<Exit>((resolve, reject) => {
     child.once('error', reject);
     child.once('close', (code, signal) => resolve({ code, signal }));
   });
-  return { child, stdout: () => stdout, stderr: () => stderr, exited };
+  return { child, proc, group, stdout: () => stdout, stderr: () => stderr, exited };
 }
 
-async function healthStatus(baseUrl: string): Promise<number | undefined> {
-  try {
-    const response = await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(1000) });
-    await response.arrayBuffer();
-    return response.status;
-  } catch {
-    return undefined;
-  }
+/** Whether the runner at `baseUrl` answers its /health with 200. */
+function healthy(baseUrl: string): Promise<boolean> {
+  return httpOk(`${baseUrl}/health`, { timeoutMs: 1000 });
 }
 
-/** Polls `/health` until it answers 200; fails with the runner's stderr if it exits first. */
+/**
+ * Waits (with the component starter) until `/health` answers 200; fails with the runner's log
+ * if it exits first or is not healthy in time, and stops it then.
+ */
 export async function waitForHealth(
   runner: RunnerProcess,
   baseUrl: string,
   timeoutMs = 15_000,
 ): Promise<void> {
-  let exit: Exit | undefined;
-  void runner.exited.then((value) => (exit = value));
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (exit) {
-      throw new Error(
-        `runner exited (${JSON.stringify(exit)}) before healthy:\n${runner.stderr()}`,
-      );
-    }
-    if ((await healthStatus(baseUrl)) === 200) return;
-    await sleep(50);
-  }
-  throw new Error(`runner not healthy after ${timeoutMs} ms:\n${runner.stderr()}`);
+  await waitUntilReady(
+    runner.group,
+    { proc: runner.proc, ready: () => healthy(baseUrl) },
+    timeoutMs,
+  );
 }
 
 /**
@@ -114,7 +123,7 @@ export async function exitWithoutHealth(
   let everHealthy = false;
   const deadline = Date.now() + 15_000;
   while (!exit && Date.now() < deadline) {
-    if ((await healthStatus(baseUrl)) === 200) everHealthy = true;
+    if (await healthy(baseUrl)) everHealthy = true;
     await sleep(20);
   }
   return { exit: await runner.exited, everHealthy };
