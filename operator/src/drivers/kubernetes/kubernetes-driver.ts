@@ -7,6 +7,7 @@
  * twice is a no-op.
  */
 import { PodUsageMeter } from './pod-usage.js';
+import { isKubeNotFound } from '../../../../common/kube/errors.js';
 import type { Logger } from '../../../../common/logger.js';
 import type { UsageReports } from '../../usage-reporter.js';
 import {
@@ -35,10 +36,6 @@ import { agentService, buildJob, runJob, scheduleCronJob, serviceDeployment } fr
 const FIELD_MANAGER = 'svc-operator';
 /** How often a namespace's NetworkPolicies are applied again, restoring any that were removed. */
 const POLICY_REFRESH_MS = 10 * 60_000;
-
-function notFound(err: unknown): boolean {
-  return (err as { code?: number }).code === 404;
-}
 
 /** Reads a Job's progress; the message of a failure comes from its Failed condition. */
 export function jobStatus(job: V1Job | null): TaskStatus {
@@ -104,7 +101,7 @@ export class KubernetesDriver implements WorkloadDriver {
     try {
       return await this.batch.readNamespacedJob({ namespace, name });
     } catch (err) {
-      if (notFound(err)) return null;
+      if (isKubeNotFound(err)) return null;
       throw err;
     }
   }
@@ -113,7 +110,7 @@ export class KubernetesDriver implements WorkloadDriver {
     try {
       await remove();
     } catch (err) {
-      if (!notFound(err)) throw err;
+      if (!isKubeNotFound(err)) throw err;
     }
   }
 
@@ -173,7 +170,7 @@ export class KubernetesDriver implements WorkloadDriver {
         name,
       });
     } catch (err) {
-      if (notFound(err))
+      if (isKubeNotFound(err))
         return {
           exists: false,
           deploymentId: null,

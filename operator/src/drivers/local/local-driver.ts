@@ -18,6 +18,7 @@ import {
   type AgentDeployment,
 } from '../../../../crds/src/index.js';
 import { nextRun } from '../../../../common/cron.js';
+import { isKubeNotFound } from '../../../../common/kube/errors.js';
 import type { Logger } from '../../../../common/logger.js';
 import { ProcessGroup } from '../../../../common/processes.js';
 import type { OperatorConfig } from '../../config.js';
@@ -301,7 +302,7 @@ export class LocalDriver implements WorkloadDriver {
       });
       return secretEnvironment(read);
     } catch (err) {
-      if ((err as { code?: number }).code === 404) return {};
+      if (isKubeNotFound(err)) return {};
       throw err;
     }
   }
