@@ -115,7 +115,7 @@ describe('local driver state cleanup', () => {
 
   it("removes a deleted agent's socket directories, and every one on start", async () => {
     const [a1, a2] = [newSocketDir(dir, 'a1'), newSocketDir(dir, 'a2')];
-    expect(a1).toMatch(/\/sockets\/a1-[0-9a-f]{8}$/);
+    expect(a1).toMatch(/\/sockets\/[0-9a-f]{12}-[0-9a-f]{8}$/);
     await touch(
       join(a1, 'app.sock').slice(dir.length + 1),
       join(a2, 'app.sock').slice(dir.length + 1),

@@ -7,7 +7,7 @@
  *   runs/<runId>.json          a run's record
  *   services/<agentId>.json    what an agent's service should be serving
  *   logs/<kind>-<id>.log       a child process's output (agent-, run-, build-)
- *   sockets/<agentId>-<8 hex>/ the Unix socket one service process listens on
+ *   sockets/<agent tag>-<8 hex>/ the Unix socket one service process listens on
  *
  * A build goes when its deployment is released (superseded beyond the kept
  * versions, or failed) or deleted; a run's record and log when the run is
@@ -16,7 +16,7 @@
  * deployment no longer exists goes too, and every socket directory (no
  * service outlives the operator that started it).
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LiveObjects } from '../driver.js';
@@ -29,9 +29,17 @@ export function buildDirOf(dir: string, deploymentId: string): string {
   return join(dir, 'builds', deploymentId);
 }
 
+/**
+ * An agent's short tag in socket directory names: a Unix socket's path is at most 107 bytes,
+ * too few for a state directory, an agent's UUID and a name of its own.
+ */
+function socketTag(agentId: string): string {
+  return createHash('sha256').update(agentId).digest('hex').slice(0, 12);
+}
+
 /** A new socket directory for one service process of agent `agentId` (not yet created). */
 export function newSocketDir(dir: string, agentId: string): string {
-  return join(dir, 'sockets', `${agentId}-${randomBytes(4).toString('hex')}`);
+  return join(dir, 'sockets', `${socketTag(agentId)}-${randomBytes(4).toString('hex')}`);
 }
 
 /** Removes every socket directory: on start, all are left by services that have ended. */
@@ -74,9 +82,9 @@ async function entries(path: string): Promise<string[]> {
   }
 }
 
-/** The id an entry of `builds/`, `runs/`, `services/`, `logs/` or `sockets/` belongs to, and of what. */
+/** The id an entry of `builds/`, `runs/`, `services/` or `logs/` belongs to, and of what. */
 function ownerOf(
-  folder: 'builds' | 'runs' | 'services' | 'logs' | 'sockets',
+  folder: 'builds' | 'runs' | 'services' | 'logs',
   name: string,
 ): { kind: 'agent' | 'deployment'; id: string } | null {
   switch (folder) {
@@ -91,10 +99,6 @@ function ownerOf(
       if (!match) return null;
       return { kind: match[1] === 'agent' ? 'agent' : 'deployment', id: match[2] ?? '' };
     }
-    case 'sockets': {
-      const match = /^(.+)-[0-9a-f]{8}$/.exec(name);
-      return match ? { kind: 'agent', id: match[1] ?? '' } : null;
-    }
   }
 }
 
@@ -105,7 +109,7 @@ function ownerOf(
  */
 export async function removeOrphans(dir: string, live: LiveObjects): Promise<string[]> {
   const removed: string[] = [];
-  for (const folder of ['builds', 'runs', 'services', 'logs', 'sockets'] as const) {
+  for (const folder of ['builds', 'runs', 'services', 'logs'] as const) {
     for (const name of await entries(join(dir, folder))) {
       const owner = ownerOf(folder, name);
       if (!owner || !owner.id) continue;
@@ -114,6 +118,13 @@ export async function removeOrphans(dir: string, live: LiveObjects): Promise<str
       await remove(join(dir, folder, name));
       removed.push(`${folder}/${name}`);
     }
+  }
+  const liveTags = new Set([...live.agents].map(socketTag));
+  for (const name of await entries(join(dir, 'sockets'))) {
+    const tag = /^([0-9a-f]{12})-[0-9a-f]{8}$/.exec(name)?.[1];
+    if (!tag || liveTags.has(tag)) continue;
+    await remove(join(dir, 'sockets', name));
+    removed.push(`sockets/${name}`);
   }
   return removed;
 }
