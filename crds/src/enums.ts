@@ -71,6 +71,14 @@ export function isFinalState(state: string | undefined): boolean {
   return FINAL_DEPLOYMENT_STATES.has((state ?? 'queued') as DeploymentState);
 }
 
+/**
+ * Whether `state` is final and not `active`: a deployment in one never serves again
+ * (a rollback to it builds a new version), and a run in one is over.
+ */
+export function isRetiredState(state: string | undefined): boolean {
+  return isFinalState(state) && state !== 'active';
+}
+
 /** How a run was started. */
 export const TRIGGER_SOURCES = ['cron', 'manual'] as const;
 /** One of {@link TRIGGER_SOURCES}. */

@@ -17,7 +17,14 @@
  * live keys catches what happened while no API server was watching.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import { API_GROUP, API_VERSION, PLURALS, type AgentDeployment } from '../../../crds/src/index.js';
+import {
+  API_GROUP,
+  API_VERSION,
+  isFinalState,
+  isRetiredState,
+  PLURALS,
+  type AgentDeployment,
+} from '../../../crds/src/index.js';
 import type { Logger } from '../../../common/logger.js';
 import {
   customResourceSource,
@@ -36,11 +43,6 @@ import type { CustomResourceRepository } from '../store/custom-resources.js';
  * for custom containers) to finish what they were doing.
  */
 export const KEY_SHUTDOWN_GRACE_MS = 130_000;
-
-/** States after which a deployment never serves again. */
-const RETIRED_STATES = new Set(['superseded', 'rolled_back', 'failed', 'completed']);
-/** States in which a run is over. */
-const RUN_OVER_STATES = new Set(['completed', 'failed', 'active', 'superseded', 'rolled_back']);
 
 /** A live deployment key, as far as the verdict needs it. */
 export interface DeploymentKeyRef {
@@ -71,7 +73,7 @@ export function retiredDeploymentKeys(
   const byId = new Map(deployments.map((d) => [d.metadata.name ?? '', d]));
   const runningVersions = new Set(
     deployments
-      .filter((d) => d.spec.ephemeral && !RUN_OVER_STATES.has(d.status?.state ?? 'queued'))
+      .filter((d) => d.spec.ephemeral && !isFinalState(d.status?.state))
       .map((d) => d.spec.version),
   );
   const verdicts: KeyVerdicts = { revoke: [], missing: [], recheckAt: null };
@@ -85,7 +87,7 @@ export function retiredDeploymentKeys(
       verdicts.revoke.push(key.keyId);
       continue;
     }
-    if (!RETIRED_STATES.has(deployment.status?.state ?? 'queued')) continue;
+    if (!isRetiredState(deployment.status?.state)) continue;
     if (!deployment.spec.ephemeral && runningVersions.has(deployment.spec.version)) continue;
     const finishedAt = Date.parse(deployment.status?.finishedAt ?? '') || 0;
     const graceEnds = finishedAt + graceMs;
@@ -153,7 +155,7 @@ export class DeploymentKeyReaper {
       else this.byAgent.delete(key);
       // Only an ending (or a disappearance) can retire a key.
       const state = d.status?.state ?? 'queued';
-      if (!present || d.metadata.deletionTimestamp || RUN_OVER_STATES.has(state)) {
+      if (!present || d.metadata.deletionTimestamp || isFinalState(state)) {
         this.queue.add(key);
       }
     };

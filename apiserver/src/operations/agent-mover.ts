@@ -25,6 +25,7 @@ import {
   LABELS,
   OBJECT_NAMES,
   controllerRef,
+  isRetiredState,
   type Agent,
   type AgentDeployment,
 } from '../../../crds/src/index.js';
@@ -34,9 +35,6 @@ import { agentSecretsHolder, SecretStore } from '../secrets/secret-store.js';
 import { CustomResourceRepository } from '../store/custom-resources.js';
 import { asUnavailable } from '../store/kube-errors.js';
 import { OperationFailure } from './model.js';
-
-/** States after which a deployment record never changes: copied as records, never rebuilt. */
-const FINISHED = new Set(['failed', 'superseded', 'rolled_back', 'completed']);
 
 /** Creates a tenant namespace in the given regions (the agent repository does). */
 export interface NamespaceMaker {
@@ -287,7 +285,8 @@ export class AgentMover {
     const ordered = [...all].sort((a, b) => a.spec.version - b.spec.version);
     for (const d of ordered) {
       const state = d.status?.state;
-      const finished = state !== undefined && FINISHED.has(state);
+      // A retired deployment's record never changes: copied as a record, never rebuilt.
+      const finished = isRetiredState(state);
       if (d.spec.ephemeral && !finished) continue;
       const name = d.metadata.name ?? '';
       let copy = here.get(name);
@@ -297,7 +296,7 @@ export class AgentMover {
         agent,
         region,
         placement,
-        finished ? state : null,
+        finished ? (state ?? null) : null,
       );
       if (finished && copy.status?.state !== state) {
         await clients.deployments.updateStatus(namespace, name, (c) => {

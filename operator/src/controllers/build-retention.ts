@@ -6,20 +6,21 @@
  * released. While a run of the agent is unfinished, no built version is
  * released: a run executes the build that was active when it started.
  */
-import { versionsKept, type AgentDeployment } from '../../../crds/src/index.js';
+import {
+  isFinalState,
+  isRetiredState,
+  versionsKept,
+  type AgentDeployment,
+} from '../../../crds/src/index.js';
 import { stateOf } from './views.js';
-
-/** States after which a version never serves again (unless rolled back to, which builds anew). */
-const DONE: ReadonlySet<string> = new Set(['failed', 'superseded', 'rolled_back']);
-/** States in which a run has finished. */
-const DONE_RUN: ReadonlySet<string> = new Set(['completed', 'failed']);
 
 /** The deployments among an agent's `deployments` (runs included) whose builds may be released. */
 export function releasableBuilds(deployments: readonly AgentDeployment[]): AgentDeployment[] {
   const versions = deployments.filter((d) => !d.spec.ephemeral);
   const kept = new Set(versionsKept(versions));
-  const runInFlight = deployments.some((d) => d.spec.ephemeral && !DONE_RUN.has(stateOf(d)));
+  const runInFlight = deployments.some((d) => d.spec.ephemeral && !isFinalState(stateOf(d)));
   return versions.filter(
-    (d) => DONE.has(stateOf(d)) && !kept.has(d) && !(runInFlight && d.status?.builtAt),
+    // A retired version never serves again (a rollback to it builds anew).
+    (d) => isRetiredState(stateOf(d)) && !kept.has(d) && !(runInFlight && d.status?.builtAt),
   );
 }
