@@ -6,13 +6,13 @@ import { spawnSync } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { unixEndpoint } from '../../common/agent-endpoint.js';
+import { waitUntilReady } from '../../common/component-starter.js';
 import {
   requestService,
   type ServiceAnswer,
 } from '../../operator/src/drivers/local/service-request.js';
-import type { Exit, RunnerProcess } from './runner-process.js';
+import type { RunnerProcess } from './runner-process.js';
 
 /** A socket path in a new temp directory (short: Unix socket paths are at most 107 bytes). */
 export async function socketPath(): Promise<string> {
@@ -37,19 +37,17 @@ export function getOverSocket(socket: string, path: string): Promise<ServiceAnsw
   return requestService(unixEndpoint(socket), path, { timeoutMs: 2000 });
 }
 
-/** Polls `/health` on `socket` until it answers 200; fails with the runner's stderr if it exits first. */
-export async function waitForSocketHealth(runner: RunnerProcess, socket: string): Promise<void> {
-  let exit: Exit | undefined;
-  void runner.exited.then((value) => (exit = value));
-  const deadline = Date.now() + 15_000;
-  while (Date.now() < deadline) {
-    if (exit)
-      throw new Error(
-        `runner exited (${JSON.stringify(exit)}) before healthy:\n${runner.stderr()}`,
-      );
-    const answer = await getOverSocket(socket, '/health').catch(() => null);
-    if (answer?.status === 200) return;
-    await sleep(50);
-  }
-  throw new Error(`runner not healthy on ${socket}:\n${runner.stderr()}`);
+/**
+ * Waits (with the component starter, as waitForHealth does on a port) until `/health`
+ * on `socket` answers 200; fails with the runner's log if it exits first or is not healthy in
+ * time, and stops it then.
+ */
+export async function waitForSocketHealth(
+  runner: RunnerProcess,
+  socket: string,
+  timeoutMs = 15_000,
+): Promise<void> {
+  const healthy = async () =>
+    (await getOverSocket(socket, '/health').catch(() => null))?.status === 200;
+  await waitUntilReady(runner.group, { proc: runner.proc, ready: healthy }, timeoutMs);
 }
