@@ -21,7 +21,6 @@ import type { AgentService } from '../agents/agent-service.js';
 import { checkPlanCaps } from '../agents/plan-caps.js';
 import type { AuthContext } from '../auth/authenticate.js';
 import {
-  AgentQuotaExceeded,
   ArchiveTooLarge,
   InvalidArchive,
   RequestTooLarge,
@@ -32,6 +31,7 @@ import type { LogStore } from '../logs/log-store.js';
 import { RegionalRepository } from '../store/regional-resources.js';
 import type { RegionApis } from '../regions/region-apis.js';
 import type { DeploymentVersionDoc } from '../store/database.js';
+import { checkAgentQuota } from './agent-quota.js';
 import { checkAppExport, scriptModuleType } from './app-export.js';
 import type { ArchiveScan } from './archive-scan.js';
 import { InvalidArchiveError } from './archive-scan.js';
@@ -157,7 +157,7 @@ export class DeployService {
         this.deps.plans,
         this.deps.regions,
       );
-      await this.checkQuota(auth, agent);
+      await checkAgentQuota(this.deps.agents, auth, agent);
 
       if (config.schedule) {
         const schedule = validateSchedule(config.schedule);
@@ -200,19 +200,6 @@ export class DeployService {
   /** The id of the agent `ref` (404 AGENT_NOT_FOUND otherwise). */
   async agentOf(auth: AuthContext, ref: string): Promise<string> {
     return (await this.deps.agents.resolve(auth, ref)).metadata.name ?? '';
-  }
-
-  /** Throws 403 PLAN_LIMIT_EXCEEDED when deploying this agent would exceed the plan's agent quota. */
-  private async checkQuota(auth: AuthContext, agent: Agent): Promise<void> {
-    if (agent.status?.deployed) return;
-    const deployed = await this.deps.agents.countDeployed(auth, agent.metadata.name ?? '');
-    const quota = auth.plan.agentQuota;
-    if (deployed >= quota) {
-      throw new AgentQuotaExceeded(
-        `The ${auth.account.tier} plan allows ${quota} deployed agent(s); stop or delete one first.`,
-        { fields: { field: 'agents', allowed: quota, tier: auth.account.tier } },
-      );
-    }
   }
 }
 

@@ -7,6 +7,7 @@ import type { Agent, AgentDeployment } from '../../../crds/src/index.js';
 import type { AgentService } from '../agents/agent-service.js';
 import type { AuthContext } from '../auth/authenticate.js';
 import { RollbackNotAllowed } from '../errors/catalogue.js';
+import { checkAgentQuota } from './agent-quota.js';
 import type { ArchiveStore } from './archive-store.js';
 import type { EffectiveConfig } from './config-file.js';
 import { canRollback } from './deployment-presenter.js';
@@ -46,7 +47,8 @@ export class RollbackCommand {
   /**
    * Rolls back to `version` of the agent `ref`: 404 for an unknown agent or
    * version, 409 ROLLBACK_NOT_ALLOWED for the active version, one never built
-   * or one whose code is no longer stored.
+   * or one whose code is no longer stored, 403 PLAN_LIMIT_EXCEEDED when the
+   * agent holds no running app (archived) and the plan's agent quota is full.
    */
   async run(auth: AuthContext, ref: string, version: number): Promise<AgentDeployment> {
     const target = await this.deps.deployments.byVersion(auth, ref, version);
@@ -65,6 +67,8 @@ export class RollbackCommand {
       });
     }
     const agent = await this.deps.agents.resolve(auth, target.spec.agentId);
+    // An archived agent rolled back runs again: it takes a place in the quota, as a deploy would.
+    await checkAgentQuota(this.deps.agents, auth, agent);
     // The limits the stored archive was checked against when it was uploaded.
     const limits = target.spec.archiveLimits ?? auth.plan.archive;
     return this.deps.records.accepted(

@@ -1,7 +1,10 @@
 /** Deployment reads, lists, cancel, rollback, the payload route and archive retention. */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { AgentDeploymentStatus } from '../../../crds/src/index.js';
-import { setDeploymentStatus as writeDeploymentStatus } from '../agents/operator-view.js';
+import {
+  setAgentStatus,
+  setDeploymentStatus as writeDeploymentStatus,
+} from '../agents/operator-view.js';
 import { PYTHON_SERVICE } from '../../factories/archives.js';
 import {
   call,
@@ -282,6 +285,70 @@ describe('POST /api/v1/agents/{agent}/deployments/{version}/rollback', () => {
     );
     expect(res.status).toBe(202);
     expect(res.body).toMatchObject({ version: 3, state: 'queued', agent_id: v1.agent_id });
+  });
+});
+
+describe('rollback and the agent quota', () => {
+  it('returns 403 PLAN_LIMIT_EXCEEDED when rolling back an agent that holds no running app would exceed the quota', async () => {
+    const limited = await startControlPlaneServer({
+      shareWith: server,
+      plansJson: JSON.stringify({ free: { agentQuota: 1 } }),
+    });
+    try {
+      const caller = await createCaller(server, { tier: 'free' });
+      const names = ['quota-back', 'quota-other'];
+      const ids: string[] = [];
+      for (const name of names) {
+        const res = await call<{ id: string }>(server, 'POST', '/api/v1/agents', {
+          key: caller.key,
+          body: { name },
+        });
+        expect(res.status).toBe(201);
+        ids.push(res.body.id);
+      }
+      const versions: Deployment[] = [];
+      for (let i = 0; i < 2; i++) {
+        const res = await deployFiles(server, caller.key, 'quota-back', {
+          'main.py': PYTHON_SERVICE,
+        });
+        expect(res.status).toBe(202);
+        versions.push(res.body);
+      }
+      await writeDeploymentStatus(
+        server.kc,
+        caller.namespace,
+        versions[0]!.id,
+        built('superseded'),
+      );
+      await writeDeploymentStatus(server.kc, caller.namespace, versions[1]!.id, built('active'));
+      // quota-back is archived (no running app); quota-other holds the plan's one place.
+      await setAgentStatus(server.kc, caller.namespace, ids[0]!, {
+        status: 'archived',
+        deployed: false,
+      });
+      await setAgentStatus(server.kc, caller.namespace, ids[1]!, {
+        status: 'running',
+        deployed: true,
+      });
+      const path = '/api/v1/agents/quota-back/deployments/1/rollback';
+      const refused = await call<Detail>(limited, 'POST', path, { key: caller.key });
+      expect(refused.status).toBe(403);
+      expect(refused.body.detail).toMatchObject({
+        code: 'PLAN_LIMIT_EXCEEDED',
+        field: 'agents',
+        allowed: 1,
+        tier: 'free',
+      });
+      await setAgentStatus(server.kc, caller.namespace, ids[1]!, {
+        status: 'stopped',
+        deployed: false,
+      });
+      const accepted = await call<Deployment>(limited, 'POST', path, { key: caller.key });
+      expect(accepted.status).toBe(202);
+      expect(accepted.body).toMatchObject({ version: 3 });
+    } finally {
+      await limited.close();
+    }
   });
 });
 
