@@ -184,6 +184,8 @@ describe('POST /api/v1/agents/{agent}/deploy', () => {
       deployed_at: null,
       error_message: null,
       warnings: [],
+      // An upload; a code-host push names its repository, branch and commit here.
+      source: null,
     });
 
     const agent = await readAgent(server.kc, owner.namespace, agentId);
