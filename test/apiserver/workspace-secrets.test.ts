@@ -8,10 +8,8 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
-import winston from 'winston';
 import {
   ANNOTATIONS,
   API_GROUP,
@@ -19,7 +17,7 @@ import {
   PLURALS,
   workspaceSecretsName,
 } from '../../crds/src/index.js';
-import { createLogger } from '../../common/logger.js';
+import { capturingLogger } from '../harness/capturing-logger.js';
 import { generateSecret } from '../../common/secrets.js';
 import type { AccountService } from '../../apiserver/src/accounts/account-service.js';
 import { buildControlPlane } from '../../apiserver/src/assemble.js';
@@ -133,18 +131,7 @@ async function revisionOf(namespace: string, agentId: string): Promise<string | 
 }
 
 beforeAll(async () => {
-  const log = createLogger('apiserver', 'debug');
-  log.clear();
-  log.add(
-    new winston.transports.Stream({
-      stream: new Writable({
-        write(chunk, _encoding, done) {
-          logLines.push(String(chunk));
-          done();
-        },
-      }),
-    }),
-  );
+  const log = capturingLogger('apiserver', logLines);
   const { client, db } = await mongoDatabase('workspace-secrets');
   const built = await buildControlPlane(
     { mongo: client, db, kc },

@@ -15,10 +15,9 @@ import { request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import winston from 'winston';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { createLogger } from '../../common/logger.js';
+import { capturingLogger } from '../harness/capturing-logger.js';
 import { generateSecret } from '../../common/secrets.js';
 import { AgentIndex } from '../../apiserver/src/edge/agent-index.js';
 import { createEdgeServer } from '../../apiserver/src/edge/edge-server.js';
@@ -88,23 +87,6 @@ async function call<T = Record<string, unknown>>(
   return res;
 }
 
-/** A logger of `component` at debug whose lines go to {@link logLines}. */
-function capturingLogger(component: string) {
-  const log = createLogger(component, 'debug');
-  log.clear();
-  log.add(
-    new winston.transports.Stream({
-      stream: new Writable({
-        write(chunk, _encoding, done) {
-          logLines.push(String(chunk));
-          done();
-        },
-      }),
-    }),
-  );
-  return log;
-}
-
 /** The control plane and the local operator, as the harness starts them, logging to {@link logLines}. */
 async function startPlatform(): Promise<void> {
   const kc = kubeConfig();
@@ -113,7 +95,7 @@ async function startPlatform(): Promise<void> {
   const built = await buildControlPlane(
     { mongo, db, kc },
     { regions: ['local', 'eu-west'], plansJson: undefined, internalSecret },
-    capturingLogger('apiserver'),
+    capturingLogger('apiserver', logLines),
   );
   const http = built.app.listen(0, '127.0.0.1');
   await new Promise((resolve) => http.once('listening', resolve));
@@ -132,7 +114,7 @@ async function startPlatform(): Promise<void> {
     },
   };
   owner = await createCaller(server, { tier: 'enterprise' });
-  const log = capturingLogger('operator');
+  const log = capturingLogger('operator', logLines);
   const cfg = {
     ...loadOperatorConfig({ SVC_INTERNAL_SECRET: internalSecret }),
     internalApiUrl: server.base,
