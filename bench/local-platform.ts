@@ -102,7 +102,7 @@ try {
     }
     const host = new URL(agent.url).host;
     while ((await viaEdge(edgePort, host)) !== 200) await new Promise((r) => setTimeout(r, 50));
-    return { id: agent.id, host, active: tActive - t0, served: performance.now() - t0 };
+    return { name, id: agent.id, host, active: tActive - t0, served: performance.now() - t0 };
   }
 
   // Several agents, deployed one after another, scale to zero together; each is then woken
@@ -137,19 +137,59 @@ try {
   console.log(
     `  ${agents.length} agents scaled to zero ${((performance.now() - waitStart) / 1000).toFixed(0)} s after the first answers (idle timeout 1 min)`,
   );
-  const wakes: number[] = [];
+  const wakes: { name: string; start: number; end: number }[] = [];
   for (const agent of agents) {
-    const tWake = performance.now();
+    const start = Date.now();
     const status = await viaEdge(edgePort, agent.host);
     if (status !== 200) throw new Error(`wake answered ${status}`);
-    wakes.push(performance.now() - tWake);
+    wakes.push({ name: agent.name, start, end: Date.now() });
     // Each wake alone: the service just started settles before the next.
     await new Promise((r) => setTimeout(r, 500));
   }
-  const sorted = [...wakes].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
+  const quantiles = (values: number[]) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    const at = (q: number) =>
+      sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
+    return `p50 ${at(0.5).toFixed(0)} ms, p99 ${at(0.99).toFixed(0)} ms`;
+  };
+  const totals = wakes.map((w) => w.end - w.start);
   console.log(
-    `  wake from zero through the edge, ${wakes.length} samples: p50 ${at(0.5).toFixed(0)} ms, p99 ${at(0.99).toFixed(0)} ms (${wakes.map((w) => w.toFixed(0)).join(', ')} ms)`,
+    `  wake from zero through the edge, ${wakes.length} samples: ${quantiles(totals)} (${totals.join(', ')} ms)`,
+  );
+
+  // The stages, from the service's own start line ("answering N ms after its process
+  // started", timestamped by the operator on this machine's clock).
+  await new Promise((r) => setTimeout(r, 2000)); // the log shipper's batch
+  const stages = {
+    toSpawn: [] as number[],
+    spawnToReady: [] as number[],
+    readyToAnswer: [] as number[],
+  };
+  for (const wake of wakes) {
+    const since = new Date(wake.start).toISOString();
+    const page = await api<{ items: { timestamp: string; message: string }[] }>(
+      'GET',
+      `/api/v1/agents/${wake.name}/logs?since=${encodeURIComponent(since)}&limit=100`,
+    );
+    const line = page.items.find((l) =>
+      /answering \d+ ms after its process started/.test(l.message),
+    );
+    if (!line) continue;
+    const took = Number(/answering (\d+) ms/.exec(line.message)![1]);
+    const ready = new Date(line.timestamp).getTime();
+    stages.toSpawn.push(ready - took - wake.start);
+    stages.spawnToReady.push(took);
+    stages.readyToAnswer.push(wake.end - ready);
+  }
+  console.log(`  its stages (${stages.spawnToReady.length} samples with a start line):`);
+  console.log(
+    `    request to the service's start (edge mark, operator):          ${quantiles(stages.toSpawn)}`,
+  );
+  console.log(
+    `    start to answering /health (sandbox, interpreter, runner, app):  ${quantiles(stages.spawnToReady)}`,
+  );
+  console.log(
+    `    ready to the answer (status write, the edge seeing it, proxy):  ${quantiles(stages.readyToAnswer)}`,
   );
 } finally {
   await platform.stop();

@@ -49,7 +49,8 @@ describe('SupervisedService', () => {
     await until(() => events.filter((e) => e.startsWith('service exited (1)')).length >= 2);
     // Each restart listens again on the socket the crashed process left behind.
     await until(() => s.state === 'ready');
-    expect(events[0]).toBe(`service started on unix:${s.opts.socket}`);
+    expect(events[0]).toContain(`service started on unix:${s.opts.socket} `);
+    expect(events[0]).toMatch(/ \(answering \d+ ms after its process started\)$/);
     const delays = events
       .filter((e) => e.startsWith('service exited'))
       .map((e) => e.replace(/.*restarting in /, ''));
