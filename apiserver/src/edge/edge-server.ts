@@ -90,7 +90,7 @@ export function createEdgeServer(opts: EdgeOptions): Server {
             'The agent did not answer in time; retry.',
           );
         // An in-memory lookup: polled often, the wait ends soon after the watch brings the address.
-        await new Promise((r) => setTimeout(r, 20));
+        await new Promise((r) => setTimeout(r, 5));
         agent = index.find(label);
         if (!reachable(agent))
           throw new EdgeError(

@@ -31,6 +31,7 @@ import { fileURLToPath } from 'node:url';
 import { inspect, parseArgs } from 'node:util';
 import { located, syntaxProblem } from './check.mjs';
 import { createAgentServer, fetchListener } from './http.mjs';
+import { awaitNetwork } from './network.mjs';
 import {
   EntrypointError,
   appShape,
@@ -221,6 +222,7 @@ async function serve({ appDir, entrypoint, host, port, socket }) {
   let handler;
   /** @type {unknown} */
   let app;
+  await awaitNetwork();
   try {
     const file = entrypointPath(appDir, entrypoint);
     // Not the entry point as argv[1]: the ES module idiom for "run directly", comparing

@@ -28,6 +28,7 @@ from uvicorn.middleware.asgi2 import ASGI2Middleware
 from .errors import EXIT_ENTRYPOINT_FAILED, EntrypointError, report_exception, report_message
 from .health import HealthMiddleware
 from .loader import asgi_interface, find_app, import_entrypoint
+from .network import await_network
 
 #: The runner could not listen (port taken, bad host, socket directory missing).
 EXIT_CANNOT_LISTEN = 1
@@ -91,6 +92,7 @@ def serve(
 
     uvicorn itself exits with 3 (SystemExit) when the app's lifespan startup fails.
     """
+    await_network()
     try:
         app = load_app(app_dir, entrypoint)
     except EntrypointError as exc:

@@ -58,6 +58,13 @@ export interface SandboxLaunch {
   scratchMb: number;
   /** A service: its socket directory on the host, seen read-write at {@link SOCKET_DIR}. */
   socketDir?: string;
+  /**
+   * Let the command start as soon as its cgroup holds it, and wire the network beside it
+   * instead of before: for a service, whose runner loads its own server meanwhile and waits
+   * for the network (SVC_AWAIT_NETWORK) before it imports the user's code, so that a wake
+   * from zero waits for the longer of the two, not both.
+   */
+  networkAfterStart?: boolean;
   onStdoutLine?: (line: string) => void;
   onStderrLine?: (line: string) => void;
 }
@@ -343,31 +350,38 @@ export class Sandbox {
     const info = proc.child.stdio[INFO_FD] as Readable;
     const block = proc.child.stdio[BLOCK_FD] as Writable;
     block.on('error', () => undefined);
-    const pid = await readChildPid(info, proc);
-    const cgroup = await AgentCgroup.create(this.cgroups, `${launch.name}-${pid}`, {
-      memoryMb: launch.memoryMb,
-      pidsMax: launch.pidsMax,
-    });
-    if (cgroup) {
-      keep(cgroup);
-      await cgroup.add(pid);
-    }
+    // The cgroup is made while bwrap sets the sandbox up (named after bwrap's own pid, known
+    // at once), and kept as soon as it exists so that the sandbox's end removes it whatever
+    // happens next.
+    const [child, made] = await Promise.allSettled([
+      readChildPid(info, proc),
+      AgentCgroup.create(this.cgroups, `${launch.name}-${proc.pid}`, {
+        memoryMb: launch.memoryMb,
+        pidsMax: launch.pidsMax,
+      }),
+    ]);
+    if (made.status === 'fulfilled' && made.value) keep(made.value);
+    if (child.status === 'rejected') throw child.reason as Error;
+    if (made.status === 'rejected') throw made.reason as Error;
+    const pid = child.value;
+    await made.value?.add(pid);
     await waitForUidMap(pid);
+    const name = `${launch.name}-${pid}`;
+    if (launch.networkAfterStart) {
+      // Recorded before it runs: the sandbox's first process takes the rest with it.
+      keepRecord(await this.records.record(name, [proc.pid, pid]));
+      block.end('1');
+    }
     const pastaPid = await runPasta(
       this.tools.pasta,
       pastaArgs({ publicPorts: this.publicPorts, runAs: uid }, pid),
       uid,
     );
     if (pastaPid !== null) keepPasta(pastaPid);
-    // Recorded before it runs: the sandbox's first process takes the rest with it.
     keepRecord(
-      await this.records.record(`${launch.name}-${pid}`, [
-        proc.pid,
-        pid,
-        ...(pastaPid !== null ? [pastaPid] : []),
-      ]),
+      await this.records.record(name, [proc.pid, pid, ...(pastaPid !== null ? [pastaPid] : [])]),
     );
-    block.end('1');
+    if (!launch.networkAfterStart) block.end('1');
   }
 }
 
