@@ -281,10 +281,21 @@ result = {
 print("RESULT " + json.dumps(result), flush=True)
 `;
 
+// It calls the platform's public API while it is imported: a service's process starts before
+// pasta has wired its network, and the runner must import this only once it has.
 const SERVICE = `
+import os
+import urllib.request
+
+try:
+    with urllib.request.urlopen(os.environ["SVC_API_URL"] + "/api/v1/health", timeout=5) as answer:
+        AT_IMPORT = str(answer.status)
+except Exception as exc:
+    AT_IMPORT = type(exc).__name__
+
 async def app(scope, receive, send):
     await send({"type": "http.response.start", "status": 200, "headers": []})
-    await send({"type": "http.response.body", "body": b"tenant-a"})
+    await send({"type": "http.response.body", "body": ("tenant-a " + AT_IMPORT).encode()})
 `;
 
 describe('sandboxed agents on one machine', () => {
@@ -312,7 +323,7 @@ describe('sandboxed agents on one machine', () => {
     const victimUrl = (
       await call<{ url: string }>(server, 'GET', '/api/v1/agents/victim', { key: tenantA.key })
     ).body.url;
-    expect(await viaEdge(`${victimUrl}/`)).toEqual({ status: 200, text: 'tenant-a' });
+    expect(await viaEdge(`${victimUrl}/`)).toEqual({ status: 200, text: 'tenant-a 200' });
     expect(pastaListeners(victimId)).toEqual([]);
     const victimPids = execFileSync('pgrep', ['-f', 'svc_runner serve'], { encoding: 'utf8' })
       .split('\n')

@@ -1,10 +1,10 @@
 """Waiting for a sandbox's network before the user's code runs.
 
 The local driver lets a sandboxed service's process start while pasta still wires its network
-namespace (the two overlap, a wake from zero waits on neither alone), and says so with
-SVC_AWAIT_NETWORK=1. The runner then loads its own server stack at once, but imports the user's
-entry point only once the namespace has its default route, so module-level code that connects
-somewhere finds the network as it always has.
+namespace (the two overlap, so a wake from zero waits on neither alone). It names a file in
+SVC_AWAIT_NETWORK that it creates once pasta is done; the runner loads its own server stack at
+once, but imports the user's entry point only once that file exists, so module-level code that
+connects somewhere (the internet, the platform's front doors) finds the network as it always has.
 """
 
 from __future__ import annotations
@@ -17,21 +17,13 @@ import time
 AWAIT_NETWORK_SECONDS = 10.0
 
 
-def _has_default_route(route_table: str = "/proc/net/route") -> bool:
-    try:
-        with open(route_table, encoding="ascii") as table:
-            next(table, None)  # the header
-            return any(line.split()[1:2] == ["00000000"] for line in table)
-    except OSError:
-        return False
-
-
-def await_network(route_table: str = "/proc/net/route") -> None:
-    """Returns once the network namespace has a default route, when the driver asked for it."""
-    if os.environ.get("SVC_AWAIT_NETWORK") != "1":
+def await_network() -> None:
+    """Returns once the file SVC_AWAIT_NETWORK names exists; at once when it names none."""
+    ready = os.environ.get("SVC_AWAIT_NETWORK")
+    if not ready:
         return
     deadline = time.monotonic() + AWAIT_NETWORK_SECONDS
-    while not _has_default_route(route_table):
+    while not os.path.exists(ready):
         if time.monotonic() > deadline:
             print(
                 f"svc-runner: the sandbox's network was not up after {AWAIT_NETWORK_SECONDS:.0f} s;"

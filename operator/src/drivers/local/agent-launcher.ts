@@ -188,13 +188,10 @@ export class AgentLauncher {
       agentId: proc.agent.metadata.name ?? '',
       command: proc.command,
       args: proc.args,
-      env: {
-        ...Object.fromEntries(
-          Object.entries(proc.env ?? {}).filter((e): e is [string, string] => e[1] !== undefined),
-        ),
-        // A service's runner waits for the network itself, before it imports the user's code.
-        ...(proc.socketDir ? { SVC_AWAIT_NETWORK: '1' } : {}),
-      },
+      env: Object.fromEntries(
+        Object.entries(proc.env ?? {}).filter((e): e is [string, string] => e[1] !== undefined),
+      ),
+      // A service's runner waits for the network itself, before it imports the user's code.
       networkAfterStart: Boolean(proc.socketDir),
       appDir: proc.appDir,
       appWritable: false,

@@ -8,6 +8,7 @@
  * says why not when it cannot.
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { chown, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -60,9 +61,9 @@ export interface SandboxLaunch {
   socketDir?: string;
   /**
    * Let the command start as soon as its cgroup holds it, and wire the network beside it
-   * instead of before: for a service, whose runner loads its own server meanwhile and waits
-   * for the network (SVC_AWAIT_NETWORK) before it imports the user's code, so that a wake
-   * from zero waits for the longer of the two, not both.
+   * instead of before (needs a `statusDir`): for a service, whose runner loads its own server
+   * meanwhile and imports the user's code only once the file SVC_AWAIT_NETWORK names exists,
+   * which is made when pasta is done; so a wake from zero waits for the longer of the two.
    */
   networkAfterStart?: boolean;
   onStdoutLine?: (line: string) => void;
@@ -289,11 +290,17 @@ export class Sandbox {
       args: launch.args,
     };
     const { command, args } = sandboxCommand(spec, this.tools);
+    // The file the runner of a process started before its network waits for (one per process).
+    const ready =
+      launch.networkAfterStart && launch.statusDir
+        ? `network-ready-${randomBytes(6).toString('hex')}`
+        : null;
+    const networkReady = ready && launch.statusDir ? join(launch.statusDir, ready) : null;
     const proc = group.start({
       name: launch.name,
       command,
       args,
-      env: launch.env,
+      env: ready ? { ...launch.env, SVC_AWAIT_NETWORK: `${STATUS_DIR}/${ready}` } : launch.env,
       cwd: '/',
       extraPipes: 2,
       onStdoutLine: launch.onStdoutLine,
@@ -307,6 +314,7 @@ export class Sandbox {
     sandboxed.setup = this.wire(
       proc,
       launch,
+      networkReady,
       uid,
       (c) => (cgroup = c),
       (pid) => (pastaPid = pid),
@@ -327,6 +335,7 @@ export class Sandbox {
       // pasta runs in the background for as long as it is let; it goes with its sandbox.
       await sandboxed.setup.catch(() => undefined);
       stopPasta(pastaPid);
+      if (networkReady) await rm(networkReady, { force: true });
       if (record) await this.records.forget(record);
       const current = cgroup as AgentCgroup | null;
       if (current) {
@@ -342,6 +351,8 @@ export class Sandbox {
   private async wire(
     proc: ManagedProcess,
     launch: SandboxLaunch,
+    /** The file that says the network is up, to its runner; null: it starts after the network. */
+    networkReady: string | null,
     uid: number | null,
     keep: (cgroup: AgentCgroup) => void,
     keepPasta: (pid: number) => void,
@@ -367,7 +378,7 @@ export class Sandbox {
     await made.value?.add(pid);
     await waitForUidMap(pid);
     const name = `${launch.name}-${pid}`;
-    if (launch.networkAfterStart) {
+    if (networkReady) {
       // Recorded before it runs: the sandbox's first process takes the rest with it.
       keepRecord(await this.records.record(name, [proc.pid, pid]));
       block.end('1');
@@ -381,7 +392,8 @@ export class Sandbox {
     keepRecord(
       await this.records.record(name, [proc.pid, pid, ...(pastaPid !== null ? [pastaPid] : [])]),
     );
-    if (!launch.networkAfterStart) block.end('1');
+    if (networkReady) await writeFile(networkReady, '');
+    else block.end('1');
   }
 }
 
