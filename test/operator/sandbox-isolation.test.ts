@@ -350,6 +350,7 @@ describe('sandboxed agents on one machine', () => {
     const routedPorts = [
       `10.0.2.2:${enginePort}`,
       `10.0.2.2:${mongoPort}`,
+      `10.0.2.2:${kubePort}`,
       `10.0.2.2:${bannerPort}`,
       ...(outsideAddress
         ? [enginePort, bannerPort].map((port) => `${outsideAddress?.split(':')[0]}:${port}`)
