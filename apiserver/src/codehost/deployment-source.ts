@@ -17,13 +17,10 @@ export interface CodehostSource {
   commit: string;
 }
 
-/** Records `source` on `deployment` (before it is written). */
-export function setSource(deployment: AgentDeployment, source: CodehostSource): void {
+/** The annotations that record `source` on a new deployment. */
+export function sourceAnnotations(source: CodehostSource): Record<string, string> {
   const { type, repository, branch, commit } = source;
-  deployment.metadata.annotations = {
-    ...deployment.metadata.annotations,
-    [SOURCE_ANNOTATION]: JSON.stringify({ type, repository, branch, commit }),
-  };
+  return { [SOURCE_ANNOTATION]: JSON.stringify({ type, repository, branch, commit }) };
 }
 
 /** The source recorded on `deployment`; null for an upload (or an annotation that is not one). */

@@ -29,7 +29,7 @@ import {
   WebhookSignatureInvalid,
 } from '../errors/catalogue.js';
 import { deployedRoot } from './checkout-bounds.js';
-import { setSource, type CodehostSource } from './deployment-source.js';
+import { sourceAnnotations } from './deployment-source.js';
 import { DELIVERY_RETENTION_MS, type CodehostStore } from './codehost-store.js';
 import { checkoutCommit, GitError } from './git.js';
 import { pinHost } from './host-address.js';
@@ -65,16 +65,14 @@ export interface WebhookServiceDeps {
   secrets: CodehostSecrets;
   accounts: Pick<AccountService, 'getAccount'>;
   plans: Record<Tier, Plan>;
+  /** Deploys an archive; `annotations` go on the new AgentDeployment (its source). */
   deploy: {
-    deploy(auth: AuthContext, ref: string, body: Readable): Promise<AgentDeployment>;
-    /** Where the deployment's source is recorded, once it exists. */
-    deployments: {
-      update(
-        namespace: string,
-        name: string,
-        change: (d: AgentDeployment) => void,
-      ): Promise<AgentDeployment | null>;
-    };
+    deploy(
+      auth: AuthContext,
+      ref: string,
+      body: Readable,
+      annotations: Record<string, string>,
+    ): Promise<AgentDeployment>;
   };
   log: Logger;
   /** Where a repository's host may be (checked again at each fetch: names resolve anew). */
@@ -287,7 +285,13 @@ export class WebhookService {
       }
       let deployment: AgentDeployment;
       try {
-        deployment = await this.deps.deploy.deploy(auth, link._id, Readable.from([archive]));
+        const { repository, branch } = link;
+        deployment = await this.deps.deploy.deploy(
+          auth,
+          link._id,
+          Readable.from([archive]),
+          sourceAnnotations({ type: 'codehost', repository, branch, commit }),
+        );
       } catch (err) {
         if (err instanceof AgentNotFound) {
           // The agent was deleted: its link and secret go too, so later deliveries are 401.
@@ -302,13 +306,6 @@ export class WebhookService {
         throw err;
       }
       const deploymentId = deployment.metadata.name ?? '';
-      const { repository, branch } = link;
-      await this.recordSource(deployment, {
-        type: 'codehost',
-        repository,
-        branch,
-        commit,
-      });
       await this.deps.store.recordDeployment({
         _id: deploymentId,
         agentId: link._id,
@@ -324,23 +321,6 @@ export class WebhookService {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
-  }
-
-  /**
-   * Records the commit on the deployment itself, where the deployment routes
-   * show it. The deployment exists already: failing here would have the
-   * provider redeliver and deploy a second time, so a failure is only logged.
-   */
-  private async recordSource(deployment: AgentDeployment, source: CodehostSource): Promise<void> {
-    const { namespace, name } = deployment.metadata;
-    await this.deps.deploy.deployments
-      .update(namespace ?? '', name ?? '', (d) => setSource(d, source))
-      .catch((err: unknown) =>
-        this.deps.log.warn('recording the source of a codehost deployment failed', {
-          deployment_id: name,
-          err,
-        }),
-      );
   }
 
   private async maybePrune(): Promise<void> {

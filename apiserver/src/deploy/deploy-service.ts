@@ -84,8 +84,16 @@ export class DeployService {
     this.records = new DeploymentRecords({ ...deps, deployments: this.deployments });
   }
 
-  /** Deploys the archive in `body` to the agent `ref` (or to the agent its svc.yaml names). */
-  async deploy(auth: AuthContext, ref: string, body: Readable): Promise<AgentDeployment> {
+  /**
+   * Deploys the archive in `body` to the agent `ref` (or to the agent its svc.yaml names);
+   * `annotations` are written on the new AgentDeployment with it (a code-host push's source).
+   */
+  async deploy(
+    auth: AuthContext,
+    ref: string,
+    body: Readable,
+    annotations: Record<string, string> = {},
+  ): Promise<AgentDeployment> {
     const { agents, archives } = this.deps;
     let agent = await agents.resolve(auth, ref);
     let upload;
@@ -133,6 +141,8 @@ export class DeployService {
           effectiveConfig(agent),
           `svc.yaml: ${file.message}`,
           stored.id,
+          [],
+          annotations,
         );
       const merged = mergeConfig(effectiveConfig(agent), file.config);
       if (!merged.ok) {
@@ -147,6 +157,8 @@ export class DeployService {
           effectiveConfig(agent),
           `svc.yaml: ${merged.message}`,
           stored.id,
+          [],
+          annotations,
         );
       }
       const config = merged.config;
@@ -169,6 +181,7 @@ export class DeployService {
             `schedule: ${schedule.message}`,
             stored.id,
             configWarnings,
+            annotations,
           );
         config.schedule = schedule.normalized;
       }
@@ -182,6 +195,7 @@ export class DeployService {
           problem.blocking,
           stored.id,
           warnings,
+          annotations,
         );
       return await this.records.accepted(
         auth,
@@ -190,6 +204,8 @@ export class DeployService {
         stored.id,
         warnings,
         auth.plan.archive,
+        null,
+        annotations,
       );
     } catch (err) {
       await archives.delete(stored.id).catch(() => undefined);

@@ -52,7 +52,8 @@ export class DeploymentRecords {
     version: number,
     config: EffectiveConfig,
     archiveId: string | null,
-    archiveLimits: ArchiveLimits | null = null,
+    archiveLimits: ArchiveLimits | null,
+    annotations: Record<string, string>,
   ): AgentDeployment {
     const deploymentConfig: DeploymentConfig = {
       runtime: config.runtime,
@@ -72,12 +73,17 @@ export class DeploymentRecords {
       archiveId,
       archiveLimits,
     });
+    if (Object.keys(annotations).length > 0)
+      deployment.metadata.annotations = { ...deployment.metadata.annotations, ...annotations };
     // Built and served in every region the agent is in, whatever svc.yaml's regions say.
     setPlacement(deployment, this.deps.agents.placement(agent));
     return deployment;
   }
 
-  /** Records a deployment that failed before any build: state failed, the reason, no archive kept. */
+  /**
+   * Records a deployment that failed before any build: state failed, the reason, no archive
+   * kept; `annotations` go on the AgentDeployment (where its code came from).
+   */
   async rejected(
     auth: AuthContext,
     agent: Agent,
@@ -85,11 +91,14 @@ export class DeploymentRecords {
     message: string,
     archiveId: string,
     warnings: string[] = [],
+    annotations: Record<string, string> = {},
   ): Promise<AgentDeployment> {
     await this.deps.archives.delete(archiveId);
     const id = randomUUID();
     const version = await allocateVersion(this.deps.versions, agent.metadata.name ?? '', id);
-    await this.deps.deployments.create(this.resource(agent, id, version, config, null));
+    await this.deps.deployments.create(
+      this.resource(agent, id, version, config, null, null, annotations),
+    );
     const now = new Date().toISOString();
     const failed = await this.deps.deployments.updateStatus(auth.tenant.namespace, id, (d) => {
       d.status = {
@@ -133,7 +142,10 @@ export class DeploymentRecords {
       .catch(() => undefined);
   }
 
-  /** Records an accepted deployment, mints its key, and points the agent at it. */
+  /**
+   * Records an accepted deployment, mints its key, and points the agent at it; `annotations`
+   * go on the AgentDeployment (where its code came from).
+   */
   async accepted(
     auth: AuthContext,
     agent: Agent,
@@ -142,11 +154,20 @@ export class DeploymentRecords {
     warnings: string[],
     archiveLimits: ArchiveLimits,
     rollbackOfVersion: number | null = null,
+    annotations: Record<string, string> = {},
   ): Promise<AgentDeployment> {
     const agentId = agent.metadata.name ?? '';
     const id = randomUUID();
     const version = await allocateVersion(this.deps.versions, agentId, id);
-    const resource = this.resource(agent, id, version, config, archiveId, archiveLimits);
+    const resource = this.resource(
+      agent,
+      id,
+      version,
+      config,
+      archiveId,
+      archiveLimits,
+      annotations,
+    );
     resource.spec.rollbackOfVersion = rollbackOfVersion;
     const created = await this.deps.deployments.create(resource);
     if (warnings.length > 0) {
