@@ -13,7 +13,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { request as httpRequest, type Server as HttpServer } from 'node:http';
+import type { Server as HttpServer } from 'node:http';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -24,6 +24,7 @@ import { createLogger } from '../../common/logger.js';
 import { AgentIndex } from '../../apiserver/src/edge/agent-index.js';
 import { createEdgeServer } from '../../apiserver/src/edge/edge-server.js';
 import type { LocalDriver } from '../../operator/src/drivers/local/local-driver.js';
+import { requestService } from '../../operator/src/drivers/local/service-request.js';
 import {
   call,
   createCaller,
@@ -101,26 +102,14 @@ afterAll(async () => {
 });
 
 /** GET `url` (an agent's address) through the edge. */
-function viaEdge(url: string): Promise<{ status: number; text: string }> {
+async function viaEdge(url: string): Promise<{ status: number; text: string }> {
   const { host, pathname } = new URL(url);
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      {
-        host: '127.0.0.1',
-        port: (edge.address() as AddressInfo).port,
-        path: pathname,
-        headers: { host },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-      },
-    );
-    req.on('error', reject);
-    req.end();
+  const edgePort = (edge.address() as AddressInfo).port;
+  const answer = await requestService(`127.0.0.1:${edgePort}`, pathname, {
+    headers: { host },
+    timeoutMs: 30_000,
   });
+  return { status: answer.status, text: answer.body };
 }
 
 /**

@@ -15,42 +15,44 @@ import {
   type AgentStatusBlock,
 } from '../../../crds/src/index.js';
 
+/** Replaces the status of the custom resource `kind` named `id`, as the operator would. */
+async function replaceStatus(
+  kc: KubeConfig,
+  kind: 'Agent' | 'AgentDeployment',
+  namespace: string,
+  id: string,
+  status: AgentStatusBlock | AgentDeploymentStatus,
+): Promise<void> {
+  const api = kc.makeApiClient(CustomObjectsApi);
+  const coords = {
+    group: API_GROUP,
+    version: API_VERSION,
+    namespace,
+    plural: PLURALS[kind],
+    name: id,
+  };
+  const current = (await api.getNamespacedCustomObject(coords)) as Agent | AgentDeployment;
+  await api.replaceNamespacedCustomObjectStatus({ ...coords, body: { ...current, status } });
+}
+
 /** Replaces the status of an Agent, as the operator would. */
-export async function setAgentStatus(
+export function setAgentStatus(
   kc: KubeConfig,
   namespace: string,
   id: string,
   status: AgentStatusBlock,
 ): Promise<void> {
-  const api = kc.makeApiClient(CustomObjectsApi);
-  const coords = {
-    group: API_GROUP,
-    version: API_VERSION,
-    namespace,
-    plural: PLURALS.Agent,
-    name: id,
-  };
-  const current = (await api.getNamespacedCustomObject(coords)) as Agent;
-  await api.replaceNamespacedCustomObjectStatus({ ...coords, body: { ...current, status } });
+  return replaceStatus(kc, 'Agent', namespace, id, status);
 }
 
 /** Replaces the status of an AgentDeployment, as the operator would. */
-export async function setDeploymentStatus(
+export function setDeploymentStatus(
   kc: KubeConfig,
   namespace: string,
   id: string,
   status: AgentDeploymentStatus,
 ): Promise<void> {
-  const api = kc.makeApiClient(CustomObjectsApi);
-  const coords = {
-    group: API_GROUP,
-    version: API_VERSION,
-    namespace,
-    plural: PLURALS.AgentDeployment,
-    name: id,
-  };
-  const current = (await api.getNamespacedCustomObject(coords)) as AgentDeployment;
-  await api.replaceNamespacedCustomObjectStatus({ ...coords, body: { ...current, status } });
+  return replaceStatus(kc, 'AgentDeployment', namespace, id, status);
 }
 
 /** Reads an Agent resource. */
