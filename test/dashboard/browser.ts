@@ -231,3 +231,12 @@ export async function clickButton(
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+/**
+ * Clicks the action button `label` and then the confirmation the dashboard
+ * asks for before it acts ("Confirm <label in lower case>"), within `scope`.
+ */
+export async function clickConfirmed(page: Page, label: string, scope = 'body'): Promise<void> {
+  await clickButton(page, label, scope);
+  await clickButton(page, `Confirm ${label.toLowerCase()}`, scope);
+}

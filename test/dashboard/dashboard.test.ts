@@ -20,6 +20,7 @@ import type { Browser, Page } from 'puppeteer-core';
 import { call } from '../apiserver/control-plane-server.js';
 import {
   clickButton,
+  clickConfirmed,
   launchBrowser,
   lowContrast,
   screenshot,
@@ -299,26 +300,21 @@ describe('the dashboard', () => {
   });
 
   it('stops and starts the agent, each after a confirmation', async () => {
-    await clickButton(page, 'Stop', '.actions');
-    await clickButton(page, 'Confirm stop', '.actions');
+    await clickConfirmed(page, 'Stop', '.actions');
     await waitForText(page, '[role=status]', 'Stop: paused');
     await waitForText(page, '[data-testid=agent-status]', 'paused', 60_000);
-    await clickButton(page, 'Start', '.actions');
-    await clickButton(page, 'Confirm start', '.actions');
+    await clickConfirmed(page, 'Start', '.actions');
     await waitForText(page, '[data-testid=agent-status]', 'running', 120_000);
   });
 
   it("archives the agent, shows the API's refusal to stop it then, and restores it", async () => {
-    await clickButton(page, 'Archive', '.actions');
-    await clickButton(page, 'Confirm archive', '.actions');
+    await clickConfirmed(page, 'Archive', '.actions');
     await waitForText(page, '[role=status]', 'Archive: archiving');
     await waitForText(page, '[data-testid=agent-status]', 'archived', 60_000);
-    await clickButton(page, 'Stop', '.actions');
-    await clickButton(page, 'Confirm stop', '.actions');
+    await clickConfirmed(page, 'Stop', '.actions');
     await waitForText(page, '[role=alert]', 'AGENT_STATE_CONFLICT');
     await waitForText(page, '[role=alert]', 'is archived; restore it first');
-    await clickButton(page, 'Restore', '.actions');
-    await clickButton(page, 'Confirm restore', '.actions');
+    await clickConfirmed(page, 'Restore', '.actions');
     await waitForText(page, '[data-testid=agent-status]', 'running', 120_000);
   });
 
@@ -343,8 +339,7 @@ describe('the dashboard', () => {
     await open(`#/agents/${AGENT}`);
     const v1 = '[data-testid=deployments] tr[data-version="1"]';
     await waitForText(page, v1, 'superseded');
-    await clickButton(page, 'Roll back', v1);
-    await clickButton(page, 'Confirm roll back', v1);
+    await clickConfirmed(page, 'Roll back', v1);
     await waitForText(page, '[data-testid=deployments] tr[data-version="3"]', 'active', 240_000);
     await waitForText(
       page,
@@ -561,8 +556,7 @@ describe('the dashboard', () => {
   it('deletes an agent after a confirmation', async () => {
     await open('#/agents/web-broken');
     await page.waitForSelector('[data-testid=agent-status]');
-    await clickButton(page, 'Delete', '.actions');
-    await clickButton(page, 'Confirm delete', '.actions');
+    await clickConfirmed(page, 'Delete', '.actions');
     await page.waitForFunction(
       () => (globalThis as unknown as PageWindow).location.hash === '#/agents',
     );
