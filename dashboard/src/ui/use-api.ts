@@ -23,15 +23,21 @@ export function useLoad<T>(
   keys: unknown[],
   pollMs?: () => number,
 ): Loaded<T> {
-  const [data, setData] = useState<T | null>(null);
+  // What was loaded is kept with the keys it was loaded for: the first render after the keys
+  // change (another agent's page) must not show, or act on, the previous keys' data.
+  const key = JSON.stringify(keys);
+  const [loaded, setLoaded] = useState<{ key: string; value: T } | null>(null);
   const [error, setError] = useState<ApiFailure | null>(null);
   const loadRef = useRef(load);
   loadRef.current = load;
+  const keyRef = useRef(key);
+  keyRef.current = key;
   const pollRef = useRef(pollMs);
   pollRef.current = pollMs;
   const reload = useCallback(async () => {
+    const loadingFor = keyRef.current;
     try {
-      setData(await loadRef.current());
+      setLoaded({ key: loadingFor, value: await loadRef.current() });
       setError(null);
     } catch (err) {
       setError(failureOf(err));
@@ -40,7 +46,7 @@ export function useLoad<T>(
   useEffect(() => {
     let stopped = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    setData(null);
+    setLoaded(null);
     const tick = async () => {
       await reload();
       const delay = pollRef.current?.();
@@ -52,7 +58,7 @@ export function useLoad<T>(
       clearTimeout(timer);
     };
   }, keys);
-  return { data, error, reload };
+  return { data: loaded?.key === key ? loaded.value : null, error, reload };
 }
 
 /** Runs actions one at a time, keeping the last one's error and a success note. */
