@@ -98,7 +98,7 @@ export function controlPlaneDeps(
       ).longKeys(),
   });
   const archives = new ArchiveStore(conn.db, 'archives');
-  const logs = new LogStore(c.logs);
+  const logs = new LogStore(c.logChunks, c.logHeads);
   const deploy = new DeployService({
     apis,
     agents,

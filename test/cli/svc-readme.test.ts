@@ -18,7 +18,7 @@ import { promisify } from 'node:util';
 import { renderEnv } from '../../common/env-file.js';
 import { freePort } from '../../common/ports.js';
 import { createCaller } from '../apiserver/control-plane-server.js';
-import { ingest, settled } from '../apiserver/logs/log-helpers.js';
+import { ingest } from '../apiserver/logs/log-helpers.js';
 import { startCliPlatform, type CliPlatform } from './cli-platform.js';
 import { runSvc, runSvcOnTerminal, SVC_BIN, type SvcOptions } from './run-svc.js';
 
@@ -342,7 +342,6 @@ describe('logs filters', () => {
       { stream: 'stdout', message: 'ERROR broke' },
     ]);
     expect(shipped.status).toBe(204);
-    await settled();
     const messages = async (...filters: string[]) => {
       const read = await runSvc(['logs', name, ...filters, '--json'], options);
       expect(read.code).toBe(0);

@@ -1,11 +1,12 @@
 /** Shapes stored log lines and pages into the contract's LogEntry records and the page envelope. */
 import type { LogEntryValue, LogPageValue } from '../control-plane/routes/logs/schema.js';
-import type { LogDoc, LogPage } from './log-store.js';
+import type { LogItem } from './log-chunks.js';
+import type { LogPage } from './log-store.js';
 
 /** The LogEntry record of a stored line: exactly id, timestamp, stream, level, message. */
-export function presentLogEntry(doc: LogDoc): LogEntryValue {
+export function presentLogEntry(doc: LogItem): LogEntryValue {
   return {
-    id: doc._id,
+    id: doc.id,
     timestamp: doc.timestamp.toISOString(),
     stream: doc.stream,
     level: doc.level,

@@ -1,43 +1,40 @@
 /**
- * Agent logs in the `logs` collection: one document per line, keyed by an
- * integer id that grows with time (see log-ids.ts), read in keyset pages.
+ * Agent logs in MongoDB, as chunks (log-chunks.ts): one document per append
+ * of up to MAX_CHUNK_LINES lines of one agent, keyed by the agent and a chunk
+ * number, and one head document per agent with where its chunks start and end.
  *
- * Written for FerretDB v1 as much as for MongoDB: no counter document (updates
- * are not atomic there), no TTL index (retention is {@link LogStore.purgeOlderThan},
- * called periodically), no transactions. Uniqueness comes from the one thing
- * that is atomic everywhere: inserting a document whose `_id` exists fails
- * with a duplicate-key error.
+ * Every read and write is a lookup by `_id`, because FerretDB's SQLite backend
+ * (the single-machine platform's MongoDB) pushes no other filter down to SQL:
+ * a query on any other field reads the whole collection, which made reading one
+ * agent's log take seconds once the platform held a few ten thousand lines.
+ * Nothing here needs an atomic update, a transaction or a secondary index.
  *
- * Reading consistency. Ids are drawn before the insert, and several writers
- * (API server replicas, and overlapping requests in one) insert concurrently,
- * so an entry can become visible after one with a greater id. A reader
- * following the log with `afterId` would skip it for good. So readers see
- * entries only up to a horizon below which every entry is stored: below the
- * smallest id this store is still inserting (exact, for the overlapping
- * requests of one process), and at least `settleMs` old (for other
- * processes, assumed to complete an insert within `settleMs` of drawing its
- * id, with clocks that agree to well within it under NTP). A cursor taken
- * from a page never moves past an entry that could still appear.
+ * Chunk numbers without holes. A writer stores chunk n by inserting its key;
+ * the key is unique, so of two writers (API server replicas) that try the same
+ * n one fails with a duplicate key and tries the next number. A writer tries n
+ * only once it knows n - 1 is stored (it stored it, met it as a duplicate, or
+ * found it by lookup), so the chunks of an agent are one unbroken range and a
+ * reader that finds chunk n stored knows every chunk before it is too. A line
+ * is therefore readable as soon as its insert returns, and a follower reading
+ * with `afterId` never skips one written later by a slower writer. Appends of
+ * one agent in one process go one at a time, in the order they were made.
  */
-import { MongoBulkWriteError, MongoServerError, type Collection, type Filter } from 'mongodb';
+import { MongoServerError, type Collection } from 'mongodb';
 import type { Environment } from '../accounts/model.js';
-import { firstIdOf, IDS_PER_MS, LogIdAllocator } from './log-ids.js';
+import {
+  chunkDocId,
+  cutIntoChunks,
+  lineId,
+  MAX_CHUNK_LINES,
+  ownerKey,
+  type ChunkLine,
+  type LogChunkDoc,
+  type LogHeadDoc,
+  type LogItem,
+  type LogOwner,
+} from './log-chunks.js';
 import { inferLevel, truncateMessage, type LogLevel, type LogStream } from './log-lines.js';
-
-/** One stored log line. */
-export interface LogDoc {
-  /** The entry's integer id: the keyset cursor of the API. */
-  _id: number;
-  accountId: string;
-  environment: Environment;
-  agentId: string;
-  deploymentId: string | null;
-  /** When the line was written (as its sender reports), the retention clock. */
-  timestamp: Date;
-  stream: LogStream;
-  level: LogLevel;
-  message: string;
-}
+import { memoized, readBackward, readForward, type ChunkSource } from './log-pages.js';
 
 /** A line to append; `level` is inferred from the stream and text when absent. */
 export interface NewLogEntry {
@@ -78,12 +75,12 @@ export interface LogQuery {
  */
 export interface LogPage {
   /** Ascending by id (oldest first), whichever direction was read. */
-  items: LogDoc[];
+  items: LogItem[];
   /**
-   * Send as `afterId` to read the entries newer than this page: the id of its
-   * last item; on an empty page the `afterId` sent, or 0 when none was (no
-   * entry matched, so every later match comes after 0). Never null: newer
-   * entries can always still arrive.
+   * Send as `afterId` to read the entries newer than this page: the id of the
+   * last entry the read examined (its last item, or a later entry the filters
+   * left out); on a page that examined nothing the `afterId` sent, or 0 for a
+   * backward read. Never null: newer entries can always still arrive.
    */
   nextAfterId: number;
   /**
@@ -93,102 +90,65 @@ export interface LogPage {
    */
   nextBeforeId: number | null;
   /**
-   * More entries exist beyond this page in the direction read: newer ones for
-   * a forward (`afterId`) page, older ones otherwise.
+   * More entries may exist beyond this page in the direction read: newer ones
+   * for a forward (`afterId`) page, older ones otherwise.
    */
   hasMore: boolean;
 }
 
-/** Options of {@link LogStore}. */
-export interface LogStoreOptions {
-  /** The clock ids are drawn from and the read horizon is measured on. */
-  now?: () => number;
-  /** How old an id must be before readers see its entry; see the module comment. */
-  settleMs?: number;
-}
-
 /** Lines per insert; `append` splits longer lists. Also the ingestion route's cap. */
-export const MAX_APPEND_BATCH = 1000;
+export const MAX_APPEND_BATCH = MAX_CHUNK_LINES;
 /** Largest page. */
 export const MAX_PAGE_SIZE = 1000;
 /** The contract's log retention: 7 days. */
 export const LOG_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
-/**
- * Default of {@link LogStoreOptions.settleMs}: well above an insert's latency
- * on another replica, and short enough that a line a run prints is readable
- * within a second (with the operator's shipping delay, log-shipper.ts).
- */
-export const DEFAULT_SETTLE_MS = 400;
 
 const DUPLICATE_KEY = 11000;
-/** Rounds of fresh ids before giving up; each round some writer makes progress. */
+/** Chunk numbers one insert tries before giving up (each one another writer just took). */
 const MAX_INSERT_ROUNDS = 100;
 
 /**
  * Appends, reads and expires agent log lines. Use one instance per process:
- * its id allocator keeps that process's ids strictly increasing. Instances in
- * any number of processes may share the collection.
+ * it orders that process's appends per agent. Instances in any number of
+ * processes may share the collections.
  */
 export class LogStore {
-  private readonly ids: LogIdAllocator;
-  private readonly now: () => number;
-  private readonly settleMs: number;
-  /** The first id of each insert in progress, by insert: what readers must not pass yet. */
-  private readonly inserting = new Map<symbol, number>();
+  /** Per agent: a chunk known to be stored (the last this process saw). */
+  private readonly known = new Map<string, number>();
+  /** Per agent: the append in progress, which the next one waits for. */
+  private readonly tails = new Map<string, Promise<unknown>>();
   private retried = 0;
 
   constructor(
-    private readonly collection: Collection<LogDoc>,
-    options: LogStoreOptions = {},
-  ) {
-    this.now = options.now ?? Date.now;
-    this.settleMs = options.settleMs ?? DEFAULT_SETTLE_MS;
-    this.ids = new LogIdAllocator(this.now);
+    private readonly chunks: Collection<LogChunkDoc>,
+    private readonly heads: Collection<LogHeadDoc>,
+  ) {}
+
+  /** Creates the index the retention purge reads by. Idempotent; call once at startup. */
+  static async ensureIndexes(chunks: Collection<LogChunkDoc>): Promise<void> {
+    await chunks.createIndex({ newest: 1 }, { name: 'newest_1' });
   }
 
-  /**
-   * Creates the indexes: `{accountId, environment, agentId, _id}` for reading
-   * one agent's log in id order, `{timestamp}` for the retention purge.
-   * Idempotent; call once at startup.
-   */
-  static async ensureIndexes(collection: Collection<LogDoc>): Promise<void> {
-    await collection.createIndex(
-      { accountId: 1, environment: 1, agentId: 1, _id: 1 },
-      { name: 'agent_log' },
-    );
-    await collection.createIndex({ timestamp: 1 }, { name: 'timestamp_1' });
-  }
-
-  /** How many entries were re-inserted with a fresh id after another writer took theirs. */
-  get retriedEntries(): number {
+  /** How many chunks were inserted again under the next number after another writer took theirs. */
+  get retriedChunks(): number {
     return this.retried;
   }
 
   /**
    * Stores `entries` in order and returns their ids, in the same order and
-   * increasing. Messages are cut to MAX_MESSAGE_BYTES; a missing level is
-   * inferred, a missing timestamp is now. Inserts are ordered: when another
-   * writer already holds an id, the insert stops there and that entry and
-   * every one after it get fresh (greater) ids and are inserted again, so a
-   * batch's lines keep their order. Resolves once every entry is stored.
+   * increasing per agent. Messages are cut to MAX_MESSAGE_BYTES; a missing
+   * level is inferred, a missing timestamp is now. Resolves once every entry
+   * is stored (and readable).
    */
   async append(entries: readonly NewLogEntry[]): Promise<number[]> {
     const ids: number[] = [];
-    for (let start = 0; start < entries.length; start += MAX_APPEND_BATCH) {
-      const at = new Date(this.now());
-      const docs = entries
-        .slice(start, start + MAX_APPEND_BATCH)
-        .map((entry): Omit<LogDoc, '_id'> => ({
-          accountId: entry.accountId,
-          environment: entry.environment,
-          agentId: entry.agentId,
-          deploymentId: entry.deploymentId ?? null,
-          timestamp: entry.timestamp ?? at,
-          stream: entry.stream,
-          level: entry.level ?? inferLevel(entry.stream, entry.message),
-          message: truncateMessage(entry.message),
-        }));
-      ids.push(...(await this.insertInOrder(docs)));
+    const at = new Date();
+    for (const run of runsByOwner(entries)) {
+      const key = ownerKey(run[0]!);
+      for (const lines of cutIntoChunks(run.map((entry) => storedLine(entry, at)))) {
+        const chunk = await this.inOrder(key, () => this.insertChunk(key, run[0]!, lines));
+        ids.push(...lines.map((_, i) => lineId(chunk, i)));
+      }
     }
     return ids;
   }
@@ -199,118 +159,184 @@ export class LogStore {
       throw new RangeError('afterId and beforeId are mutually exclusive');
     }
     const limit = Math.min(Math.max(1, Math.floor(q.limit)), MAX_PAGE_SIZE);
-    const horizon = this.horizon();
-    const where = (ids: { $gt?: number; $lt?: number }): Filter<LogDoc> => ({
-      ...scope(q),
-      _id: { ...ids, $lte: horizon },
-    });
+    const source = memoized(this.source(ownerKey(q)));
+    const accept = lineFilter(q);
+    return q.afterId !== undefined
+      ? readForward(source, q.afterId, limit, accept)
+      : readBackward(source, q.beforeId, limit, accept);
+  }
 
-    if (q.afterId !== undefined) {
-      const docs = await this.collection
-        .find(where({ $gt: q.afterId }))
-        .sort({ _id: 1 })
-        .limit(limit + 1)
-        .toArray();
-      const items = docs.slice(0, limit);
-      const bound = items[0]?._id ?? q.afterId + 1;
-      const older = await this.collection.findOne(where({ $lt: bound }), {
-        projection: { _id: 1 },
-      });
-      return {
-        items,
-        nextAfterId: items.at(-1)?._id ?? q.afterId,
-        nextBeforeId: older ? bound : null,
-        hasMore: docs.length > limit,
-      };
-    }
-
-    const docs = await this.collection
-      .find(where(q.beforeId === undefined ? {} : { $lt: q.beforeId }))
-      .sort({ _id: -1 })
-      .limit(limit + 1)
+  /**
+   * Deletes each agent's chunks whose newest line is older than `cutoff`, from
+   * its oldest chunk up to the first one still in retention (so the chunks left
+   * stay one range), and returns how many lines went. The stand-in for a TTL
+   * index: call it periodically with `now - LOG_RETENTION_MS`; any replica may.
+   */
+  async purgeOlderThan(cutoff: Date): Promise<number> {
+    const expired = await this.chunks
+      .find(
+        { newest: { $lt: cutoff } },
+        { projection: { chunk: 1, accountId: 1, environment: 1, agentId: 1, lines: 1 } },
+      )
       .toArray();
-    const items = docs.slice(0, limit).reverse();
-    const hasMore = docs.length > limit;
+    const byOwner = new Map<string, Map<number, number>>();
+    for (const doc of expired) {
+      const key = ownerKey(doc);
+      if (!byOwner.has(key)) byOwner.set(key, new Map());
+      byOwner.get(key)!.set(doc.chunk, doc.lines.length);
+    }
+    let deleted = 0;
+    for (const [key, lineCounts] of byOwner) {
+      let next = (await this.heads.findOne({ _id: key }))?.first ?? 1;
+      const from = next;
+      while (lineCounts.has(next)) next += 1;
+      if (next === from) continue;
+      // The head moves first: a reader never looks for a chunk about to go.
+      await this.heads.updateOne(
+        { _id: key },
+        { $max: { first: next, last: next - 1 } },
+        { upsert: true },
+      );
+      for (let chunk = from; chunk < next; chunk++) {
+        await this.chunks.deleteOne({ _id: chunkDocId(key, chunk) });
+        deleted += lineCounts.get(chunk)!;
+      }
+    }
+    return deleted;
+  }
+
+  /** Runs `task` after the agent's appends in progress, and before the next. */
+  private inOrder<T>(key: string, task: () => Promise<T>): Promise<T> {
+    const run = (this.tails.get(key) ?? Promise.resolve()).then(task);
+    const tail = run.catch(() => undefined);
+    this.tails.set(key, tail);
+    void tail.then(() => {
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    });
+    return run;
+  }
+
+  /** Inserts `lines` as the agent's next chunk; returns its number. */
+  private async insertChunk(key: string, owner: LogOwner, lines: ChunkLine[]): Promise<number> {
+    let chunk = (this.known.get(key) ?? (await this.findLast(key))) + 1;
+    const newest = new Date(Math.max(...lines.map((line) => line.timestamp.getTime())));
+    for (let round = 0; round < MAX_INSERT_ROUNDS; round++) {
+      try {
+        await this.chunks.insertOne({
+          _id: chunkDocId(key, chunk),
+          accountId: owner.accountId,
+          environment: owner.environment,
+          agentId: owner.agentId,
+          chunk,
+          newest,
+          lines,
+        });
+      } catch (err) {
+        if (!isDuplicateKey(err)) throw err;
+        // Another writer stored this number: it and all before it exist.
+        this.retried += 1;
+        chunk = (await this.findLast(key, chunk)) + 1;
+        continue;
+      }
+      this.known.set(key, chunk);
+      // The lines are stored: a head that cannot be raised is a stale hint, not a failed append.
+      await this.raiseHead(key, chunk).catch(() => undefined);
+      return chunk;
+    }
+    throw new Error(`log chunk numbers kept being taken after ${MAX_INSERT_ROUNDS} tries`);
+  }
+
+  /**
+   * Records `chunk` as stored in the agent's head. Two writers creating the head at once
+   * make one upsert fail on the duplicate key; the update is then tried once more.
+   */
+  private async raiseHead(key: string, chunk: number): Promise<void> {
+    const raise = () =>
+      this.heads.updateOne(
+        { _id: key },
+        { $max: { last: chunk }, $setOnInsert: { first: 1 } },
+        { upsert: true },
+      );
+    try {
+      await raise();
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+      await raise();
+    }
+  }
+
+  /** The agent's chunks, looked up by key. */
+  private source(key: string): ChunkSource {
     return {
-      items,
-      nextAfterId: items.at(-1)?._id ?? 0,
-      nextBeforeId: hasMore ? (items[0]?._id ?? null) : null,
-      hasMore,
+      chunk: async (n) => (await this.chunks.findOne({ _id: chunkDocId(key, n) }))?.lines ?? null,
+      first: async () => (await this.heads.findOne({ _id: key }))?.first ?? 1,
+      last: () => this.findLast(key),
     };
   }
 
   /**
-   * Deletes every entry whose timestamp is before `cutoff` and returns how many
-   * went. The stand-in for a TTL index: call it periodically with
-   * `now - LOG_RETENTION_MS`; any replica may.
+   * The agent's newest stored chunk, found from `atLeast` (a chunk known to be
+   * stored) or its head: doubling steps forward while chunks exist, then
+   * halving back. The stored chunks are one range, so a chunk exists exactly
+   * when it lies between the first and the last.
    */
-  async purgeOlderThan(cutoff: Date): Promise<number> {
-    const result = await this.collection.deleteMany({ timestamp: { $lt: cutoff } });
-    return result.deletedCount;
-  }
-
-  /** The newest id a reader may see now (see the module comment). */
-  private horizon(): number {
-    let horizon = firstIdOf(this.now() - this.settleMs) + IDS_PER_MS - 1;
-    for (const first of this.inserting.values()) horizon = Math.min(horizon, first - 1);
-    return horizon;
-  }
-
-  /** Inserts `docs` in order under fresh ids, retrying from the first id another writer held. */
-  private async insertInOrder(docs: Omit<LogDoc, '_id'>[]): Promise<number[]> {
-    const ids: number[] = [];
-    let pending = docs;
-    const insert = Symbol('insert');
-    try {
-      for (let round = 0; pending.length > 0; round++) {
-        if (round === MAX_INSERT_ROUNDS) {
-          throw new Error(`log ids kept colliding after ${MAX_INSERT_ROUNDS} rounds`);
-        }
-        const batch = pending.map((doc) => ({ _id: this.ids.next(), ...doc }));
-        // Held until the insert ends: entries already stored stay below the ids it still writes.
-        if (!this.inserting.has(insert)) this.inserting.set(insert, batch[0]?._id ?? 0);
-        try {
-          await this.collection.insertMany(batch, { ordered: true });
-          ids.push(...batch.map((doc) => doc._id));
-          return ids;
-        } catch (err) {
-          const failedAt = duplicateIndex(err);
-          if (failedAt === null) throw err;
-          // An ordered insert stored everything before the failed entry, nothing from it on.
-          ids.push(...batch.slice(0, failedAt).map((doc) => doc._id));
-          pending = pending.slice(failedAt);
-          this.retried += pending.length;
-        }
-      }
-      return ids;
-    } finally {
-      this.inserting.delete(insert);
+  private async findLast(key: string, atLeast = 0): Promise<number> {
+    const head = await this.heads.findOne({ _id: key });
+    const first = head?.first ?? 1;
+    let low = Math.max(atLeast, head?.last ?? 0, this.known.get(key) ?? 0, first - 1);
+    const exists = async (n: number) =>
+      (await this.chunks.findOne({ _id: chunkDocId(key, n) }, { projection: { _id: 1 } })) !== null;
+    let step = 1;
+    while (await exists(low + step)) {
+      low += step;
+      step *= 2;
     }
+    // low exists (or is first - 1); low + step does not: search between.
+    let high = low + step;
+    while (high - low > 1) {
+      const mid = Math.floor((low + high) / 2);
+      if (await exists(mid)) low = mid;
+      else high = mid;
+    }
+    if (low >= first) this.known.set(key, Math.max(low, this.known.get(key) ?? 0));
+    return low;
   }
 }
 
-/** The filter of one agent of one tenant, and the query's stream, level and time filters. */
-function scope(q: LogQuery): Filter<LogDoc> {
+/** Whether `err` is MongoDB's duplicate-key error. */
+function isDuplicateKey(err: unknown): boolean {
+  return err instanceof MongoServerError && err.code === DUPLICATE_KEY;
+}
+
+/** Consecutive entries of one agent, in order. */
+function runsByOwner(entries: readonly NewLogEntry[]): NewLogEntry[][] {
+  const runs: NewLogEntry[][] = [];
+  for (const entry of entries) {
+    const run = runs.at(-1);
+    if (run && ownerKey(run[0]!) === ownerKey(entry)) run.push(entry);
+    else runs.push([entry]);
+  }
+  return runs;
+}
+
+/** A new entry as it is stored. */
+function storedLine(entry: NewLogEntry, at: Date): ChunkLine {
   return {
-    accountId: q.accountId,
-    environment: q.environment,
-    agentId: q.agentId,
-    ...(q.streams?.length ? { stream: { $in: [...q.streams] } } : {}),
-    ...(q.levels?.length ? { level: { $in: [...q.levels] } } : {}),
-    ...(q.since ? { timestamp: { $gte: q.since } } : {}),
+    timestamp: entry.timestamp ?? at,
+    stream: entry.stream,
+    level: entry.level ?? inferLevel(entry.stream, entry.message),
+    message: truncateMessage(entry.message),
+    deploymentId: entry.deploymentId ?? null,
   };
 }
 
-/**
- * The index in an ordered insert of the entry that failed on a duplicate
- * `_id`; null for any other failure.
- */
-function duplicateIndex(err: unknown): number | null {
-  if (err instanceof MongoBulkWriteError) {
-    const [first] = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
-    return first?.code === DUPLICATE_KEY ? first.index : null;
-  }
-  // A single-document batch may surface as a plain server error.
-  if (err instanceof MongoServerError && err.code === DUPLICATE_KEY) return 0;
-  return null;
+/** The query's stream, level and time filters as a test of one line. */
+function lineFilter(q: LogQuery): (line: ChunkLine) => boolean {
+  const streams = q.streams?.length ? new Set(q.streams) : null;
+  const levels = q.levels?.length ? new Set(q.levels) : null;
+  const since = q.since?.getTime();
+  return (line) =>
+    (!streams || streams.has(line.stream)) &&
+    (!levels || levels.has(line.level)) &&
+    (since === undefined || line.timestamp.getTime() >= since);
 }

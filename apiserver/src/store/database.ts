@@ -5,7 +5,8 @@
  */
 import type { Collection, Db } from 'mongodb';
 import type { AccountDoc, ApiKeyDoc, Environment } from '../accounts/model.js';
-import { LogStore, type LogDoc } from '../logs/log-store.js';
+import type { LogChunkDoc, LogHeadDoc } from '../logs/log-chunks.js';
+import { LogStore } from '../logs/log-store.js';
 import { MongoWindowStore, type RateBucket } from '../rate-limit/mongo-window-store.js';
 import type {
   CollectionDeletionDoc,
@@ -55,7 +56,10 @@ export interface Collections {
   rateBuckets: Collection<RateBucket>;
   deploymentVersions: Collection<DeploymentVersionDoc>;
   runPayloads: Collection<RunPayloadDoc>;
-  logs: Collection<LogDoc>;
+  /** Agent log lines, a chunk per append (logs/log-chunks.ts). */
+  logChunks: Collection<LogChunkDoc>;
+  /** Where each agent's log chunks start and end. */
+  logHeads: Collection<LogHeadDoc>;
   vectorCollections: Collection<VectorCollectionDoc>;
   vectorCollectionUsage: Collection<CollectionUsageDoc>;
   vectorDeletions: Collection<CollectionDeletionDoc>;
@@ -73,7 +77,8 @@ export function collections(db: Db): Collections {
     rateBuckets: db.collection<RateBucket>('rate_buckets'),
     deploymentVersions: db.collection<DeploymentVersionDoc>('deployment_versions'),
     runPayloads: db.collection<RunPayloadDoc>('run_payloads'),
-    logs: db.collection<LogDoc>('logs'),
+    logChunks: db.collection<LogChunkDoc>('log_chunks'),
+    logHeads: db.collection<LogHeadDoc>('log_heads'),
     vectorCollections: db.collection<VectorCollectionDoc>('vector_collections'),
     vectorCollectionUsage: db.collection<CollectionUsageDoc>('vector_collection_usage'),
     vectorDeletions: db.collection<CollectionDeletionDoc>('vector_deletions'),
@@ -91,7 +96,7 @@ export async function ensureIndexes(c: Collections): Promise<void> {
     c.nameReservations.createIndex({ agentId: 1 }),
     c.deploymentVersions.createIndex({ agentId: 1, version: -1 }),
     MongoWindowStore.ensureIndexes(c.rateBuckets),
-    LogStore.ensureIndexes(c.logs),
+    LogStore.ensureIndexes(c.logChunks),
     c.vectorCollections.createIndex({ accountId: 1, environment: 1 }),
     c.vectorCollectionUsage.createIndex({ collectionId: 1, lastUsedAt: -1 }),
     c.payloadSchemas.createIndex({ collectionId: 1, version: -1 }),

@@ -2,7 +2,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { NODE_SERVICE, PYTHON_SERVICE } from '../../factories/archives.js';
 import { readAgent } from '../agents/operator-view.js';
-import { settled } from '../logs/log-helpers.js';
 import {
   call,
   createCaller,
@@ -119,7 +118,6 @@ describe('svc.yaml', () => {
       { key: owner.key },
     );
     expect(read.body.warnings).toEqual([warning]);
-    await settled();
     const log = await call<{ items: Array<{ stream: string; level: string; message: string }> }>(
       server,
       'GET',

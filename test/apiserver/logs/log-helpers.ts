@@ -1,6 +1,5 @@
-/** Shipping log lines the way the operator does, and waiting until readers see them. */
+/** Shipping log lines the way the operator does. */
 import { internalToken } from '../../../common/internal-token.js';
-import { DEFAULT_SETTLE_MS } from '../../../apiserver/src/logs/log-store.js';
 import { call, type ApiResponse, type TestServer } from '../control-plane-server.js';
 
 /** A line as the ingestion route takes it. */
@@ -24,9 +23,4 @@ export function ingest(
   return call(server, 'POST', `/internal/agents/${agentId}/logs${query}`, {
     body: { account_id: accountId, environment: 'live', entries },
   });
-}
-
-/** Waits until entries stored before the call are readable (the store's settle time). */
-export function settled(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, DEFAULT_SETTLE_MS + 100));
 }

@@ -1,23 +1,26 @@
 /**
- * LogStore against the harness's FerretDB: appending in order, the read
- * horizon, cursors on empty pages, retention, and concurrent writers that share
- * no counter.
+ * LogStore against the harness's FerretDB: appending in order, entries readable
+ * as soon as stored, cursors on empty pages, bounded reads with filters,
+ * retention from the oldest chunk, and concurrent writers that share no counter.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import type { Collection, Db, MongoClient } from 'mongodb';
 import { MAX_MESSAGE_BYTES } from '../../../apiserver/src/logs/log-lines.js';
+import type { LogChunkDoc, LogHeadDoc } from '../../../apiserver/src/logs/log-chunks.js';
+import { MAX_CHUNKS_PER_PAGE } from '../../../apiserver/src/logs/log-pages.js';
 import {
   LOG_RETENTION_MS,
   LogStore,
   MAX_APPEND_BATCH,
-  type LogDoc,
   type NewLogEntry,
 } from '../../../apiserver/src/logs/log-store.js';
 import { mongoDatabase } from '../../harness/env.js';
 
 let client: MongoClient;
 let db: Db;
-let logs: Collection<LogDoc>;
+let chunks: Collection<LogChunkDoc>;
+let heads: Collection<LogHeadDoc>;
+const newStore = () => new LogStore(chunks, heads);
 
 const tenant = { accountId: 'acct-1', environment: 'live', agentId: 'agent-1' } as const;
 const line = (message: string, extra: Partial<NewLogEntry> = {}): NewLogEntry => ({
@@ -30,12 +33,14 @@ const increasing = (ids: number[]) => ids.every((id, i) => i === 0 || id > (ids[
 
 beforeAll(async () => {
   ({ client, db } = await mongoDatabase('logs'));
-  logs = db.collection<LogDoc>('logs');
-  await LogStore.ensureIndexes(logs);
+  chunks = db.collection<LogChunkDoc>('log_chunks');
+  heads = db.collection<LogHeadDoc>('log_heads');
+  await LogStore.ensureIndexes(chunks);
 });
 
 beforeEach(async () => {
-  await logs.deleteMany({});
+  await chunks.deleteMany({});
+  await heads.deleteMany({});
 });
 
 afterAll(async () => {
@@ -45,7 +50,7 @@ afterAll(async () => {
 
 describe('LogStore.append', () => {
   it('stores lines in order under increasing ids, inferring levels and cutting long messages', async () => {
-    const store = new LogStore(logs, { settleMs: 0 });
+    const store = newStore();
     const ids = await store.append([
       line('hello'),
       line('WARNING:root:careful', { stream: 'stderr' }),
@@ -56,29 +61,50 @@ describe('LogStore.append', () => {
     ]);
     expect(ids).toHaveLength(6);
     expect(increasing(ids)).toBe(true);
-    const docs = await logs.find().sort({ _id: 1 }).toArray();
-    expect(docs.map((d) => d._id)).toEqual(ids);
+    const docs = (await store.query({ ...tenant, limit: 10 })).items;
+    expect(docs.map((d) => d.id)).toEqual(ids);
     expect(docs.map((d) => d.level)).toEqual(['INFO', 'WARN', 'ERROR', 'SYSTEM', 'DEBUG', 'INFO']);
-    expect(docs[3]).toMatchObject({ ...tenant, deploymentId: 'dep-1', stream: 'system' });
+    expect(docs[3]).toMatchObject({ deploymentId: 'dep-1', stream: 'system' });
     expect(docs[0]?.deploymentId).toBeNull();
     expect(docs[0]?.timestamp).toBeInstanceOf(Date);
     expect(Buffer.byteLength(docs[5]?.message ?? '')).toBe(MAX_MESSAGE_BYTES);
   });
 
   it(`splits more than ${MAX_APPEND_BATCH} lines into inserts and keeps their order`, async () => {
-    const store = new LogStore(logs, { settleMs: 0 });
+    const store = newStore();
     const entries = Array.from({ length: MAX_APPEND_BATCH + 5 }, (_, i) => line(`n${i}`));
     const ids = await store.append(entries);
     expect(ids).toHaveLength(MAX_APPEND_BATCH + 5);
     expect(increasing(ids)).toBe(true);
-    const docs = await logs.find().sort({ _id: 1 }).toArray();
-    expect(docs.map((d) => d.message)).toEqual(entries.map((e) => e.message));
+    const first = await store.query({ ...tenant, afterId: 0, limit: 1000 });
+    const rest = await store.query({ ...tenant, afterId: first.nextAfterId, limit: 1000 });
+    expect(first.hasMore).toBe(true);
+    expect([...first.items, ...rest.items].map((d) => d.message)).toEqual(
+      entries.map((e) => e.message),
+    );
+    expect(await chunks.countDocuments()).toBe(2);
+  });
+
+  it('cuts an append of long lines into chunks of at most 1 MiB of messages', async () => {
+    const store = newStore();
+    const entries = Array.from({ length: 200 }, (_, i) => line(`${i} `.padEnd(16_000, 'x')));
+    const ids = await store.append(entries);
+    expect(increasing(ids)).toBe(true);
+    const stored = await chunks.find().toArray();
+    expect(stored.length).toBeGreaterThanOrEqual(4);
+    for (const chunk of stored) {
+      expect(chunk.lines.reduce((n, l) => n + Buffer.byteLength(l.message), 0)).toBeLessThanOrEqual(
+        1024 * 1024,
+      );
+    }
+    const page = await store.query({ ...tenant, afterId: 0, limit: 1000 });
+    expect(page.items.map((d) => d.message)).toEqual(entries.map((e) => e.message));
   });
 });
 
 describe('LogStore.query', () => {
   it('returns the documented cursors on empty pages', async () => {
-    const store = new LogStore(logs, { settleMs: 0 });
+    const store = newStore();
     const q = { ...tenant, limit: 10 };
     expect(await store.query(q)).toEqual({
       items: [],
@@ -106,7 +132,7 @@ describe('LogStore.query', () => {
   });
 
   it('keeps tenants and agents apart', async () => {
-    const store = new LogStore(logs, { settleMs: 0 });
+    const store = newStore();
     await store.append([
       line('mine'),
       line('other account', { accountId: 'acct-2' }),
@@ -117,62 +143,113 @@ describe('LogStore.query', () => {
     expect(page.items.map((d) => d.message)).toEqual(['mine']);
   });
 
-  it('shows an entry only once its id is settleMs old, so a follower never skips a late insert', async () => {
-    let clock = 1_000_000;
-    const writer = new LogStore(logs, { now: () => clock, settleMs: 1000 });
-    const reader = new LogStore(logs, { now: () => clock, settleMs: 1000 });
-    const [first] = await writer.append([line('first')]);
-    expect((await reader.query({ ...tenant, limit: 10 })).items).toEqual([]);
-    clock += 999;
-    expect((await reader.query({ ...tenant, limit: 10 })).items).toEqual([]);
-    clock += 1;
-    const page = await reader.query({ ...tenant, limit: 10 });
-    expect(page.items.map((d) => d._id)).toEqual([first]);
-
-    // Another writer drew an id 500 ms after `first` but stored it only now,
-    // after the reader took its cursor: the cursor has not moved past it.
-    const late = new LogStore(logs, { now: () => clock - 500, settleMs: 1000 });
-    const [lateId] = await late.append([line('late')]);
-    clock += 600;
-    const next = await reader.query({ ...tenant, limit: 10, afterId: page.nextAfterId });
-    expect(next.items.map((d) => [d._id, d.message])).toEqual([[lateId, 'late']]);
+  it('shows an entry as soon as its append returns, and a follower never skips one', async () => {
+    // Two replicas write the same agent's log while a third follows it with afterId.
+    const writers = [newStore(), newStore()];
+    const reader = newStore();
+    const written: string[] = [];
+    let writing = true;
+    const writes = Promise.all(
+      writers.map(async (store, w) => {
+        for (let b = 0; b < 15; b++) {
+          const entries = Array.from({ length: 1 + ((b * 7) % 30) }, (_, i) =>
+            line(`${w}-${b}-${i}`),
+          );
+          const ids = await store.append(entries);
+          // Readable at once: a backward read from past it ends with this batch's last line.
+          const latest = await reader.query({
+            ...tenant,
+            beforeId: (ids.at(-1) as number) + 1,
+            limit: 1,
+          });
+          expect(latest.items.map((d) => d.id)).toEqual([ids.at(-1)]);
+          written.push(...entries.map((e) => e.message));
+        }
+      }),
+    ).finally(() => (writing = false));
+    const followed: number[] = [];
+    const messages: string[] = [];
+    let afterId = 0;
+    for (let last = false; !last;) {
+      last = !writing;
+      for (;;) {
+        const page = await reader.query({ ...tenant, afterId, limit: 7 });
+        followed.push(...page.items.map((d) => d.id));
+        messages.push(...page.items.map((d) => d.message));
+        afterId = page.nextAfterId;
+        if (!page.hasMore) break;
+      }
+    }
+    await writes;
+    expect(increasing(followed)).toBe(true);
+    expect(messages.sort()).toEqual(written.sort());
+    expect(messages).toHaveLength(
+      2 * [...Array(15).keys()].reduce((n, b) => n + 1 + ((b * 7) % 30), 0),
+    );
   });
 
-  it('hides what one of its inserts still writes: a later, faster insert waits behind it', async () => {
+  it('hides nothing behind a slow append of the same process: a later one waits for it', async () => {
     let release = () => {};
     const gate = new Promise<void>((resolve) => (release = resolve));
     let held = false;
     // The first insert stalls until released, as one slow request of several would.
-    const slow = new Proxy(logs, {
+    const slow = new Proxy(chunks, {
       get(target, property) {
-        if (property === 'insertMany') {
-          return async (...args: Parameters<Collection<LogDoc>['insertMany']>) => {
+        if (property === 'insertOne') {
+          return async (...args: Parameters<Collection<LogChunkDoc>['insertOne']>) => {
             if (!held) {
               held = true;
               await gate;
             }
-            return target.insertMany(...args);
+            return target.insertOne(...args);
           };
         }
         const value: unknown = Reflect.get(target, property, target);
         return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
       },
     });
-    const store = new LogStore(slow, { settleMs: 0 });
+    const store = new LogStore(slow, heads);
     const early = store.append([line('early')]);
-    const [later] = await store.append([line('later')]);
+    const later = store.append([line('later')]);
+    await new Promise((resolve) => setTimeout(resolve, 200));
     expect((await store.query({ ...tenant, limit: 10 })).items).toEqual([]);
     release();
-    const [earlyId] = await early;
+    const [[earlyId], [laterId]] = await Promise.all([early, later]);
+    expect(laterId).toBeGreaterThan(earlyId as number);
     const page = await store.query({ ...tenant, limit: 10 });
-    expect(page.items.map((d) => [d._id, d.message])).toEqual([
+    expect(page.items.map((d) => [d.id, d.message])).toEqual([
       [earlyId, 'early'],
-      [later, 'later'],
+      [laterId, 'later'],
     ]);
   });
 
+  it(`reads at most ${MAX_CHUNKS_PER_PAGE} chunks a page and moves the cursor past what a filter left out`, async () => {
+    const store = newStore();
+    for (let c = 0; c < MAX_CHUNKS_PER_PAGE + 6; c++) await store.append([line(`out ${c}`)]);
+    const [wanted] = await store.append([line('wanted', { stream: 'stderr' })]);
+    const q = { ...tenant, limit: 10, streams: ['stderr' as const] };
+    const first = await store.query({ ...q, afterId: 0 });
+    expect(first).toMatchObject({ items: [], hasMore: true });
+    expect(first.nextAfterId).toBeGreaterThan(0);
+    const second = await store.query({ ...q, afterId: first.nextAfterId });
+    expect(second.items.map((d) => [d.id, d.message])).toEqual([[wanted, 'wanted']]);
+    expect(second.hasMore).toBe(false);
+    // Backward from the newest: the stderr line, then older pages until the start.
+    const newest = await store.query({ ...tenant, limit: 1, streams: ['stdout'] });
+    expect(newest.items.map((d) => d.message)).toEqual([`out ${MAX_CHUNKS_PER_PAGE + 5}`]);
+    let before = await store.query({ ...q, beforeId: wanted as number });
+    let pages = 1;
+    while (before.hasMore) {
+      expect(before.items).toEqual([]);
+      before = await store.query({ ...q, beforeId: before.nextBeforeId as number });
+      pages += 1;
+    }
+    expect(pages).toBe(2);
+    expect(before.nextBeforeId).toBeNull();
+  });
+
   it('applies stream, level and since filters to items and cursors', async () => {
-    const store = new LogStore(logs, { settleMs: 0 });
+    const store = newStore();
     const old = new Date(Date.now() - 3_600_000);
     const ids = await store.append([
       line('a', { stream: 'stderr', timestamp: old }),
@@ -209,61 +286,70 @@ describe('LogStore.query', () => {
 });
 
 describe('LogStore.purgeOlderThan', () => {
-  it('deletes entries older than the retention by timestamp and keeps the rest', async () => {
-    const store = new LogStore(logs, { settleMs: 0 });
+  it('deletes the oldest appends whose lines are all past the retention, and keeps the rest', async () => {
+    const store = newStore();
     const now = Date.now();
+    const days = (n: number) => new Date(now - n * 24 * 3_600_000);
     await store.append([
-      line('eight days old', { timestamp: new Date(now - 8 * 24 * 3_600_000) }),
-      line('six days old', { timestamp: new Date(now - 6 * 24 * 3_600_000) }),
-      line('fresh'),
+      line('nine days old', { timestamp: days(9) }),
+      line('eight', { timestamp: days(8) }),
     ]);
-    expect(await store.purgeOlderThan(new Date(now - LOG_RETENTION_MS))).toBe(1);
+    await store.append([line('six days old', { timestamp: days(6) })]);
+    // Past the retention, but after one inside it: kept, so the chunks stay one range.
+    await store.append([line('eight again', { timestamp: days(8) })]);
+    await store.append([line('fresh')]);
+    expect(await store.purgeOlderThan(new Date(now - LOG_RETENTION_MS))).toBe(2);
     const page = await store.query({ ...tenant, limit: 10 });
-    expect(page.items.map((d) => d.message)).toEqual(['six days old', 'fresh']);
+    expect(page.items.map((d) => d.message)).toEqual(['six days old', 'eight again', 'fresh']);
+    expect(page.nextBeforeId).toBeNull();
     expect(await store.purgeOlderThan(new Date(now - LOG_RETENTION_MS))).toBe(0);
+    // A follower whose cursor points into the purged chunks continues at the oldest kept.
+    const followed = await newStore().query({ ...tenant, afterId: 0, limit: 10 });
+    expect(followed.items.map((d) => d.message)).toEqual(['six days old', 'eight again', 'fresh']);
+    // Another process appends after them.
+    const [next] = await newStore().append([line('after the purge')]);
+    expect(next).toBeGreaterThan(page.items.at(-1)!.id);
+
+    // Everything expired: the agent's log is empty, and numbering goes on.
+    expect(await store.purgeOlderThan(new Date(now + 1000))).toBe(4);
+    expect((await newStore().query({ ...tenant, limit: 10 })).items).toEqual([]);
+    const [again] = await newStore().append([line('new')]);
+    expect(again).toBeGreaterThan(next as number);
+    expect(
+      (await newStore().query({ ...tenant, afterId: 0, limit: 10 })).items.map((d) => d.message),
+    ).toEqual(['new']);
   });
 });
 
 describe('concurrent writers', () => {
-  /** One writer's sequential appends of `batches` x `size` lines; returns the ids in order. */
-  async function writeSequentially(store: LogStore, name: string, batches: number, size: number) {
-    const ids: number[] = [];
-    for (let b = 0; b < batches; b++) {
-      const entries = Array.from({ length: size }, (_, i) => line(`${name}-${b}-${i}`));
-      ids.push(...(await store.append(entries)));
-    }
-    return ids;
-  }
-
   /** Every id names the line it was returned for, and no id is stored twice. */
   async function expectStoredAsReturned(expected: Map<number, string>) {
-    const docs = await logs.find().toArray();
-    expect(docs).toHaveLength(expected.size);
-    expect(new Map(docs.map((d) => [d._id, d.message]))).toEqual(expected);
+    const page = await newStore().query({ ...tenant, afterId: 0, limit: 1000 });
+    expect(page.hasMore).toBe(false);
+    expect(page.items).toHaveLength(expected.size);
+    expect(new Map(page.items.map((d) => [d.id, d.message]))).toEqual(expected);
   }
 
-  it('two writers whose clocks read the same millisecond never collide: losers retry under fresh ids', async () => {
-    // Both allocators start at the same id and follow the same sequence, so
-    // every insert races the other writer's for its ids.
-    const frozen = () => 1_700_000_000_000;
-    const a = new LogStore(logs, { now: frozen, settleMs: 0 });
-    const b = new LogStore(logs, { now: frozen, settleMs: 0 });
-    const [idsA, idsB] = await Promise.all([
-      writeSequentially(a, 'a', 10, 25),
-      writeSequentially(b, 'b', 10, 25),
-    ]);
-    expect(a.retriedEntries + b.retriedEntries).toBeGreaterThan(0);
-    expect(increasing(idsA)).toBe(true);
-    expect(increasing(idsB)).toBe(true);
-    expect(new Set([...idsA, ...idsB]).size).toBe(500);
-    const expected = new Map<number, string>();
-    idsA.forEach((id, k) => expected.set(id, `a-${Math.floor(k / 25)}-${k % 25}`));
-    idsB.forEach((id, k) => expected.set(id, `b-${Math.floor(k / 25)}-${k % 25}`));
-    await expectStoredAsReturned(expected);
+  it('a writer that is behind takes the next free chunk after another took its number', async () => {
+    const a = newStore();
+    const b = newStore();
+    const [first] = await b.append([line('b0')]);
+    const fromA = await a.append([line('a0'), line('a1')]);
+    const [late] = await b.append([line('b1')]);
+    expect(b.retriedChunks).toBe(1);
+    expect(late).toBeGreaterThan(fromA[1] as number);
+    await expectStoredAsReturned(
+      new Map([
+        [first as number, 'b0'],
+        [fromA[0] as number, 'a0'],
+        [fromA[1] as number, 'a1'],
+        [late as number, 'b1'],
+      ]),
+    );
   });
 
-  it('two writers on real clocks with overlapping appends each store every line once, each batch in order', async () => {
-    const writers = [new LogStore(logs, { settleMs: 0 }), new LogStore(logs, { settleMs: 0 })];
+  it('two writers with overlapping appends each store every line once, each batch in order', async () => {
+    const writers = [newStore(), newStore()];
     const expected = new Map<number, string>();
     await Promise.all(
       writers.flatMap((store, w) =>

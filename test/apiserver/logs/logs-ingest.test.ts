@@ -2,7 +2,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { internalToken } from '../../../common/internal-token.js';
 import { MAX_MESSAGE_BYTES } from '../../../apiserver/src/logs/log-lines.js';
-import { LOG_RETENTION_MS, LogStore, type LogDoc } from '../../../apiserver/src/logs/log-store.js';
+import type { LogChunkDoc, LogHeadDoc } from '../../../apiserver/src/logs/log-chunks.js';
+import { LOG_RETENTION_MS, LogStore } from '../../../apiserver/src/logs/log-store.js';
 import {
   call,
   createCaller,
@@ -10,7 +11,7 @@ import {
   type Caller,
   type TestServer,
 } from '../control-plane-server.js';
-import { ingest, settled, type IngestEntry } from './log-helpers.js';
+import { ingest, type IngestEntry } from './log-helpers.js';
 
 type Entry = { id: number; timestamp: string; stream: string; level: string; message: string };
 type Page = { items: Entry[] };
@@ -108,7 +109,6 @@ describe('POST /internal/agents/{agent_id}/logs', () => {
       body: { account_id: owner.accountId, environment: 'live', entries: one },
     });
     expect(withKey.status).toBe(401);
-    await settled();
     expect(await read(agentId)).toEqual([]);
   });
 
@@ -135,7 +135,6 @@ describe('POST /internal/agents/{agent_id}/logs', () => {
       { body: { account_id: owner.accountId, environment: 'live', entries: one } },
     );
     expect(upper.status).toBe(204);
-    await settled();
 
     const items = await read('shipper');
     expect(items.map((e) => [e.stream, e.level])).toEqual([
@@ -158,7 +157,6 @@ describe('POST /internal/agents/{agent_id}/logs', () => {
       message: `n${i}`,
     }));
     expect((await ingest(server, otherAgentId, owner.accountId, lines)).status).toBe(204);
-    await settled();
     const items = await read(otherAgentId, 'limit=1000&after_id=0');
     expect(items.map((e) => e.message)).toEqual(lines.map((l) => l.message));
   });
@@ -166,23 +164,29 @@ describe('POST /internal/agents/{agent_id}/logs', () => {
   it('drops lines older than the 7-day retention when the purge runs', async () => {
     const retained = await createAgent('retained');
     const now = Date.now();
-    const res = await ingest(server, retained, owner.accountId, [
+    // Each request is stored as one chunk, which expires with its newest line.
+    const expired = await ingest(server, retained, owner.accountId, [
       {
         stream: 'stdout',
         message: 'expired',
         timestamp: new Date(now - 8 * 86_400_000).toISOString(),
       },
+    ]);
+    expect(expired.status).toBe(204);
+    const kept = await ingest(server, retained, owner.accountId, [
       {
         stream: 'stdout',
         message: 'kept',
         timestamp: new Date(now - 6 * 86_400_000).toISOString(),
       },
     ]);
-    expect(res.status).toBe(204);
-    await settled();
+    expect(kept.status).toBe(204);
     expect((await read(retained)).map((e) => e.message)).toEqual(['expired', 'kept']);
 
-    const purger = new LogStore(server.db.collection<LogDoc>('logs'));
+    const purger = new LogStore(
+      server.db.collection<LogChunkDoc>('log_chunks'),
+      server.db.collection<LogHeadDoc>('log_heads'),
+    );
     expect(await purger.purgeOlderThan(new Date(Date.now() - LOG_RETENTION_MS))).toBe(1);
     expect((await read(retained)).map((e) => e.message)).toEqual(['kept']);
   });

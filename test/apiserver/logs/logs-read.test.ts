@@ -7,7 +7,7 @@ import {
   type Caller,
   type TestServer,
 } from '../control-plane-server.js';
-import { ingest, settled } from './log-helpers.js';
+import { ingest } from './log-helpers.js';
 
 type Entry = { id: number; timestamp: string; stream: string; level: string; message: string };
 type Page = {
@@ -65,7 +65,6 @@ beforeAll(async () => {
     { stream: 'stdout', message: 'declared', level: 'WARN' },
   ] as const;
   expect((await ingest(server, filteredId, owner.accountId, [...mixed])).status).toBe(204);
-  await settled();
 
   const all = await logs(pagedId, 'limit=1000');
   ids = all.body.items.map((e) => e.id);

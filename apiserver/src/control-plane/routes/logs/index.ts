@@ -8,7 +8,7 @@ import type { AgentService } from '../../../agents/agent-service.js';
 import { AgentNotFound, InternalTokenInvalid, RequestTooLarge } from '../../../errors/catalogue.js';
 import { MAX_MESSAGE_BYTES, type LogLevel, type LogStream } from '../../../logs/log-lines.js';
 import { presentLogPage } from '../../../logs/log-presenter.js';
-import { DEFAULT_SETTLE_MS, type LogStore } from '../../../logs/log-store.js';
+import type { LogStore } from '../../../logs/log-store.js';
 import { MAX_JSON_BODY_BYTES } from '../../json-body.js';
 import { route, type AnyRoute } from '../../routing.js';
 import { LogAgentParams, LogIngest, LogIngestParams, LogIngestQuery, LogQuery } from './schema.js';
@@ -38,7 +38,8 @@ export function logRoutes(deps: LogRouteDeps): AnyRoute[] {
         'Without a cursor it is the newest entries; with before_id the newest entries older than before_id; with after_id the oldest entries newer than after_id.',
         'Scroll back by sending next_before_id as before_id until it is null; follow the log (tail -f) by sending next_after_id as after_id, again at once while has_more is true, else after a pause.',
         'Filters (stream, level, since) apply to the cursors too.',
-        `An entry is listed about ${DEFAULT_SETTLE_MS / 1000} s after it is received, once every entry with a smaller id is stored, so following never skips one.`,
+        'An entry is listed as soon as it is stored, and only once every entry with a smaller id is, so following never skips one.',
+        'A page examines a bounded number of stored entries: with a filter that matches few of them it may hold fewer than limit items with has_more true; next_after_id is then the last entry examined, past those the filters left out.',
       ].join(' '),
       tag: 'Logs',
       params: LogAgentParams,

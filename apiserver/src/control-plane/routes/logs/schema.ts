@@ -107,7 +107,7 @@ export const LogPage = yup.object({
     }),
   next_after_id: yup.number().integer().required().meta({
     description:
-      'Send as after_id for the entries newer than this page: the id of the last item; on an empty page the after_id sent, or 0. Never null: newer entries can still arrive.',
+      'Send as after_id for the entries newer than this page: on an after_id page, the id of the last entry the read examined (the last item, or a later entry the filters left out), the after_id sent when it examined none; on a backward page the id of the last item, or 0 when empty. Never null: newer entries can still arrive.',
   }),
   next_before_id: yup.number().integer().nullable().defined().meta({
     description:
@@ -115,7 +115,7 @@ export const LogPage = yup.object({
   }),
   has_more: yup.boolean().required().meta({
     description:
-      'More entries exist beyond this page in the direction read: newer ones for an after_id page (fetch again at once), older ones otherwise.',
+      'More entries may exist beyond this page in the direction read: newer ones for an after_id page (fetch again at once), older ones otherwise. A page examines a bounded number of stored entries, so with a filter that matches few of them it can be true on a page of fewer than limit items.',
   }),
 });
 /** A page as returned. */
