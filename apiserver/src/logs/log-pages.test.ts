@@ -119,6 +119,22 @@ describe('readBackward', () => {
   });
 });
 
+describe('a limit above the chunk bound', () => {
+  it('fills the page when every chunk holds one line, looking up little past the end', async () => {
+    const chunks = Array.from({ length: 150 }, (_, i) => [`n${i}`]);
+    const src = source(chunks);
+    const forward = await readForward(src, 0, 120, all);
+    expect(forward.items).toHaveLength(120);
+    expect(forward.hasMore).toBe(true);
+    const backward = await readBackward(src, undefined, 120, all);
+    expect(messages(backward)).toEqual(chunks.slice(30).map(([m]) => m));
+    const tail = source(chunks);
+    const followed = await readForward(tail, lineId(150, 0), 120, all);
+    expect(followed.items).toEqual([]);
+    expect(tail.lookups).toBeLessThanOrEqual(3);
+  });
+});
+
 describe('memoized', () => {
   it('looks each chunk up once and never looks up chunk 0', async () => {
     const src = source([['a'], ['b']]);

@@ -7,8 +7,13 @@
  */
 import { lineId, splitLineId, type ChunkLine, type LogItem } from './log-chunks.js';
 
-/** Chunks one page reads at most (past the chunk it starts in). */
+/**
+ * Chunks one page reads at most (past the chunk it starts in), unless its limit is higher:
+ * every chunk holds a line, so a read with no filter always fills its page.
+ */
 export const MAX_CHUNKS_PER_PAGE = 64;
+/** Chunks looked up at once ahead of the one being read, once a read has gone that far. */
+const MAX_READ_AHEAD = 16;
 
 /** An agent's stored chunks. */
 export interface ChunkSource {
@@ -30,6 +35,20 @@ export interface ChunkPage {
 
 type Accept = (line: ChunkLine) => boolean;
 
+/**
+ * Reads ahead of chunk `from` in direction `step`: the chunks after it are looked up
+ * `window` at a time, the window doubling from 1 as the read goes on, so a follower at
+ * the end of the log costs one lookup past it and a long read keeps several in flight.
+ */
+function readAhead(source: ChunkSource, step: 1 | -1) {
+  let window = 1;
+  return (from: number): Promise<readonly ChunkLine[] | null> => {
+    for (let k = 1; k < window; k++) void source.chunk(from + k * step);
+    window = Math.min(window * 2, MAX_READ_AHEAD);
+    return source.chunk(from);
+  };
+}
+
 /** A source that looks each chunk up once, for the reads of one page. */
 export function memoized(source: ChunkSource): ChunkSource {
   const seen = new Map<number, Promise<readonly ChunkLine[] | null>>();
@@ -38,6 +57,8 @@ export function memoized(source: ChunkSource): ChunkSource {
       let found = seen.get(n);
       if (!found) {
         found = n < 1 ? Promise.resolve(null) : source.chunk(n);
+        // A lookup made ahead and never awaited must not fail the process.
+        found.catch(() => undefined);
         seen.set(n, found);
       }
       return found;
@@ -53,11 +74,14 @@ export function memoized(source: ChunkSource): ChunkSource {
  * filter left out), so a follower never examines a line twice.
  */
 export async function readForward(
-  source: ChunkSource,
+  raw: ChunkSource,
   afterId: number,
   limit: number,
   accept: Accept,
 ): Promise<ChunkPage> {
+  const source = memoized(raw);
+  const next = readAhead(source, 1);
+  const cap = Math.max(MAX_CHUNKS_PER_PAGE, limit);
   const cursor = splitLineId(afterId);
   let chunk = cursor.chunk;
   let start = cursor.index + 1;
@@ -87,8 +111,8 @@ export async function readForward(
     if (more) break;
     chunk += 1;
     start = 0;
-    lines = await source.chunk(chunk);
-    if (lines && read >= MAX_CHUNKS_PER_PAGE) more = true;
+    lines = await next(chunk);
+    if (lines && read >= cap) more = true;
     if (more) break;
   }
   const older = await readBackward(source, items[0]?.id ?? afterId + 1, 1, accept);
@@ -105,11 +129,14 @@ export async function readForward(
  * of all without it), returned oldest first.
  */
 export async function readBackward(
-  source: ChunkSource,
+  raw: ChunkSource,
   beforeId: number | undefined,
   limit: number,
   accept: Accept,
 ): Promise<ChunkPage> {
+  const source = memoized(raw);
+  const next = readAhead(source, -1);
+  const cap = Math.max(MAX_CHUNKS_PER_PAGE, limit);
   let chunk: number;
   let end: number;
   if (beforeId === undefined) {
@@ -146,8 +173,8 @@ export async function readBackward(
     if (overflow) break;
     chunk -= 1;
     end = Infinity;
-    lines = await source.chunk(chunk);
-    if (lines && read >= MAX_CHUNKS_PER_PAGE) capped = true;
+    lines = await next(chunk);
+    if (lines && read >= cap) capped = true;
     if (capped) break;
   }
   const items = newestFirst.reverse();
