@@ -6,6 +6,7 @@ import {
   startControlPlaneServer,
   type TestServer,
 } from './control-plane-server.js';
+import { LIMIT_STALENESS_MS } from '../../apiserver/src/rate-limit/mongo-window-store.js';
 
 // A clock the tests move: the window is 60 s and a test cannot wait that long.
 let clock = Date.UTC(2026, 0, 1, 12, 0, 0);
@@ -81,19 +82,42 @@ describe('rate limiting', () => {
     }
   });
 
-  it('is shared by every API server replica', async () => {
+  it("is shared by every API server replica, each seeing the others' counts at most LIMIT_STALENESS_MS old", async () => {
     const replica = await startControlPlaneServer({
       now: () => clock,
       shareWith: server,
       plansJson: JSON.stringify({ free: { requestsPerMinute: 3 } }),
     });
+    // Wall-clock time past the staleness bound, so each replica has read the other's count.
+    const fresh = () => new Promise((resolve) => setTimeout(resolve, LIMIT_STALENESS_MS * 2 + 100));
+    const list = (at: TestServer) => call(at, 'GET', '/api/v1/agents', { key: caller.key });
+    const caller = await createCaller(server, { tier: 'free' });
     try {
-      const caller = await createCaller(server, { tier: 'free' });
       clock += 60_000 * 5;
-      expect((await call(server, 'GET', '/api/v1/agents', { key: caller.key })).status).toBe(200);
-      expect((await call(replica, 'GET', '/api/v1/agents', { key: caller.key })).status).toBe(200);
-      expect((await call(server, 'GET', '/api/v1/agents', { key: caller.key })).status).toBe(200);
-      expect((await call(replica, 'GET', '/api/v1/agents', { key: caller.key })).status).toBe(429);
+      expect((await list(server)).status).toBe(200);
+      expect((await list(replica)).status).toBe(200);
+      await fresh();
+      expect((await list(server)).status).toBe(200);
+      await fresh();
+      expect((await list(replica)).status).toBe(429);
+      await fresh();
+      expect((await list(server)).status).toBe(429);
+
+      // Within the bound, a replica admits at most what the other admitted meanwhile on top.
+      const other = await createCaller(server, { tier: 'free' });
+      clock += 60_000 * 5;
+      const burst = async (at: TestServer) => {
+        const codes = [];
+        for (let i = 0; i < 5; i++)
+          codes.push((await call(at, 'GET', '/api/v1/agents', { key: other.key })).status);
+        return codes;
+      };
+      const [a, b] = await Promise.all([burst(server), burst(replica)]);
+      const admitted = [...a, ...b].filter((code) => code === 200).length;
+      expect(a.filter((code) => code === 200).length).toBeLessThanOrEqual(3);
+      expect(b.filter((code) => code === 200).length).toBeLessThanOrEqual(3);
+      expect(admitted).toBeGreaterThanOrEqual(3);
+      expect(admitted).toBeLessThanOrEqual(6);
     } finally {
       await replica.close();
     }

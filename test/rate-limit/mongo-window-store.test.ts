@@ -175,13 +175,34 @@ describe('MongoWindowStore', () => {
       // Fresh reading: the other's 2 new hits are not seen yet...
       expect((await store.hitCached(key, T0 + 30, WINDOW, 50)).current).toBe(5);
       await sleep(60);
-      // ...stale now: this request starts a refresh in the background and answers from the old reading...
-      expect((await store.hitCached(key, T0 + 40, WINDOW, 50)).current).toBe(6);
-      await sleep(1_000);
-      // ...and the next one sees the refresh: 5 of the other's + 4 of ours.
+      // ...stale now: this request waits for a fresh reading: 5 of the other's + 3 of ours.
+      expect((await store.hitCached(key, T0 + 40, WINDOW, 50)).current).toBe(8);
+      // Fresh again: counted in memory, 5 + 4.
       expect((await store.hitCached(key, T0 + 50, WINDOW, 50)).current).toBe(9);
       // The refresh published this instance's count for the others.
       expect(await bucketCount(key, T0)).toBeGreaterThanOrEqual(5 + 3);
+    });
+
+    it('answers from the last reading when a fresh one fails', async () => {
+      const key = newKey();
+      let broken = false;
+      // The collection as the store sees it: its reads fail once `broken` is set.
+      const flaky = new Proxy(buckets, {
+        get(target, property) {
+          if (property === 'find' && broken) throw new Error('the store is down');
+          const value: unknown = Reflect.get(target, property, target);
+          return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
+        },
+      });
+      const other = new MongoWindowStore(buckets);
+      await other.hit(key, T0);
+      const flakyStore = new MongoWindowStore(flaky);
+      expect((await flakyStore.hitCached(key, T0 + 1, WINDOW, 50)).current).toBe(2);
+      broken = true;
+      await other.hit(key, T0 + 2);
+      await sleep(60);
+      // The other's second hit is not seen: the read failed and the last one serves.
+      expect((await flakyStore.hitCached(key, T0 + 3, WINDOW, 50)).current).toBe(3);
     });
 
     it('fails the first request of a bucket when the store is unreachable', async () => {

@@ -66,6 +66,14 @@ interface Slot {
   refreshing: Promise<void> | null;
 }
 
+/**
+ * How stale other replicas' counts of an account's bucket may be when counted with
+ * {@link MongoWindowStore.hitCached}, as both planes do. Within one replica the limit is
+ * exact; across N replicas each may admit what the others admitted in the last 250 ms on
+ * top of the limit.
+ */
+export const LIMIT_STALENESS_MS = 250;
+
 /** Wall-clock milliseconds for staleness (the bucket clock may be a test's). */
 const wallClock = () => performance.now();
 
@@ -117,27 +125,29 @@ export class MongoWindowStore {
 
   /**
    * Like {@link hit}, without a round trip per request: counts in memory and
-   * reads the other instances' shards at most every `staleMs` (in the
-   * background; only the first request of a bucket in this process waits
-   * for that read). Within one process the count is exact. Across N
+   * uses the other instances' shards as read at most `staleMs` ago (a request
+   * that finds them older waits for a fresh read, which the requests arriving
+   * meanwhile share). Within one process the count is exact. Across N
    * processes it can admit up to about (N - 1) x (requests per `staleMs`)
    * more than an atomic counter would: the price of a limit checked on every
-   * vector request without writing to the database on every request.
+   * request without writing to the database on every request. When the read
+   * fails, the last counts read serve; with none, it throws.
    */
   async hitCached(
     key: string,
     nowMs: number,
     windowMs = DEFAULT_WINDOW_MS,
-    staleMs = 250,
+    staleMs = LIMIT_STALENESS_MS,
   ): Promise<WindowCounts> {
     const start = bucketStart(nowMs, windowMs);
     const slot = this.slot(key, start);
     const rank = ++slot.count;
-    if (!slot.others) {
-      await (slot.refreshing ?? this.refresh(slot, windowMs));
-    } else if (wallClock() - slot.others.readAt >= staleMs && !slot.refreshing) {
-      // A failed background read keeps the last counts; the next stale request retries.
-      void this.refresh(slot, windowMs).catch(() => undefined);
+    if (!slot.others || wallClock() - slot.others.readAt >= staleMs) {
+      try {
+        await (slot.refreshing ?? this.refresh(slot, windowMs));
+      } catch (err) {
+        if (!slot.others) throw err;
+      }
     }
     const others = slot.others!;
     return { previous: others.previous, current: rank + others.current };

@@ -16,15 +16,8 @@ import {
   type AuthDeps,
 } from '../auth/authenticate.js';
 import { MissingApiKey, RateLimitExceeded, ServiceUnavailable } from '../errors/catalogue.js';
-import type { MongoWindowStore } from '../rate-limit/mongo-window-store.js';
+import { LIMIT_STALENESS_MS, type MongoWindowStore } from '../rate-limit/mongo-window-store.js';
 import { DEFAULT_WINDOW_MS } from '../rate-limit/sliding-window.js';
-
-/**
- * How stale other replicas' counts of an account's bucket may be. Within one
- * replica the limit is exact; across N replicas each may admit what the
- * others admitted in the last 250 ms on top of the limit.
- */
-const LIMIT_STALENESS_MS = 250;
 
 /**
  * Authenticates and rate-limits one request by its `Authorization` and
