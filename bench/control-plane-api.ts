@@ -9,6 +9,14 @@
  * GET's throughput as a share of it.
  *
  *   npx tsx bench/control-plane-api.ts [creates=300] [reads=3000] [concurrency=16]
+ *
+ * The load comes from wrk (bench/support/wrk.ts; installed with apt-get when
+ * missing), a native load generator that takes a small share of the cores the
+ * measured processes need: `concurrency` keep-alive connections, the POSTs for
+ * SECONDS_PER_PHASE / 2 (each body a new name), the GETs and the bare handler
+ * for SECONDS_PER_PHASE each (default 10), one agent read over and over. `LOADGEN=node` uses the Node client of earlier runs
+ * instead (fetch, `creates` and `reads` requests), whose own CPU per request
+ * is close to what the server spends, so it measures the two together.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -21,8 +29,19 @@ import { ProcessGroup } from '../common/processes.js';
 import { generateSecret } from '../common/secrets.js';
 import { repoRoot } from '../hack/lib/paths.js';
 import { readyLine, startReady } from '../common/component-starter.js';
+import { ensureWrk, runWrk } from './support/wrk.js';
 
 const [creates = 300, reads = 3000, concurrency = 16] = process.argv.slice(2).map(Number);
+const SECONDS = Number(process.env.SECONDS_PER_PHASE ?? 10);
+const useWrk = process.env.LOADGEN !== 'node' && ensureWrk();
+
+/** A wrk run's numbers in the shape `report` prints. */
+interface Measured {
+  count: number;
+  seconds: number;
+  p50: number;
+  p99: number;
+}
 
 /** Runs `total` requests, `concurrency` at a time; returns per-request latencies (ms) and wall time (s). */
 async function load(
@@ -46,17 +65,32 @@ async function load(
   return { latencies, seconds: (performance.now() - started) / 1000 };
 }
 
-function report(
-  name: string,
-  { latencies, seconds }: { latencies: number[]; seconds: number },
-): number {
+/** The Node client's latencies as counts and percentiles. */
+function measured({ latencies, seconds }: { latencies: number[]; seconds: number }): Measured {
   const sorted = [...latencies].sort((a, b) => a - b);
   const pct = (p: number) =>
-    sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]?.toFixed(1);
+    sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+  return { count: sorted.length, seconds, p50: pct(50), p99: pct(99) };
+}
+
+/** Prints one row; returns the throughput. */
+function report(name: string, { count, seconds, p50, p99 }: Measured): number {
   console.log(
-    `${name.padEnd(28)} ${String(sorted.length).padStart(5)} req  ${(sorted.length / seconds).toFixed(0).padStart(6)} req/s  p50 ${pct(50)} ms  p99 ${pct(99)} ms`,
+    `${name.padEnd(28)} ${String(count).padStart(6)} req  ${(count / seconds).toFixed(0).padStart(6)} req/s  p50 ${p50.toFixed(1)} ms  p99 ${p99.toFixed(1)} ms`,
   );
-  return sorted.length / seconds;
+  return count / seconds;
+}
+
+/** wrk's run of one request (bodies cycled) in the shape `report` prints. */
+async function wrkLoad(
+  method: string,
+  url: string,
+  key: string,
+  bodies: string[],
+  seconds: number,
+): Promise<Measured> {
+  const run = await runWrk({ method, url, key, bodies }, { seconds, connections: concurrency });
+  return { count: run.requests, seconds: run.seconds, p50: run.p50Ms, p99: run.p99Ms };
 }
 
 const dir = await mkdtemp(join(tmpdir(), 'svc-bench-api-'));
@@ -91,21 +125,47 @@ try {
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
 
   console.log(
-    `control-plane API bench: ${creates} creates, ${reads} reads, concurrency ${concurrency}`,
+    useWrk
+      ? `control-plane API bench (wrk): ${creates} creates, reads for ${SECONDS} s, ${concurrency} connections`
+      : `control-plane API bench (node client): ${creates} creates, ${reads} reads, concurrency ${concurrency}`,
+  );
+  // wrk cycles its bodies: enough names that none repeats (a 409) within its POST phase.
+  const names = Array.from({ length: useWrk ? 50_000 : creates }, (_, i) =>
+    JSON.stringify({ name: `bench-${i}` }),
   );
   report(
     'POST /api/v1/agents',
-    await load(creates, (i) =>
-      fetch(`${base}/api/v1/agents`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ name: `bench-${i}` }),
-      }),
-    ),
+    useWrk
+      ? // As long as the names last at about 100 creates a second; a repeated name would be a 409.
+        await wrkLoad(
+          'POST',
+          `${base}/api/v1/agents`,
+          key,
+          names,
+          Math.max(1, Math.floor(creates / 150)),
+        )
+      : measured(
+          await load(creates, (i) =>
+            fetch(`${base}/api/v1/agents`, { method: 'POST', headers, body: names[i] }),
+          ),
+        ),
   );
+  // The agent wrk reads (its POST phase may skip a name: wrk builds one request to check it).
+  const read = await fetch(`${base}/api/v1/agents`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ name: 'bench-read' }),
+  });
+  if (!read.ok) throw new Error(`POST bench-read answered ${read.status}: ${await read.text()}`);
   const got = report(
     'GET /api/v1/agents/{name}',
-    await load(reads, (i) => fetch(`${base}/api/v1/agents/bench-${i % creates}`, { headers })),
+    useWrk
+      ? await wrkLoad('GET', `${base}/api/v1/agents/bench-read`, key, [''], SECONDS)
+      : measured(
+          await load(reads, (i) =>
+            fetch(`${base}/api/v1/agents/bench-${i % creates}`, { headers }),
+          ),
+        ),
   );
   const bare = await startReady(services, {
     name: 'bare-auth-server',
@@ -117,7 +177,9 @@ try {
   });
   const floor = report(
     'bare Koa handler + auth',
-    await load(reads, () => fetch(`${bare.announced}/bare`, { headers })),
+    useWrk
+      ? await wrkLoad('GET', `${bare.announced}/bare`, key, [''], SECONDS)
+      : measured(await load(reads, () => fetch(`${bare.announced}/bare`, { headers }))),
   );
   console.log(`GET /agents/{name} throughput / bare handler: ${(got / floor).toFixed(2)}`);
 } finally {

@@ -4,7 +4,8 @@
 --   WRK_AUTHORIZATION='Bearer ...' wrk -s wrk-cycle.lua URL -- METHOD PATH BODIES_FILE
 --
 -- The authorization header comes from the environment so no key appears in
--- a process listing. When done it prints one JSON line of counts.
+-- a process listing. When done it prints one JSON line of counts and the
+-- latency's p50 and p99 in microseconds.
 
 local requests = {}
 local next_index = 0
@@ -27,9 +28,10 @@ function request()
   return requests[next_index]
 end
 
-function done(summary)
+function done(summary, latency)
   local e = summary.errors
   io.write(string.format(
-    '{"requests":%d,"duration_us":%d,"status_errors":%d,"socket_errors":%d}\n',
-    summary.requests, summary.duration, e.status, e.connect + e.read + e.write + e.timeout))
+    '{"requests":%d,"duration_us":%d,"status_errors":%d,"socket_errors":%d,"p50_us":%d,"p99_us":%d}\n',
+    summary.requests, summary.duration, e.status, e.connect + e.read + e.write + e.timeout,
+    latency:percentile(50), latency:percentile(99)))
 end

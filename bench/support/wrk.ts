@@ -27,6 +27,9 @@ export interface Load {
 export interface WrkResult {
   requests: number;
   seconds: number;
+  /** Latency percentiles as wrk measured them, in milliseconds. */
+  p50Ms: number;
+  p99Ms: number;
 }
 
 /** Whether `wrk` can be run here. */
@@ -106,13 +109,20 @@ export async function runWrk(
       duration_us: number;
       status_errors: number;
       socket_errors: number;
+      p50_us: number;
+      p99_us: number;
     };
     if (counts.status_errors > 0 || counts.socket_errors > 0) {
       throw new Error(
         `${load.method} ${load.url}: ${counts.status_errors} answers not 2xx and ${counts.socket_errors} socket errors in ${counts.requests} requests`,
       );
     }
-    return { requests: counts.requests, seconds: counts.duration_us / 1e6 };
+    return {
+      requests: counts.requests,
+      seconds: counts.duration_us / 1e6,
+      p50Ms: counts.p50_us / 1000,
+      p99Ms: counts.p99_us / 1000,
+    };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
