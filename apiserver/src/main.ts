@@ -22,6 +22,7 @@ import { RegionApis } from './regions/region-apis.js';
 import { RegionalAgentIndex } from './regions/regional-agent-index.js';
 import { Engines } from './vector/engines.js';
 import { createMetricsRegistry } from '../../common/metrics/registry.js';
+import { shareConnections } from '../../common/kube/shared-connections.js';
 import { HttpMetrics } from '../../common/metrics/http-metrics.js';
 import { serveMetrics } from '../../common/metrics/metrics-server.js';
 import { DASHBOARD_PATH, withDashboard } from './dashboard/site.js';
@@ -41,6 +42,9 @@ const db = mongo.db();
 
 // A Kubernetes client per region of the registry (one when the regions share this API).
 const apis = RegionApis.fromRegistry(config.registry, kc);
+// Kept-alive connections to each API: client-node would make a TLS context and a TLS
+// handshake per request (common/kube/shared-connections.ts).
+const kubeConnections = [...new Set([kc, ...apis.apis.map((a) => a.kc)])].map(shareConnections);
 log.info('regions', {
   regions: apis.apis.map((a) => ({ regions: a.regions, server: a.kc.getCurrentCluster()?.server })),
 });
@@ -179,6 +183,7 @@ async function shutdown(signal: string): Promise<void> {
   await deps.regionRunner.stop();
   await deps.keys.stop();
   await mongo.close().catch(() => undefined);
+  for (const connections of kubeConnections) connections.close();
   process.exit(0);
 }
 process.once('SIGTERM', () => void shutdown('SIGTERM'));

@@ -16,6 +16,7 @@
  * elsewhere a moment ago is never reported missing.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
+import { stripForCache } from '../../../common/kube/cache-transforms.js';
 import type { ResourceKind, ResourceOf } from '../../../common/kube/custom-resources.js';
 import { customResourceSource, ResilientInformer } from '../../../common/kube/informer.js';
 import type { Logger } from '../../../common/logger.js';
@@ -71,7 +72,8 @@ export class ResourceCache<K extends ResourceKind> {
         version: API_VERSION,
         plural: PLURALS[kind],
       }),
-      { name: `${kind} cache`, logger: log.child({ cache: kind }) },
+      // Without managedFields, which no route reads: a read copies the object out of the cache.
+      { name: `${kind} cache`, logger: log.child({ cache: kind }), transform: stripForCache },
     );
     // A watch event that reaches a noted version settles it.
     const settle = (object: ResourceOf<K>) => {
@@ -164,11 +166,8 @@ export class ResourceCache<K extends ResourceKind> {
       if (key.startsWith(prefix) && this.isPending(key)) return undefined;
     }
     return this.informer
-      .list()
-      .filter(
-        (o) =>
-          o.metadata?.namespace === namespace && matchesLabelSelector(o.metadata?.labels, selector),
-      );
+      .listIn(namespace)
+      .filter((o) => matchesLabelSelector(o.metadata?.labels, selector));
   }
 
   /** Filled, and its watch up: while a broken watch waits to restart, reads go to the API. */

@@ -13,7 +13,7 @@ import type {
 } from '../../../common/kube/custom-resources.js';
 import type { ResilientInformer } from '../../../common/kube/informer.js';
 import { WrittenOverlay } from './written-overlay.js';
-import { stripForCache } from './cache-transforms.js';
+import { stripForCache } from '../../../common/kube/cache-transforms.js';
 
 /** The caches of the custom resources, by kind. */
 export type ResourceCaches = { [K in ResourceKind]: ResilientInformer<ResourceOf<K>> };

@@ -18,7 +18,7 @@ import type { Logger } from '../../../common/logger.js';
 import { API_GROUP, API_VERSION, LABELS, MANAGED_BY, PLURALS } from '../../../crds/src/index.js';
 import type { ClusterView } from '../controllers/views.js';
 import type { SourceName, SourceObjects } from './controller.js';
-import { stripForCache, workloadSkeleton } from './cache-transforms.js';
+import { stripForCache, workloadSkeleton } from '../../../common/kube/cache-transforms.js';
 import type { ResourceCaches } from './cached-resources.js';
 
 const MANAGED = `${LABELS.managedBy}=${MANAGED_BY}`;

@@ -1,12 +1,14 @@
 /**
- * What the operator's informer caches keep of each object (client-go's informer
- * transforms): the caches hold every Agent, AgentDeployment and Workspace and every
- * workload the operator made, so their memory is the sum of what is kept per object.
+ * What the informer caches of the operator and the API server keep of each object
+ * (client-go's informer transforms): the caches hold every Agent, AgentDeployment and
+ * Workspace (and the operator's every workload it made), so their memory is the sum of
+ * what is kept per object, and the API server copies an object out of its cache on
+ * each read.
  * managedFields (often the largest part of an object) and `kubectl apply`'s copy of
  * the whole object are read by no reconciler; of a workload (Deployment, Job,
  * CronJob) the watches read only who owns it, so its spec and status are dropped too.
  */
-import type { ObjectWithMeta } from '../../../common/kube/owner.js';
+import type { ObjectWithMeta } from './owner.js';
 
 /** The annotation in which `kubectl apply` keeps a copy of the object it applied. */
 export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';

@@ -1,7 +1,33 @@
 /** What the informer caches keep of each object. */
 import { describe, expect, it } from '@jest/globals';
-import { agentResource } from '../../../test/factories/custom-resources.js';
 import { LAST_APPLIED_ANNOTATION, stripForCache, workloadSkeleton } from './cache-transforms.js';
+
+/** A custom resource shaped like an Agent, with the metadata given. */
+function agentResource(
+  namespace: string,
+  _spec: Record<string, unknown> = {},
+  metadata: Record<string, unknown> = {},
+) {
+  return {
+    apiVersion: 'svc.dev/v1alpha1',
+    kind: 'Agent',
+    metadata: {
+      name: 'a-1',
+      namespace,
+      labels: { 'svc.dev/agent-name': 'hello' },
+      ...metadata,
+    } as {
+      name: string;
+      namespace: string;
+      labels: Record<string, string>;
+      annotations?: Record<string, string>;
+      generation?: number;
+      resourceVersion?: string;
+    },
+    spec: { name: 'hello', runtime: 'python3.11', memoryMb: 256 },
+    status: undefined as unknown,
+  };
+}
 
 const managedFields = [{ manager: 'kubectl', operation: 'Apply', fieldsV1: { 'f:spec': {} } }];
 
@@ -17,7 +43,7 @@ describe('stripForCache', () => {
       },
     );
     Object.assign(agent.metadata, { managedFields });
-    agent.status = { observedGeneration: 2 } as typeof agent.status;
+    agent.status = { observedGeneration: 2 };
     const spec = structuredClone(agent.spec);
 
     const kept = stripForCache(agent);
