@@ -165,4 +165,42 @@ describe('the resource cache', () => {
     expect((await repo.get(namespace, mine.metadata.name!))?.spec.description).toBe('mine');
     expect((await repo.get(other, theirs.metadata.name!))?.spec.description).toBe('theirs');
   });
+
+  it('finds objects by a label as a label-selector list does, following creates, relabels and deletes', async () => {
+    const label = 'svc.dev/agent-name';
+    const byLabel = (value: string) =>
+      cache
+        .listByLabel(namespace, label, value)
+        ?.map((a) => a.metadata.name)
+        .sort();
+    const bySelector = (value: string) =>
+      cache
+        .list(namespace, `${label}=${value}`)
+        ?.map((a) => a.metadata.name)
+        .sort();
+    const first = agentResource(namespace, { name: 'indexed' });
+    const second = agentResource(namespace, { name: 'indexed' });
+    await client.create('Agent', first);
+    await client.create('Agent', second);
+    await untilValue('both cached', () => (byLabel('indexed')?.length === 2 ? true : undefined));
+    expect(byLabel('indexed')).toEqual(bySelector('indexed'));
+    // Elsewhere, or under another value: not found.
+    const other = await createNamespace(kc, 'cache-label');
+    await client.create('Agent', agentResource(other, { name: 'indexed' }));
+    expect(byLabel('indexed')).toEqual([first.metadata.name, second.metadata.name].sort());
+    expect(byLabel('unindexed')).toEqual([]);
+
+    // Relabelled: found under its new value only.
+    const relabelled = await client.get('Agent', namespace, first.metadata.name!);
+    relabelled!.metadata.labels = { ...relabelled!.metadata.labels, [label]: 'renamed' };
+    await client.write('Agent', relabelled!);
+    await untilValue('relabel seen', () => (byLabel('renamed')?.length === 1 ? true : undefined));
+    expect(byLabel('indexed')).toEqual([second.metadata.name]);
+    expect(byLabel('renamed')).toEqual(bySelector('renamed'));
+
+    // Deleted: gone from the index.
+    await client.delete('Agent', namespace, second.metadata.name!);
+    await untilValue('delete seen', () => (byLabel('indexed')?.length === 0 ? true : undefined));
+    expect(bySelector('indexed')).toEqual([]);
+  });
 });

@@ -69,7 +69,7 @@ export class AgentRepository extends RegionalRepository<'Agent'> {
   idFromCache(namespace: string, name: string): string | undefined {
     const ids = new Set<string>();
     for (const api of this.apis.apis) {
-      const found = cachesOf(api)?.of('Agent')?.list(namespace, `${LABELS.agentName}=${name}`);
+      const found = cachesOf(api)?.of('Agent')?.listByLabel(namespace, LABELS.agentName, name);
       if (!found) return undefined;
       for (const agent of found) {
         if (agent.spec.name === name && agent.metadata?.name) ids.add(agent.metadata.name);

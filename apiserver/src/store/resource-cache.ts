@@ -56,6 +56,8 @@ export class ResourceCache<K extends ResourceKind> {
   /** The shared informer (the edge's agent index watches through it too). */
   readonly informer: ResilientInformer<ResourceOf<K>>;
   private readonly pending = new Map<string, Pending>();
+  /** Per label key: `namespace/value` to the names of the objects seen with that label value. */
+  private readonly labelIndexes = new Map<string, Map<string, Set<string>>>();
   private started = false;
   /** True once the first list is in: before that the cache answers nothing. */
   private filled = false;
@@ -84,11 +86,18 @@ export class ResourceCache<K extends ResourceKind> {
       }
     };
     this.informer
-      .on('add', settle)
-      .on('update', settle)
-      .on('delete', (object: ResourceOf<K>) =>
-        this.pending.delete(keyOf(object.metadata?.namespace, object.metadata?.name)),
-      );
+      .on('add', (object: ResourceOf<K>) => {
+        settle(object);
+        this.indexLabels(object);
+      })
+      .on('update', (object: ResourceOf<K>) => {
+        settle(object);
+        this.indexLabels(object);
+      })
+      .on('delete', (object: ResourceOf<K>) => {
+        this.pending.delete(keyOf(object.metadata?.namespace, object.metadata?.name));
+        this.unindexLabels(object);
+      });
   }
 
   /**
@@ -160,14 +169,66 @@ export class ResourceCache<K extends ResourceKind> {
    */
   list(namespace: string, labelSelector?: string): Array<ResourceOf<K>> | undefined {
     const selector = labelSelector ? parseLabelSelector(labelSelector) : [];
-    if (!this.answering() || !selector) return undefined;
-    const prefix = `${namespace}/`;
-    for (const key of this.pending.keys()) {
-      if (key.startsWith(prefix) && this.isPending(key)) return undefined;
-    }
+    if (!this.answering() || !selector || this.namespacePending(namespace)) return undefined;
     return this.informer
       .listIn(namespace)
       .filter((o) => matchesLabelSelector(o.metadata?.labels, selector));
+  }
+
+  /**
+   * The cached objects of a namespace whose label `key` is `value`, from an index the
+   * watch keeps (built from the cache at the first call for a key): the same answer as
+   * {@link list} with the selector `key=value`, without walking the namespace.
+   */
+  listByLabel(namespace: string, key: string, value: string): Array<ResourceOf<K>> | undefined {
+    if (!this.answering() || this.namespacePending(namespace)) return undefined;
+    let index = this.labelIndexes.get(key);
+    if (!index) {
+      index = new Map();
+      this.labelIndexes.set(key, index);
+      for (const object of this.informer.list()) this.indexLabels(object);
+    }
+    const found: Array<ResourceOf<K>> = [];
+    // An entry can outlive a label change; each is checked against the cached object.
+    for (const name of index.get(`${namespace}/${value}`) ?? []) {
+      const object = this.informer.get(namespace, name);
+      if (object?.metadata?.labels?.[key] === value) found.push(object);
+    }
+    return found;
+  }
+
+  private indexLabels(object: ResourceOf<K>): void {
+    const { namespace, name, labels } = object.metadata ?? {};
+    if (!name) return;
+    for (const [key, index] of this.labelIndexes) {
+      const value = labels?.[key];
+      if (value === undefined) continue;
+      const entry = `${namespace ?? ''}/${value}`;
+      let names = index.get(entry);
+      if (!names) index.set(entry, (names = new Set()));
+      names.add(name);
+    }
+  }
+
+  private unindexLabels(object: ResourceOf<K>): void {
+    const { namespace, name, labels } = object.metadata ?? {};
+    if (!name) return;
+    for (const [key, index] of this.labelIndexes) {
+      const value = labels?.[key];
+      if (value === undefined) continue;
+      const entry = `${namespace ?? ''}/${value}`;
+      index.get(entry)?.delete(name);
+      if (index.get(entry)?.size === 0) index.delete(entry);
+    }
+  }
+
+  /** Whether a write of ours in the namespace is not seen yet. */
+  private namespacePending(namespace: string): boolean {
+    const prefix = `${namespace}/`;
+    for (const key of this.pending.keys()) {
+      if (key.startsWith(prefix) && this.isPending(key)) return true;
+    }
+    return false;
   }
 
   /** Filled, and its watch up: while a broken watch waits to restart, reads go to the API. */
