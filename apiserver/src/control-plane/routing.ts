@@ -116,7 +116,9 @@ async function validate<T>(
 ): Promise<T> {
   if (!schema) return undefined as T;
   try {
-    return await schema.validate(value, { abortEarly: false, strict, stripUnknown: !strict });
+    // Synchronously: no schema has an asynchronous test, and the promise-based path costs
+    // about twice as much per request.
+    return schema.validateSync(value, { abortEarly: false, strict, stripUnknown: !strict });
   } catch (err) {
     if (err instanceof yup.ValidationError) {
       const { message, violations } = validationErrorDetail(err, where);

@@ -14,6 +14,7 @@ import {
   type ResourceKind,
   type ResourceOf,
 } from '../../../common/kube/custom-resources.js';
+import { cloneObject } from '../../../common/kube/clone-object.js';
 import { isKubeConflict, isKubeNotFound } from '../../../common/kube/errors.js';
 import { ResourceBusy } from '../errors/catalogue.js';
 import { asUnavailable } from './kube-errors.js';
@@ -47,7 +48,7 @@ export class CustomResourceRepository<
   /** The object, or null. */
   async get(namespace: string, name: string): Promise<T | null> {
     const cached = this.cache?.get(namespace, name);
-    if (cached) return structuredClone(cached) as T;
+    if (cached) return cloneObject(cached) as T;
     return this.getLive(namespace, name);
   }
 
@@ -59,7 +60,7 @@ export class CustomResourceRepository<
   /** The objects of a namespace (none when it does not exist), optionally by label selector. */
   async list(namespace: string, labelSelector?: string): Promise<T[]> {
     const cached = this.cache?.list(namespace, labelSelector);
-    if (cached) return cached.map((o) => structuredClone(o) as T);
+    if (cached) return cached.map((o) => cloneObject(o) as T);
     return (await this.client
       .list(this.kind, namespace, { labelSelector })
       .catch(asUnavailable)) as T[];
