@@ -136,14 +136,7 @@ try {
   report(
     'POST /api/v1/agents',
     useWrk
-      ? // As long as the names last at about 100 creates a second; a repeated name would be a 409.
-        await wrkLoad(
-          'POST',
-          `${base}/api/v1/agents`,
-          key,
-          names,
-          Math.max(1, Math.floor(creates / 150)),
-        )
+      ? await wrkLoad('POST', `${base}/api/v1/agents`, key, names, Math.max(1, SECONDS / 2))
       : measured(
           await load(creates, (i) =>
             fetch(`${base}/api/v1/agents`, { method: 'POST', headers, body: names[i] }),
