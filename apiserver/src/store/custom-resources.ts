@@ -14,7 +14,7 @@ import {
   type ResourceKind,
   type ResourceOf,
 } from '../../../common/kube/custom-resources.js';
-import { cloneObject } from '../../../common/kube/clone-object.js';
+import { cloneObject } from '../../../common/clone-object.js';
 import { isKubeConflict, isKubeNotFound } from '../../../common/kube/errors.js';
 import { ResourceBusy } from '../errors/catalogue.js';
 import { asUnavailable } from './kube-errors.js';

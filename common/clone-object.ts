@@ -1,5 +1,5 @@
 /**
- * A deep copy of an object as a watch delivers it (JSON: objects, arrays, strings,
+ * A deep copy of a JSON-shaped value, such as an object as a watch delivers it (objects, arrays, strings,
  * numbers, booleans, null; a Date where a client parsed one). About six times faster
  * than structuredClone on an Agent (1.5 against 8.6 us), which the API server pays on
  * every read it answers from its cache.
