@@ -198,12 +198,7 @@ export class ResourceCache<K extends ResourceKind> {
   }
 
   private indexLabels(object: ResourceOf<K>): void {
-    const { namespace, name, labels } = object.metadata ?? {};
-    if (!name) return;
-    for (const [key, index] of this.labelIndexes) {
-      const value = labels?.[key];
-      if (value === undefined) continue;
-      const entry = `${namespace ?? ''}/${value}`;
+    for (const { index, entry, name } of this.labelEntries(object)) {
       let names = index.get(entry);
       if (!names) index.set(entry, (names = new Set()));
       names.add(name);
@@ -211,14 +206,19 @@ export class ResourceCache<K extends ResourceKind> {
   }
 
   private unindexLabels(object: ResourceOf<K>): void {
+    for (const { index, entry, name } of this.labelEntries(object)) {
+      index.get(entry)?.delete(name);
+      if (index.get(entry)?.size === 0) index.delete(entry);
+    }
+  }
+
+  /** The object's place in each label index: the index, its `namespace/value` entry, its name. */
+  private *labelEntries(object: ResourceOf<K>) {
     const { namespace, name, labels } = object.metadata ?? {};
     if (!name) return;
     for (const [key, index] of this.labelIndexes) {
       const value = labels?.[key];
-      if (value === undefined) continue;
-      const entry = `${namespace ?? ''}/${value}`;
-      index.get(entry)?.delete(name);
-      if (index.get(entry)?.size === 0) index.delete(entry);
+      if (value !== undefined) yield { index, entry: `${namespace ?? ''}/${value}`, name };
     }
   }
 
