@@ -160,11 +160,11 @@ export class DeploymentService {
   ): Promise<{ deployment_id: string; payload: Record<string, unknown> | null }> {
     const deployment = await this.get(auth, id);
     const deploymentId = deployment.metadata.name ?? '';
-    const doc = await this.deps.payloads.findOne({
-      _id: deploymentId,
-      accountId: auth.account._id,
-    });
-    return { deployment_id: deploymentId, payload: doc?.payload ?? null };
+    // By key alone (the one lookup FerretDB answers without reading every payload), then
+    // checked: a payload of another account is none of this caller's.
+    const doc = await this.deps.payloads.findOne({ _id: deploymentId });
+    const own = doc?.accountId === auth.account._id ? doc : null;
+    return { deployment_id: deploymentId, payload: own?.payload ?? null };
   }
 }
 

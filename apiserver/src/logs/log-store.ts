@@ -34,6 +34,7 @@ import {
   type LogOwner,
 } from './log-chunks.js';
 import { inferLevel, truncateMessage, type LogLevel, type LogStream } from './log-lines.js';
+import { sequenceEnd } from '../store/sequence-end.js';
 import { memoized, readBackward, readForward, type ChunkSource } from './log-pages.js';
 
 /** A line to append; `level` is inferred from the stream and text when absent. */
@@ -276,30 +277,21 @@ export class LogStore {
 
   /**
    * The agent's newest stored chunk, found from `atLeast` (a chunk known to be
-   * stored) or its head: doubling steps forward while chunks exist, then
-   * halving back. The stored chunks are one range, so a chunk exists exactly
-   * when it lies between the first and the last.
+   * stored) or its head by lookups (sequenceEnd): the stored chunks are one
+   * range, so a chunk exists exactly when it lies between the first and the last.
    */
   private async findLast(key: string, atLeast = 0): Promise<number> {
     const head = await this.heads.findOne({ _id: key });
     const first = head?.first ?? 1;
-    let low = Math.max(atLeast, head?.last ?? 0, this.known.get(key) ?? 0, first - 1);
-    const exists = async (n: number) =>
-      (await this.chunks.findOne({ _id: chunkDocId(key, n) }, { projection: { _id: 1 } })) !== null;
-    let step = 1;
-    while (await exists(low + step)) {
-      low += step;
-      step *= 2;
-    }
-    // low exists (or is first - 1); low + step does not: search between.
-    let high = low + step;
-    while (high - low > 1) {
-      const mid = Math.floor((low + high) / 2);
-      if (await exists(mid)) low = mid;
-      else high = mid;
-    }
-    if (low >= first) this.known.set(key, Math.max(low, this.known.get(key) ?? 0));
-    return low;
+    const from = Math.max(atLeast, head?.last ?? 0, this.known.get(key) ?? 0, first - 1);
+    const last = await sequenceEnd(
+      from,
+      async (n) =>
+        (await this.chunks.findOne({ _id: chunkDocId(key, n) }, { projection: { _id: 1 } })) !==
+        null,
+    );
+    if (last >= first) this.known.set(key, Math.max(last, this.known.get(key) ?? 0));
+    return last;
   }
 }
 
