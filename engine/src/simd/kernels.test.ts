@@ -39,3 +39,21 @@ test('a gather scores the listed slots as the pairwise kernel does', () => {
     expect(arena.space.gatherScores[i]).toBeCloseTo(arena.similarity(slot, q), 5);
   });
 });
+
+test.each([37, 128, 300])(
+  'a gather of many slots gives each the pairwise kernel’s exact score (%i dimensions)',
+  (dim) => {
+    // 300 floats (1200 bytes) is wider than what a gather reads ahead of scoring, 37 and 128
+    // narrower: each slot's score must come out as the pairwise kernel computes it.
+    const arena = new VectorArena(dim, 'Dot', { initialCapacity: 64 });
+    for (let i = 0; i < 64; i++) {
+      arena.push(Float32Array.from({ length: dim }, (_, d) => Math.sin(i * 17 + d * 3)));
+    }
+    const q = arena.placeQuery(Float32Array.from({ length: dim }, (_, d) => Math.cos(d * 5)));
+    const slots = Array.from({ length: 200 }, (_, i) => (i * 37) % 64);
+    arena.space.gatherIds.set(slots);
+    arena.space.gather(q, slots.length);
+    const scores = Array.from(arena.space.gatherScores.subarray(0, slots.length));
+    expect(scores).toEqual(slots.map((slot) => arena.similarity(slot, q)));
+  },
+);
