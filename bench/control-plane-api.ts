@@ -17,6 +17,10 @@
  * for SECONDS_PER_PHASE each (default 10), one agent read over and over. `LOADGEN=node` uses the Node client of earlier runs
  * instead (fetch, `creates` and `reads` requests), whose own CPU per request
  * is close to what the server spends, so it measures the two together.
+ *
+ * Each row also gives the CPU the server process spent per request (from
+ * /proc, user and system, every thread): on shared cores the throughput moves
+ * with whatever else runs, the CPU a request costs much less.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -29,6 +33,7 @@ import { ProcessGroup } from '../common/processes.js';
 import { generateSecret } from '../common/secrets.js';
 import { repoRoot } from '../hack/lib/paths.js';
 import { readyLine, startReady } from '../common/component-starter.js';
+import { cpuSeconds } from './support/proc.js';
 import { ensureWrk, runWrk } from './support/wrk.js';
 
 const [creates = 300, reads = 3000, concurrency = 16] = process.argv.slice(2).map(Number);
@@ -73,12 +78,24 @@ function measured({ latencies, seconds }: { latencies: number[]; seconds: number
   return { count: sorted.length, seconds, p50: pct(50), p99: pct(99) };
 }
 
-/** Prints one row; returns the throughput. */
-function report(name: string, { count, seconds, p50, p99 }: Measured): number {
+/** Prints one row; returns the throughput and the server's CPU per request (us). */
+function report(
+  name: string,
+  { count, seconds, p50, p99 }: Measured,
+  cpu: number,
+): { rate: number; cpuUs: number } {
+  const cpuUs = (cpu / count) * 1e6;
   console.log(
-    `${name.padEnd(28)} ${String(count).padStart(6)} req  ${(count / seconds).toFixed(0).padStart(6)} req/s  p50 ${p50.toFixed(1)} ms  p99 ${p99.toFixed(1)} ms`,
+    `${name.padEnd(28)} ${String(count).padStart(6)} req  ${(count / seconds).toFixed(0).padStart(6)} req/s  p50 ${p50.toFixed(1)} ms  p99 ${p99.toFixed(1)} ms  server CPU ${cpuUs.toFixed(0)} us/req`,
   );
-  return count / seconds;
+  return { rate: count / seconds, cpuUs };
+}
+
+/** Runs `phase` and returns what it measured with the CPU seconds process `pid` spent meanwhile. */
+async function withCpu(pid: number, phase: () => Promise<Measured>): Promise<[Measured, number]> {
+  const before = await cpuSeconds(pid);
+  const measuredPhase = await phase();
+  return [measuredPhase, (await cpuSeconds(pid)) - before];
 }
 
 /** wrk's run of one request (bodies cycled) in the shape `report` prints. */
@@ -101,7 +118,7 @@ try {
 
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  await startReady(services, {
+  const api = await startReady(services, {
     name: 'apiserver',
     command: process.execPath,
     args: ['--import', 'tsx', join(repoRoot, 'apiserver', 'src', 'main.ts')],
@@ -133,15 +150,28 @@ try {
   const names = Array.from({ length: useWrk ? 50_000 : creates }, (_, i) =>
     JSON.stringify({ name: `bench-${i}` }),
   );
+  const apiPid = api.proc.pid;
+  // Warm-up, not measured: the server's first requests load and compile the modules they use.
+  for (let i = 0; i < 50; i++) {
+    const res = await fetch(`${base}/api/v1/agents`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ name: `warm-${i}` }),
+    });
+    if (!res.ok) throw new Error(`warm-up POST answered ${res.status}`);
+    await fetch(`${base}/api/v1/agents/warm-${i}`, { headers }).then((r) => r.arrayBuffer());
+  }
   report(
     'POST /api/v1/agents',
-    useWrk
-      ? await wrkLoad('POST', `${base}/api/v1/agents`, key, names, Math.max(1, SECONDS / 2))
-      : measured(
-          await load(creates, (i) =>
-            fetch(`${base}/api/v1/agents`, { method: 'POST', headers, body: names[i] }),
+    ...(await withCpu(apiPid, async () =>
+      useWrk
+        ? await wrkLoad('POST', `${base}/api/v1/agents`, key, names, Math.max(1, SECONDS / 2))
+        : measured(
+            await load(creates, (i) =>
+              fetch(`${base}/api/v1/agents`, { method: 'POST', headers, body: names[i] }),
+            ),
           ),
-        ),
+    )),
   );
   // The agent wrk reads (its POST phase may skip a name: wrk builds one request to check it).
   const read = await fetch(`${base}/api/v1/agents`, {
@@ -152,13 +182,15 @@ try {
   if (!read.ok) throw new Error(`POST bench-read answered ${read.status}: ${await read.text()}`);
   const got = report(
     'GET /api/v1/agents/{name}',
-    useWrk
-      ? await wrkLoad('GET', `${base}/api/v1/agents/bench-read`, key, [''], SECONDS)
-      : measured(
-          await load(reads, (i) =>
-            fetch(`${base}/api/v1/agents/bench-${i % creates}`, { headers }),
+    ...(await withCpu(apiPid, async () =>
+      useWrk
+        ? await wrkLoad('GET', `${base}/api/v1/agents/bench-read`, key, [''], SECONDS)
+        : measured(
+            await load(reads, (i) =>
+              fetch(`${base}/api/v1/agents/bench-${i % creates}`, { headers }),
+            ),
           ),
-        ),
+    )),
   );
   const bare = await startReady(services, {
     name: 'bare-auth-server',
@@ -170,11 +202,15 @@ try {
   });
   const floor = report(
     'bare Koa handler + auth',
-    useWrk
-      ? await wrkLoad('GET', `${bare.announced}/bare`, key, [''], SECONDS)
-      : measured(await load(reads, () => fetch(`${bare.announced}/bare`, { headers }))),
+    ...(await withCpu(bare.proc.pid, async () =>
+      useWrk
+        ? await wrkLoad('GET', `${bare.announced}/bare`, key, [''], SECONDS)
+        : measured(await load(reads, () => fetch(`${bare.announced}/bare`, { headers }))),
+    )),
   );
-  console.log(`GET /agents/{name} throughput / bare handler: ${(got / floor).toFixed(2)}`);
+  console.log(
+    `GET /agents/{name} throughput / bare handler: ${(got.rate / floor.rate).toFixed(2)}; bare CPU per request / GET's: ${(floor.cpuUs / got.cpuUs).toFixed(2)}`,
+  );
 } finally {
   await services.stopAll();
   await cp.stop();
