@@ -48,14 +48,25 @@ export interface LogChunkDoc extends LogOwner {
   lines: ChunkLine[];
 }
 
-/** Where an agent's chunks start and (at least) end: hints, checked by lookups. */
+/**
+ * Where an agent's chunks end or start, two documents per agent: `last` under
+ * {@link ownerKey} (raised by every append: a hint, checked by lookups) and `first` under
+ * {@link firstDocId} (raised only by the retention purge). Apart, because FerretDB applies
+ * no update atomically: an append rewriting a document that also held `first` could put
+ * back the value a purge had just raised.
+ */
 export interface LogHeadDoc {
-  /** {@link ownerKey} of the agent. */
+  /** {@link ownerKey} of the agent, or {@link firstDocId} of it. */
   _id: string;
-  /** The oldest chunk retention has not removed (1 until it removes one). */
-  first: number;
   /** A chunk known to be stored: the last one, or one before it. */
-  last: number;
+  last?: number;
+  /** The oldest chunk retention has not removed (1 until it removes one). */
+  first?: number;
+}
+
+/** The `_id` of the document holding an agent's `first`. */
+export function firstDocId(key: string): string {
+  return `${key}#first`;
 }
 
 /** One line with its id, as read. */

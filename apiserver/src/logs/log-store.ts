@@ -24,6 +24,7 @@ import type { Environment } from '../accounts/model.js';
 import {
   chunkDocId,
   cutIntoChunks,
+  firstDocId,
   lineId,
   MAX_CHUNK_LINES,
   ownerKey,
@@ -188,22 +189,38 @@ export class LogStore {
     }
     let deleted = 0;
     for (const [key, lineCounts] of byOwner) {
-      let next = (await this.heads.findOne({ _id: key }))?.first ?? 1;
-      const from = next;
+      const from = await this.headFirst(key);
+      let next = from;
       while (lineCounts.has(next)) next += 1;
       if (next === from) continue;
-      // The head moves first: a reader never looks for a chunk about to go.
-      await this.heads.updateOne(
-        { _id: key },
-        { $max: { first: next, last: next - 1 } },
-        { upsert: true },
-      );
+      // The start moves first, so a reader never looks for a chunk about to go; it is read
+      // back, since another purge's rewrite of the document may have put back an older one.
+      await this.raiseFirst(key, next);
       for (let chunk = from; chunk < next; chunk++) {
         await this.chunks.deleteOne({ _id: chunkDocId(key, chunk) });
         deleted += lineCounts.get(chunk)!;
       }
     }
     return deleted;
+  }
+
+  /** The agent's `first` as its document holds it (1 when it has none). */
+  private async headFirst(key: string): Promise<number> {
+    return (await this.heads.findOne({ _id: firstDocId(key) }))?.first ?? 1;
+  }
+
+  /** Raises the agent's `first` to at least `first`, until a read shows it there. */
+  private async raiseFirst(key: string, first: number): Promise<void> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      try {
+        await this.heads.updateOne({ _id: firstDocId(key) }, { $max: { first } }, { upsert: true });
+      } catch (err) {
+        // Another purge created the document at the same moment: read it and go on.
+        if (!isDuplicateKey(err)) throw err;
+      }
+      if ((await this.headFirst(key)) >= first) return;
+    }
+    throw new Error('the log start kept being put back by another writer');
   }
 
   /** Runs `task` after the agent's appends in progress, and before the next. */
@@ -253,11 +270,7 @@ export class LogStore {
    */
   private async raiseHead(key: string, chunk: number): Promise<void> {
     const raise = () =>
-      this.heads.updateOne(
-        { _id: key },
-        { $max: { last: chunk }, $setOnInsert: { first: 1 } },
-        { upsert: true },
-      );
+      this.heads.updateOne({ _id: key }, { $max: { last: chunk } }, { upsert: true });
     try {
       await raise();
     } catch (err) {
@@ -270,9 +283,34 @@ export class LogStore {
   private source(key: string): ChunkSource {
     return {
       chunk: async (n) => (await this.chunks.findOne({ _id: chunkDocId(key, n) }))?.lines ?? null,
-      first: async () => (await this.heads.findOne({ _id: key }))?.first ?? 1,
+      first: () => this.findFirst(key),
       last: () => this.findLast(key),
     };
+  }
+
+  /**
+   * The agent's oldest stored chunk (its newest + 1 when none is): its `first`, checked.
+   * When that chunk is missing (a purge between raising `first` and its reader, or an
+   * update lost to another purge), the first one stored is searched for between it and the
+   * newest.
+   */
+  private async findFirst(key: string): Promise<number> {
+    const first = await this.headFirst(key);
+    const stored = async (n: number) =>
+      (await this.chunks.findOne({ _id: chunkDocId(key, n) }, { projection: { _id: 1 } })) !== null;
+    if (await stored(first)) return first;
+    const last = await this.findLast(key);
+    // Empty, or it was when looked at: the chunks that came since start at `first`.
+    if (last < first || (await stored(first))) return first;
+    // Missing below the first stored, stored from it to the last: halve between.
+    let low = first;
+    let high = last + 1;
+    while (high - low > 1) {
+      const mid = Math.floor((low + high) / 2);
+      if (await stored(mid)) high = mid;
+      else low = mid;
+    }
+    return high;
   }
 
   /**
@@ -281,8 +319,10 @@ export class LogStore {
    * range, so a chunk exists exactly when it lies between the first and the last.
    */
   private async findLast(key: string, atLeast = 0): Promise<number> {
-    const head = await this.heads.findOne({ _id: key });
-    const first = head?.first ?? 1;
+    const [head, first] = await Promise.all([
+      this.heads.findOne({ _id: key }),
+      this.headFirst(key),
+    ]);
     const from = Math.max(atLeast, head?.last ?? 0, this.known.get(key) ?? 0, first - 1);
     const last = await sequenceEnd(
       from,

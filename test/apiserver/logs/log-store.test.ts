@@ -321,6 +321,27 @@ describe('LogStore.purgeOlderThan', () => {
   });
 });
 
+describe('a start put back', () => {
+  it('reads from the oldest chunk left and appends after the newest when first is below them', async () => {
+    const store = newStore();
+    const now = Date.now();
+    await store.append([line('old', { timestamp: new Date(now - 9 * 24 * 3_600_000) })]);
+    await store.append([line('old too', { timestamp: new Date(now - 9 * 24 * 3_600_000) })]);
+    await store.append([line('kept')]);
+    await store.append([line('kept too')]);
+    expect(await store.purgeOlderThan(new Date(now - LOG_RETENTION_MS))).toBe(2);
+    // As an update lost to another purge would leave it (FerretDB rewrites whole documents).
+    await heads.updateMany({ first: { $exists: true } }, { $set: { first: 1 } });
+    const fresh = newStore();
+    const page = await fresh.query({ ...tenant, afterId: 0, limit: 10 });
+    expect(page.items.map((d) => d.message)).toEqual(['kept', 'kept too']);
+    const [next] = await newStore().append([line('after')]);
+    expect(next).toBeGreaterThan(page.items.at(-1)!.id);
+    const all = await newStore().query({ ...tenant, afterId: 0, limit: 10 });
+    expect(all.items.map((d) => d.message)).toEqual(['kept', 'kept too', 'after']);
+  });
+});
+
 describe('concurrent writers', () => {
   /** Every id names the line it was returned for, and no id is stored twice. */
   async function expectStoredAsReturned(expected: Map<number, string>) {
