@@ -17,7 +17,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import uvicorn
+from .lean_uvicorn import install as _lean_uvicorn
+
+_lean_uvicorn()  # before uvicorn is imported: see lean_uvicorn.py
+
+import uvicorn  # noqa: E402
 import uvicorn.lifespan.on  # noqa: F401  (loaded lazily by uvicorn otherwise; see above)
 import uvicorn.loops.asyncio  # noqa: F401
 import uvicorn.protocols.http.h11_impl  # noqa: F401
