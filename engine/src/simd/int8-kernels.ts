@@ -7,7 +7,7 @@
  * quarter of the bytes a float kernel reads. The integer sums are exact up to 33,000
  * dimensions (255² · 2 per lane pair stays below 2³¹ per 16 bytes times n / 16).
  */
-import { compileModule, instantiateOn, leb, name, section, uleb } from './kernels.js';
+import { compileModule, instantiateOn, leb, name, readAhead, section, uleb } from './kernels.js';
 import type { WasmMemory } from './kernels.js';
 
 /** The int8 kernels of one instance, on one memory. Pointers are byte offsets into it. */
@@ -163,12 +163,27 @@ function scoreBody(kernel: number): number[] {
 }
 
 /**
- * `gather(q, base, stride, ids, count, n, mul, out)`: out[j] = score(base + ids[j] * stride, q).
- * Locals: 0 q, 1 base, 2 stride, 3 ids, 4 count, 5 n, 6 mul, 7 out, 8 j.
+ * `gather(q, base, stride, ids, count, n, mul, out)`: out[j] = score(base + ids[j] * stride, q),
+ * every row read ahead first as the float gather reads its vectors (kernels.ts).
+ * Locals: 0 q, 1 base, 2 stride, 3 ids, 4 count, 5 n, 6 mul, 7 out, 8 j, 9 row, 10 offset,
+ * 11 xor, 12 read-ahead end.
  */
 function gatherBody(score: number): number[] {
   const byIndex = (ptr: number) => [localGet(ptr), localGet(8), i32Const(2), i32Shl, i32Add];
+  const touch = readAhead({
+    base: 1,
+    ids: 3,
+    count: 4,
+    stride: 2,
+    out: 7,
+    j: 8,
+    row: 9,
+    offset: 10,
+    xor: 11,
+    end: 12,
+  });
   const code = [
+    ...touch,
     block,
     loop,
     localGet(8),
@@ -196,7 +211,7 @@ function gatherBody(score: number): number[] {
     end,
     end,
   ].flat(2);
-  const locals = [1, 1, I32];
+  const locals = [1, 5, I32];
   return [...uleb(locals.length + code.length), ...locals, ...code];
 }
 

@@ -292,6 +292,88 @@ function scanBody(fn: number): number[] {
 /** Bytes of each vector a gather reads ahead (see {@link gatherBody}). */
 const TOUCH_BYTES = 1024;
 
+/** The locals {@link readAhead} reads and the ones it may overwrite. */
+export interface ReadAheadLocals {
+  base: number;
+  ids: number;
+  count: number;
+  /** Bytes from one slot's row to the next (at least 4). */
+  stride: number;
+  out: number;
+  /** Index into `ids`: left at 0. */
+  j: number;
+  /** Scratch i32 locals. */
+  row: number;
+  offset: number;
+  xor: number;
+  end: number;
+}
+
+/**
+ * Code that reads one word of each cache line of the first {@link TOUCH_BYTES} bytes of
+ * the row of every slot listed at `ids`, xors them into the i32 at `out` (the caller then
+ * writes its scores there) and leaves `j` at 0 (see {@link gatherBody}).
+ */
+export function readAhead(l: ReadAheadLocals): number[] {
+  return [
+    // end = min(stride, TOUCH_BYTES)
+    localGet(l.stride),
+    i32Const(TOUCH_BYTES),
+    localGet(l.stride),
+    i32Const(TOUCH_BYTES),
+    i32LtU,
+    select,
+    localSet(l.end),
+    block,
+    loop,
+    localGet(l.j),
+    localGet(l.count),
+    i32GeU,
+    brIf(1),
+    localGet(l.base),
+    floatAddress(l.ids, l.j),
+    i32Load,
+    localGet(l.stride),
+    i32Mul,
+    i32Add,
+    localSet(l.row),
+    i32Const(0),
+    localSet(l.offset),
+    block,
+    loop,
+    localGet(l.offset),
+    localGet(l.end),
+    i32GeU,
+    brIf(1),
+    localGet(l.xor),
+    localGet(l.row),
+    localGet(l.offset),
+    i32Add,
+    i32Load,
+    i32Xor,
+    localSet(l.xor),
+    localGet(l.offset),
+    i32Const(64),
+    i32Add,
+    localSet(l.offset),
+    br(0),
+    end,
+    end,
+    localGet(l.j),
+    i32Const(1),
+    i32Add,
+    localSet(l.j),
+    br(0),
+    end,
+    end,
+    localGet(l.out),
+    localGet(l.xor),
+    i32Store,
+    i32Const(0),
+    localSet(l.j),
+  ].flat();
+}
+
 /**
  * `gather(q, base, ids, count, dim, out)`: out[j] = kernel(base + ids[j] * dim * 4, q, dim).
  *
@@ -307,63 +389,18 @@ const TOUCH_BYTES = 1024;
  * 10 xor, 11 touch end.
  */
 function gatherBody(fn: number): number[] {
-  const touch = [
-    // touch end = min(stride, TOUCH_BYTES)
-    localGet(7),
-    i32Const(TOUCH_BYTES),
-    localGet(7),
-    i32Const(TOUCH_BYTES),
-    i32LtU,
-    select,
-    localSet(11),
-    block,
-    loop,
-    localGet(6),
-    localGet(3),
-    i32GeU,
-    brIf(1),
-    localGet(1),
-    floatAddress(2, 6),
-    i32Load,
-    localGet(7),
-    i32Mul,
-    i32Add,
-    localSet(8),
-    i32Const(0),
-    localSet(9),
-    block,
-    loop,
-    localGet(9),
-    localGet(11),
-    i32GeU,
-    brIf(1),
-    localGet(10),
-    localGet(8),
-    localGet(9),
-    i32Add,
-    i32Load,
-    i32Xor,
-    localSet(10),
-    localGet(9),
-    i32Const(64),
-    i32Add,
-    localSet(9),
-    br(0),
-    end,
-    end,
-    localGet(6),
-    i32Const(1),
-    i32Add,
-    localSet(6),
-    br(0),
-    end,
-    end,
-    localGet(5),
-    localGet(10),
-    i32Store,
-    i32Const(0),
-    localSet(6),
-  ];
+  const touch = readAhead({
+    base: 1,
+    ids: 2,
+    count: 3,
+    stride: 7,
+    out: 5,
+    j: 6,
+    row: 8,
+    offset: 9,
+    xor: 10,
+    end: 11,
+  });
   const code = [
     localGet(4),
     i32Const(2),
