@@ -61,6 +61,21 @@ export function presentAgent(agent: Agent): AgentRecordValue {
   };
 }
 
+const presented = new WeakMap<object, AgentRecordValue>();
+
+/**
+ * {@link presentAgent} of an object the cache holds, made once per object: the cache holds
+ * a new object for each version of the agent, so a record made for one is never stale.
+ */
+export function presentCachedAgent(agent: Readonly<Agent>): AgentRecordValue {
+  let record = presented.get(agent);
+  if (!record) {
+    record = presentAgent(agent as Agent);
+    presented.set(agent, record);
+  }
+  return record;
+}
+
 /** The svc.yaml view of an agent (`GET /agents/{agent}/yaml`): the keys a configuration file may hold. */
 export function agentConfigFile(agent: Agent): Record<string, unknown> {
   const { spec } = agent;

@@ -157,12 +157,18 @@ export class AgentService {
    * for another tenant's, and for any agent but its own with an agent's key.
    */
   async resolve(auth: AuthContext, ref: string): Promise<Agent> {
-    const agent = await this.resolveWorker(auth, ref);
-    const scope = keyAgentScope(auth);
-    if (scope && agent.metadata.name !== scope) {
-      throw new AgentNotFound(`No agent ${ref}.`, { fields: { agent: ref } });
-    }
-    return agent;
+    return this.scoped(auth, ref, await this.resolveWorker(auth, ref));
+  }
+
+  /**
+   * Like {@link resolve}, for a caller that only reads the agent (a GET's answer): the
+   * cache's own object when it holds it, uncopied, so it must not be changed.
+   */
+  async view(auth: AuthContext, ref: string): Promise<Readonly<Agent>> {
+    const agent = await this.find(auth, ref, (namespace, id) =>
+      this.deps.repository.peek(namespace, id),
+    );
+    return this.scoped(auth, ref, agent);
   }
 
   /**
@@ -170,12 +176,32 @@ export class AgentService {
    * which the parent's spawn_enabled and allowed_workers decide.
    */
   async resolveWorker(auth: AuthContext, ref: string): Promise<Agent> {
+    return (await this.find(auth, ref, (namespace, id) =>
+      this.deps.repository.get(namespace, id),
+    )) as Agent;
+  }
+
+  /** 404 AGENT_NOT_FOUND for any agent but its own with an agent's key. */
+  private scoped<A extends Readonly<Agent>>(auth: AuthContext, ref: string, agent: A): A {
+    const scope = keyAgentScope(auth);
+    if (scope && agent.metadata.name !== scope) {
+      throw new AgentNotFound(`No agent ${ref}.`, { fields: { agent: ref } });
+    }
+    return agent;
+  }
+
+  /** The tenant's agent named by a UUID or a name, read with `read`; 404 when there is none. */
+  private async find(
+    auth: AuthContext,
+    ref: string,
+    read: (namespace: string, id: string) => Promise<Readonly<Agent> | null>,
+  ): Promise<Readonly<Agent>> {
     const { namespace } = auth.tenant;
     const id = isUuid(ref)
       ? ref.toLowerCase()
       : (this.deps.repository.idFromCache(namespace, ref) ??
         (await this.deps.names.lookup(auth.tenant, ref)));
-    const agent = id ? await this.deps.repository.get(namespace, id) : null;
+    const agent = id ? await read(namespace, id) : null;
     if (!agent || agent.metadata.deletionTimestamp) {
       throw new AgentNotFound(`No agent ${ref}.`, { fields: { agent: ref } });
     }

@@ -52,6 +52,16 @@ export class CustomResourceRepository<
     return this.getLive(namespace, name);
   }
 
+  /**
+   * The object, or null, without a copy when the cache holds it: for callers that only
+   * read it (a GET's answer). It is the cache's own object: never change it.
+   */
+  async peek(namespace: string, name: string): Promise<Readonly<T> | null> {
+    const cached = this.cache?.get(namespace, name);
+    if (cached) return cached as T;
+    return this.getLive(namespace, name);
+  }
+
   /** The object as the API has it now, or null. */
   private async getLive(namespace: string, name: string): Promise<T | null> {
     return (await this.client.get(this.kind, namespace, name).catch(asUnavailable)) as T | null;

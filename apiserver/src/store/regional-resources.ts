@@ -86,6 +86,13 @@ export class RegionalRepository<
     return found.find((o) => o !== null) ?? null;
   }
 
+  /** Like {@link get}, without copies of cached objects (see CustomResourceRepository.peek). */
+  override async peek(namespace: string, name: string): Promise<Readonly<T> | null> {
+    if (this.apis.single) return super.peek(namespace, name);
+    const found = await Promise.all(this.each.map((e) => e.repo.peek(namespace, name)));
+    return found.find((o) => o !== null) ?? null;
+  }
+
   /** The objects of a namespace across regions, one per name (the first copy in region order). */
   override async list(namespace: string, labelSelector?: string): Promise<T[]> {
     if (this.apis.single) return super.list(namespace, labelSelector);

@@ -1,6 +1,10 @@
 /** The agent routes: thin handlers over AgentService, declared for both Koa and the OpenAPI document. */
 import { stringify } from 'yaml';
-import { agentConfigFile, presentAgent } from '../../../agents/agent-presenter.js';
+import {
+  agentConfigFile,
+  presentAgent,
+  presentCachedAgent,
+} from '../../../agents/agent-presenter.js';
 import type { AgentService } from '../../../agents/agent-service.js';
 import {
   AgentKeyForbidden,
@@ -91,7 +95,7 @@ export function agentRoutes(agents: AgentService): AnyRoute[] {
       responses: { 200: { description: 'The agent.', schema: 'Agent' } },
       errors: [AgentNotFound],
       handler: async (ctx, { params, auth }) => {
-        ctx.body = presentAgent(await agents.resolve(auth, params.agent));
+        ctx.body = presentCachedAgent(await agents.view(auth, params.agent));
       },
     }),
     route({
