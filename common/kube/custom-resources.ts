@@ -7,7 +7,7 @@
  * Writes replace the object at the resourceVersion it carries, so a stale write is
  * a 409 conflict, never a lost update.
  */
-import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import {
   API_GROUP,
   API_VERSION,
@@ -18,6 +18,7 @@ import {
   type Workspace,
 } from '../../crds/src/index.js';
 import { isKubeNotFound } from './errors.js';
+import { KubeJson } from './kube-json.js';
 
 export type { ResourceKind };
 
@@ -34,16 +35,18 @@ export interface ListOptions {
   fieldSelector?: string;
 }
 
-/** Typed reads and writes of the platform's custom resources. */
+/** Typed reads and writes of the platform's custom resources (requests through KubeJson). */
 export class CustomResourceClient {
-  private readonly api: CustomObjectsApi;
+  private readonly api: KubeJson;
 
   constructor(kc: KubeConfig) {
-    this.api = kc.makeApiClient(CustomObjectsApi);
+    this.api = new KubeJson(kc);
   }
 
-  private coords(kind: ResourceKind, namespace: string) {
-    return { group: API_GROUP, version: API_VERSION, namespace, plural: PLURALS[kind] };
+  /** The path of the kind's objects in `namespace` (of one object with `name`). */
+  private path(kind: ResourceKind, namespace: string, name?: string, query = ''): string {
+    const base = `/apis/${API_GROUP}/${API_VERSION}/namespaces/${encodeURIComponent(namespace)}/${PLURALS[kind]}`;
+    return `${base}${name === undefined ? '' : `/${encodeURIComponent(name)}`}${query}`;
   }
 
   /** The object, or null when it does not exist. */
@@ -53,10 +56,7 @@ export class CustomResourceClient {
     name: string,
   ): Promise<ResourceOf<K> | null> {
     try {
-      return (await this.api.getNamespacedCustomObject({
-        ...this.coords(kind, namespace),
-        name,
-      })) as ResourceOf<K>;
+      return await this.api.request<ResourceOf<K>>('GET', this.path(kind, namespace, name));
     } catch (err) {
       if (isKubeNotFound(err)) return null;
       throw err;
@@ -70,10 +70,10 @@ export class CustomResourceClient {
     options: ListOptions = {},
   ): Promise<ResourceOf<K>[]> {
     try {
-      const list = (await this.api.listNamespacedCustomObject({
-        ...this.coords(kind, namespace),
-        ...options,
-      })) as { items: ResourceOf<K>[] };
+      const list = await this.api.request<{ items: ResourceOf<K>[] }>(
+        'GET',
+        this.path(kind, namespace, undefined, selectors(options)),
+      );
       return list.items;
     } catch (err) {
       if (isKubeNotFound(err)) return [];
@@ -86,30 +86,29 @@ export class CustomResourceClient {
     kind: K,
     options: ListOptions = {},
   ): Promise<ResourceOf<K>[]> {
-    const list = (await this.api.listClusterCustomObject({
-      group: API_GROUP,
-      version: API_VERSION,
-      plural: PLURALS[kind],
-      ...options,
-    })) as { items: ResourceOf<K>[] };
+    const list = await this.api.request<{ items: ResourceOf<K>[] }>(
+      'GET',
+      `/apis/${API_GROUP}/${API_VERSION}/${PLURALS[kind]}${selectors(options)}`,
+    );
     return list.items;
   }
 
   /** Creates the object in its namespace. */
   async create<K extends ResourceKind>(kind: K, object: ResourceOf<K>): Promise<ResourceOf<K>> {
-    return (await this.api.createNamespacedCustomObject({
-      ...this.coords(kind, object.metadata.namespace ?? ''),
-      body: object,
-    })) as ResourceOf<K>;
+    return this.api.request<ResourceOf<K>>(
+      'POST',
+      this.path(kind, object.metadata.namespace ?? ''),
+      object,
+    );
   }
 
   /** Replaces the spec and metadata of `object` (as read, with its resourceVersion). */
   async write<K extends ResourceKind>(kind: K, object: ResourceOf<K>): Promise<ResourceOf<K>> {
-    return (await this.api.replaceNamespacedCustomObject({
-      ...this.coords(kind, object.metadata.namespace ?? ''),
-      name: object.metadata.name ?? '',
-      body: object,
-    })) as ResourceOf<K>;
+    return this.api.request<ResourceOf<K>>(
+      'PUT',
+      this.path(kind, object.metadata.namespace ?? '', object.metadata.name ?? ''),
+      object,
+    );
   }
 
   /** Replaces the status of `object` (as read, with its resourceVersion) by `status`. */
@@ -118,21 +117,30 @@ export class CustomResourceClient {
     object: ResourceOf<K>,
     status: ResourceOf<K>['status'] = object.status,
   ): Promise<ResourceOf<K>> {
-    return (await this.api.replaceNamespacedCustomObjectStatus({
-      ...this.coords(kind, object.metadata.namespace ?? ''),
-      name: object.metadata.name ?? '',
-      body: { ...object, status },
-    })) as ResourceOf<K>;
+    return this.api.request<ResourceOf<K>>(
+      'PUT',
+      `${this.path(kind, object.metadata.namespace ?? '', object.metadata.name ?? '')}/status`,
+      { ...object, status },
+    );
   }
 
   /** Deletes the object; false when it was already gone. */
   async delete(kind: ResourceKind, namespace: string, name: string): Promise<boolean> {
     try {
-      await this.api.deleteNamespacedCustomObject({ ...this.coords(kind, namespace), name });
+      await this.api.request('DELETE', this.path(kind, namespace, name));
       return true;
     } catch (err) {
       if (isKubeNotFound(err)) return false;
       throw err;
     }
   }
+}
+
+/** The query string of a list's selectors ('' for none). */
+function selectors(options: ListOptions): string {
+  const query = new URLSearchParams();
+  if (options.labelSelector) query.set('labelSelector', options.labelSelector);
+  if (options.fieldSelector) query.set('fieldSelector', options.fieldSelector);
+  const text = query.toString();
+  return text ? `?${text}` : '';
 }
