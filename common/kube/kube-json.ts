@@ -39,7 +39,8 @@ export class KubeJson {
     const server = this.kc.getCurrentCluster()?.server;
     if (!server) throw new Error('the kubeconfig names no current cluster');
     const base = await this.options();
-    const url = new URL(path, server);
+    // Appended, not resolved: a server behind a proxy may have a path of its own (/k8s/...).
+    const url = new URL(`${server.replace(/\/+$/, '')}${path}`);
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const headers: http.OutgoingHttpHeaders = {
       ...(base.headers as http.OutgoingHttpHeaders),
