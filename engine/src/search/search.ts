@@ -121,17 +121,18 @@ export function exactSearch(
   q: number,
   k: number,
   accept: (slot: number) => boolean,
-  candidates?: Iterable<number>,
+  candidates?: Int32Array,
 ): { score: number; slot: number }[] {
   const arena = collection.points.vectors;
   const top = new TopK(k);
   if (candidates) {
     // Scored GATHER_MAX at a time in one kernel call; the filter is checked only on a slot
-    // that would enter the top k, as in the full scan below.
+    // that would enter the top k, as in the full scan below. An indexed loop: a typed
+    // array's iterator costs about a tenth of a 10,000-candidate search.
     const { gatherIds } = arena.space;
     let count = 0;
-    for (const slot of candidates) {
-      gatherIds[count++] = slot;
+    for (let i = 0; i < candidates.length; i++) {
+      gatherIds[count++] = candidates[i]!;
       if (count === GATHER_MAX) {
         scoreGathered(arena.space, q, count, top, accept);
         count = 0;
