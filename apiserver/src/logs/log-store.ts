@@ -1,7 +1,8 @@
 /**
  * Agent logs in MongoDB, as chunks (log-chunks.ts): one document per append
  * of up to MAX_CHUNK_LINES lines of one agent, keyed by the agent and a chunk
- * number, and one head document per agent with where its chunks start and end.
+ * number, and two small documents per agent saying where its chunks end and
+ * where they start (LogHeadDoc).
  *
  * Every read and write is a lookup by `_id`, because FerretDB's SQLite backend
  * (the single-machine platform's MongoDB) pushes no other filter down to SQL:
@@ -35,8 +36,8 @@ import {
   type LogOwner,
 } from './log-chunks.js';
 import { inferLevel, truncateMessage, type LogLevel, type LogStream } from './log-lines.js';
-import { sequenceEnd } from '../store/sequence-end.js';
-import { memoized, readBackward, readForward, type ChunkSource } from './log-pages.js';
+import { firstHolding, sequenceEnd } from '../store/sequence-end.js';
+import { readBackward, readForward, type ChunkSource } from './log-pages.js';
 
 /** A line to append; `level` is inferred from the stream and text when absent. */
 export interface NewLogEntry {
@@ -161,7 +162,7 @@ export class LogStore {
       throw new RangeError('afterId and beforeId are mutually exclusive');
     }
     const limit = Math.min(Math.max(1, Math.floor(q.limit)), MAX_PAGE_SIZE);
-    const source = memoized(this.source(ownerKey(q)));
+    const source = this.source(ownerKey(q));
     const accept = lineFilter(q);
     return q.afterId !== undefined
       ? readForward(source, q.afterId, limit, accept)
@@ -288,6 +289,13 @@ export class LogStore {
     };
   }
 
+  /** Whether the agent's chunk `n` is stored (a lookup by key, its lines not read). */
+  private async chunkStored(key: string, n: number): Promise<boolean> {
+    return (
+      (await this.chunks.findOne({ _id: chunkDocId(key, n) }, { projection: { _id: 1 } })) !== null
+    );
+  }
+
   /**
    * The agent's oldest stored chunk (its newest + 1 when none is): its `first`, checked.
    * When that chunk is missing (a purge between raising `first` and its reader, or an
@@ -296,21 +304,12 @@ export class LogStore {
    */
   private async findFirst(key: string): Promise<number> {
     const first = await this.headFirst(key);
-    const stored = async (n: number) =>
-      (await this.chunks.findOne({ _id: chunkDocId(key, n) }, { projection: { _id: 1 } })) !== null;
-    if (await stored(first)) return first;
+    if (await this.chunkStored(key, first)) return first;
     const last = await this.findLast(key);
     // Empty, or it was when looked at: the chunks that came since start at `first`.
-    if (last < first || (await stored(first))) return first;
-    // Missing below the first stored, stored from it to the last: halve between.
-    let low = first;
-    let high = last + 1;
-    while (high - low > 1) {
-      const mid = Math.floor((low + high) / 2);
-      if (await stored(mid)) high = mid;
-      else low = mid;
-    }
-    return high;
+    if (last < first || (await this.chunkStored(key, first))) return first;
+    // Missing below the first stored, stored from it to the last.
+    return firstHolding(first, last, (n) => this.chunkStored(key, n));
   }
 
   /**
@@ -324,12 +323,7 @@ export class LogStore {
       this.headFirst(key),
     ]);
     const from = Math.max(atLeast, head?.last ?? 0, this.known.get(key) ?? 0, first - 1);
-    const last = await sequenceEnd(
-      from,
-      async (n) =>
-        (await this.chunks.findOne({ _id: chunkDocId(key, n) }, { projection: { _id: 1 } })) !==
-        null,
-    );
+    const last = await sequenceEnd(from, (n) => this.chunkStored(key, n));
     if (last >= first) this.known.set(key, Math.max(last, this.known.get(key) ?? 0));
     return last;
   }

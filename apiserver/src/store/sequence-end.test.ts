@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { sequenceEnd } from './sequence-end.js';
+import { firstHolding, sequenceEnd } from './sequence-end.js';
 
 /** A stored range first..last, counting lookups. */
 function range(first: number, last: number) {
@@ -30,5 +30,18 @@ describe('sequenceEnd', () => {
   it('starts below the first number of a range that no longer starts at 1', async () => {
     expect(await sequenceEnd(41, range(42, 99).exists)).toBe(99);
     expect(await sequenceEnd(41, range(42, 41).exists)).toBe(41);
+  });
+});
+
+describe('firstHolding', () => {
+  it('finds where a test turns true between a false and a true end', async () => {
+    for (const [low, high, turn] of [
+      [0, 1, 1],
+      [3, 100, 4],
+      [3, 100, 100],
+      [3, 100, 57],
+    ] as const) {
+      expect(await firstHolding(low, high, async (n) => n >= turn)).toBe(turn);
+    }
   });
 });

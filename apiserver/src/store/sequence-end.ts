@@ -1,8 +1,25 @@
 /**
- * The end of a numbered sequence stored without holes (documents keyed by a number that
+ * The ends of a numbered sequence stored without holes (documents keyed by a number that
  * runs first, first + 1, ..., last), found by primary-key lookups alone: the only lookups
  * FerretDB's SQLite backend answers without reading the whole collection.
  */
+
+/**
+ * The smallest number in (low, high] for which `holds` is true, given it is false at `low`,
+ * true at `high` and changes once between them: halving, about log2(high - low) lookups.
+ */
+export async function firstHolding(
+  low: number,
+  high: number,
+  holds: (n: number) => Promise<boolean>,
+): Promise<number> {
+  while (high - low > 1) {
+    const mid = Math.floor((low + high) / 2);
+    if (await holds(mid)) high = mid;
+    else low = mid;
+  }
+  return high;
+}
 
 /**
  * The last number of the sequence, given `from`, a number known to be stored (or one
@@ -20,11 +37,6 @@ export async function sequenceEnd(
     low += step;
     step *= 2;
   }
-  let high = low + step;
-  while (high - low > 1) {
-    const mid = Math.floor((low + high) / 2);
-    if (await exists(mid)) low = mid;
-    else high = mid;
-  }
-  return low;
+  const missing = await firstHolding(low, low + step, async (n) => !(await exists(n)));
+  return missing - 1;
 }
