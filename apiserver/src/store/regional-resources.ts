@@ -82,14 +82,20 @@ export class RegionalRepository<
   /** The first copy found, in region order; null when there is none. */
   override async get(namespace: string, name: string): Promise<T | null> {
     if (this.apis.single) return super.get(namespace, name);
-    const found = await Promise.all(this.each.map((e) => e.repo.get(namespace, name)));
-    return found.find((o) => o !== null) ?? null;
+    return this.firstCopy((repo) => repo.get(namespace, name));
   }
 
   /** Like {@link get}, without copies of cached objects (see CustomResourceRepository.peek). */
   override async peek(namespace: string, name: string): Promise<Readonly<T> | null> {
     if (this.apis.single) return super.peek(namespace, name);
-    const found = await Promise.all(this.each.map((e) => e.repo.peek(namespace, name)));
+    return this.firstCopy((repo) => repo.peek(namespace, name));
+  }
+
+  /** What `read` finds first, in region order, each region's repository read at once. */
+  private async firstCopy<R>(
+    read: (repo: CustomResourceRepository<K, T>) => Promise<R | null>,
+  ): Promise<R | null> {
+    const found = await Promise.all(this.each.map((e) => read(e.repo)));
     return found.find((o) => o !== null) ?? null;
   }
 
