@@ -4,14 +4,14 @@
  * all replicas through MongoDB; successful responses carry X-RateLimit-*
  * headers (none for an unlimited plan). A rejected request does not count.
  * Requests are counted in memory and other replicas' counts read at most
- * LIMIT_STALENESS_MS old (no database round trip per request): exact within
+ * LIMIT_STALENESS_MS (mongo-window-store.ts) old (no database round trip per request): exact within
  * one replica; across replicas each may admit what the others admitted in the
  * last LIMIT_STALENESS_MS on top of the limit.
  */
 import type { Context } from 'koa';
 import { authenticate, type AuthContext, type AuthDeps } from '../auth/authenticate.js';
 import { RateLimitExceeded, ServiceUnavailable } from '../errors/catalogue.js';
-import { LIMIT_STALENESS_MS, type MongoWindowStore } from '../rate-limit/mongo-window-store.js';
+import type { MongoWindowStore } from '../rate-limit/mongo-window-store.js';
 import { DEFAULT_WINDOW_MS, evaluateWindow } from '../rate-limit/sliding-window.js';
 import type { RouteGuards } from './routing.js';
 
@@ -30,7 +30,7 @@ export function controlPlaneGuards(
       const at = now();
       let counts;
       try {
-        counts = await windows.hitCached(key, at, DEFAULT_WINDOW_MS, LIMIT_STALENESS_MS);
+        counts = await windows.hitCached(key, at);
       } catch (cause) {
         throw new ServiceUnavailable(
           'The rate-limit store is unreachable; retry in a few seconds.',

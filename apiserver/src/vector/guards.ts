@@ -16,7 +16,7 @@ import {
   type AuthDeps,
 } from '../auth/authenticate.js';
 import { MissingApiKey, RateLimitExceeded, ServiceUnavailable } from '../errors/catalogue.js';
-import { LIMIT_STALENESS_MS, type MongoWindowStore } from '../rate-limit/mongo-window-store.js';
+import type { MongoWindowStore } from '../rate-limit/mongo-window-store.js';
 import { DEFAULT_WINDOW_MS } from '../rate-limit/sliding-window.js';
 
 /**
@@ -64,7 +64,7 @@ export function vectorGuard(
     try {
       // The sliding-window store counts per fixed bucket; only the current bucket is used here.
       // Counted in memory between reads of other replicas' counts: no database round trip per request.
-      counts = await windows.hitCached(key, at, DEFAULT_WINDOW_MS, LIMIT_STALENESS_MS);
+      counts = await windows.hitCached(key, at);
     } catch (cause) {
       throw new ServiceUnavailable('The rate-limit store is unreachable; retry in a few seconds.', {
         cause,
