@@ -10,6 +10,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import * as yup from 'yup';
 import { cloneObject } from '../../../common/clone-object.js';
+import { TtlCache } from '../../../common/ttl-cache.js';
 import type { AuthContext } from '../auth/authenticate.js';
 import type { DeclaredRoute } from '../http/declared-route.js';
 import {
@@ -129,11 +130,12 @@ async function validate<T>(
   }
 }
 
-/** Inputs remembered per schema before the memory starts over. */
+/** Inputs remembered per schema before the memory starts over (TtlCache's cap). */
 const MEMO_SIZE = 1000;
 /** The longest input (as JSON) remembered: a hostile client cannot make the memory large. */
 const MEMO_KEY_MAX = 256;
-const validated = new WeakMap<yup.Schema, Map<string, object>>();
+/** Validation never goes stale: the cache is only bounded by its size. */
+const validated = new WeakMap<yup.Schema, TtlCache<object>>();
 
 /**
  * Path parameters or a query validated, remembered by input: yup takes about 10 us to
@@ -149,13 +151,12 @@ async function validateInput<T>(
 ): Promise<T> {
   if (!schema) return undefined as T;
   let byInput = validated.get(schema);
-  if (!byInput) validated.set(schema, (byInput = new Map()));
+  if (!byInput) validated.set(schema, (byInput = new TtlCache<object>(Infinity, MEMO_SIZE)));
   const key = JSON.stringify(value);
   let result = byInput.get(key);
   if (!result) {
     result = (await validate(schema, value, where, false)) as object;
     if (key.length > MEMO_KEY_MAX) return result as T;
-    if (byInput.size >= MEMO_SIZE) byInput.clear();
     byInput.set(key, result);
   }
   return cloneObject(result) as T;
