@@ -6,13 +6,15 @@
  * Plans are kept per collection until its next write or vacuum, as a search engine's filter
  * cache is: the same filter on every query of a workload (a tenant, a category) then costs
  * one sample and one payload-index lookup, not one per query, and a broad one is evaluated
- * once per slot it meets. Only small candidate lists are kept, and per-slot answers for a
+ * once per slot it meets, or answered for every slot from the payload indexes once it has
+ * met enough of them (filter-answers.ts). Only small candidate lists are kept, and per-slot answers for a
  * few filters, so the cache stays under `CACHED_FILTERS * threshold` slots plus
  * `REMEMBERED_FILTERS` bytes per slot.
  */
 import type { Filter } from '../filter/types.js';
 import { filterCandidates } from '../search/candidates.js';
 import type { Collection } from '../store/collection.js';
+import { FAILS, PASSES, UNKNOWN, indexedAnswers } from './filter-answers.js';
 
 /** What a search needs to know about its filter. */
 export interface FilterPlan {
@@ -65,16 +67,35 @@ function estimateMatches(collection: Collection, filter: Filter): number {
 }
 
 /**
+ * Evaluations a remembering check makes, as a share of the slots, before it asks the payload
+ * indexes for every slot's answer at once: taking them from an index costs about what
+ * evaluating a sixteenth of the points does, so a filter asked about once after each write
+ * never pays for it, and one a workload keeps asking pays at most twice what it needs.
+ */
+const EVALUATED_BEFORE_INDEX = 1 / 16;
+
+/**
  * Checks a filter slot by slot, remembering each answer: a broad filter is checked on the
- * nodes a graph walk meets, and the next query with it meets most of them again.
+ * nodes a graph walk meets, and the next query with it meets most of them again. Once it
+ * has evaluated its share of the slots, it takes every answer the payload indexes give.
  */
 function rememberingCheck(collection: Collection, filter: Filter): (slot: number) => boolean {
-  const answers = new Uint8Array(collection.points.slotCount); // 0 unknown, 1 passes, 2 fails
+  const { slotCount } = collection.points;
+  let answers: Uint8Array = new Uint8Array(slotCount); // UNKNOWN, PASSES or FAILS
+  let evaluations = Math.ceil(slotCount * EVALUATED_BEFORE_INDEX);
   return (slot) => {
-    const known = answers[slot]!;
-    if (known !== 0) return known === 1;
+    let known = answers[slot]!;
+    if (known === UNKNOWN && --evaluations === 0) {
+      const indexed = indexedAnswers(collection, filter);
+      if (indexed) {
+        for (let i = 0; i < slotCount; i++) if (indexed[i] === UNKNOWN) indexed[i] = answers[i]!;
+        answers = indexed;
+        known = answers[slot]!;
+      }
+    }
+    if (known !== UNKNOWN) return known === PASSES;
     const passes = collection.slotMatches(slot, filter);
-    answers[slot] = passes ? 1 : 2;
+    answers[slot] = passes ? PASSES : FAILS;
     return passes;
   };
 }

@@ -2,15 +2,17 @@
  * Payload field indexes. Each one keeps the values of one key per slot and answers the
  * conditions Qdrant's index of that type answers: equality for keyword, integer, bool
  * and uuid, keyword prefix and substring by a scan of the keyword index's values, ranges
- * over a sorted copy for integer, float and datetime. The answer is a
- * candidate set the full filter is then checked on, which is exactly how Qdrant uses an
- * index (its candidates are limited to the values the index holds, e.g. an integer index
- * never yields a float). Geo and text indexes answer nothing here; a text index changes
- * how `match.text` tokenizes (see filter/text.ts).
+ * over a sorted copy for integer, float and datetime. The answer is a candidate set the
+ * full filter is then checked on, which is exactly how Qdrant uses an index (its
+ * candidates are limited to the values the index holds, e.g. an integer index never
+ * yields a float). {@link FieldIndex.markMatches} instead answers a condition exactly,
+ * where the index holds every value that can pass it, for index/filter-answers.ts. Geo
+ * and text indexes answer nothing here; a text index changes how `match.text` tokenizes
+ * (see filter/text.ts).
  */
 import { parseDatetime } from '../filter/datetime.js';
 import type { TokenizerConfig } from '../filter/text.js';
-import type { FieldCondition } from '../filter/types.js';
+import type { FieldCondition, Match, Range } from '../filter/types.js';
 import { getValues } from '../../../common/json-path.js';
 import type { JsonObject, JsonPath } from '../../../common/json-path.js';
 import { normaliseUuid } from '../point-id.js';
@@ -33,6 +35,11 @@ type Key = string | number | boolean;
 export class FieldIndex {
   private readonly valuesBySlot = new Map<number, Key[]>();
   private readonly equality = new Map<Key, Set<number>>();
+  /**
+   * Slots of an integer index holding a number that is not an integer: a numeric range
+   * passes them when evaluated, but the index does not hold the value.
+   */
+  private readonly fractions = new Set<number>();
   private sortedValues = new Float64Array(0);
   private sortedSlots = new Int32Array(0);
   private sortedDirty = true;
@@ -109,6 +116,14 @@ export class FieldIndex {
   add(slot: number, payload: JsonObject): void {
     const values = [...new Set(this.extract(payload))];
     if (values.length > 0) this.insert(slot, values);
+    if (this.schema.type === 'integer' && this.holdsFraction(payload)) this.fractions.add(slot);
+  }
+
+  private holdsFraction(payload: JsonObject): boolean {
+    const fraction = (v: unknown) => typeof v === 'number' && !Number.isInteger(v);
+    return getValues(payload, this.path).some((value) =>
+      Array.isArray(value) ? value.some(fraction) : fraction(value),
+    );
   }
 
   /**
@@ -117,9 +132,12 @@ export class FieldIndex {
    */
   remap(map: Int32Array): void {
     const entries = [...this.valuesBySlot];
+    const fractions = [...this.fractions];
     this.valuesBySlot.clear();
     this.equality.clear();
+    this.fractions.clear();
     this.sortedDirty = true;
+    for (const slot of fractions) if (map[slot]! >= 0) this.fractions.add(map[slot]!);
     for (const [slot, values] of entries) {
       const to = map[slot]!;
       if (to < 0) throw new Error(`payload index ${this.key}: slot ${slot} was dropped`);
@@ -141,6 +159,7 @@ export class FieldIndex {
 
   /** Forgets a slot. */
   remove(slot: number): void {
+    this.fractions.delete(slot);
     const values = this.valuesBySlot.get(slot);
     if (!values) return;
     this.valuesBySlot.delete(slot);
@@ -176,14 +195,7 @@ export class FieldIndex {
   candidates(condition: FieldCondition): Set<number> | undefined {
     const match = condition.match;
     // A condition ORs its kinds, so an index answers only a condition of a single kind.
-    const extra = Boolean(
-      condition.geoBoundingBox ||
-      condition.geoRadius ||
-      condition.geoPolygon ||
-      condition.valuesCount ||
-      condition.isEmpty !== undefined ||
-      condition.isNull !== undefined,
-    );
+    const extra = hasOtherKinds(condition);
     if (match && !condition.range && !extra && this.isLookup) {
       const t = this.schema.type;
       const fits = (v: unknown) =>
@@ -223,18 +235,91 @@ export class FieldIndex {
     const range = condition.range;
     if (range && !match && !extra && this.isRange) {
       if ((range.type === 'datetime') !== (this.schema.type === 'datetime')) return undefined;
-      const { values, slots } = this.sorted();
-      let lo = 0;
-      let hi = values.length;
-      if (range.gte !== undefined) lo = lowerBound(values, range.gte, false);
-      if (range.gt !== undefined) lo = Math.max(lo, lowerBound(values, range.gt, true));
-      if (range.lte !== undefined) hi = lowerBound(values, range.lte, true);
-      if (range.lt !== undefined) hi = Math.min(hi, lowerBound(values, range.lt, false));
+      const { slots } = this.sorted();
+      const [lo, hi] = this.rangeBounds(range);
       const out = new Set<number>();
       for (let i = lo; i < hi; i++) out.add(slots[i]!);
       return out;
     }
     return undefined;
+  }
+
+  /**
+   * Marks `out[slot] = 1` for every slot passing the condition, exactly as evaluating it
+   * would answer, and returns the slots it leaves undecided (a fraction under an integer
+   * index's range); undefined when this index cannot answer the condition exactly. Only
+   * the values evaluation can match are asked about, so unlike {@link candidates} the
+   * answer is the filter's, not Qdrant's index's. Reads the sorted copy only while it is
+   * current, since rebuilding it costs more than evaluating the points.
+   */
+  markMatches(condition: FieldCondition, out: Uint8Array): ReadonlySet<number> | undefined {
+    const { match, range } = condition;
+    if (hasOtherKinds(condition) || Boolean(match) === Boolean(range)) return undefined;
+    const t = this.schema.type;
+    if (match) {
+      const keys = this.lookupKeys(match);
+      if (!keys) return undefined;
+      for (const key of keys) for (const slot of this.equality.get(key) ?? []) out[slot] = 1;
+      return NONE;
+    }
+    if (!range || !this.isRange || (range.type === 'datetime') !== (t === 'datetime')) {
+      return undefined;
+    }
+    if (this.sortedDirty) {
+      const inRange = (x: number) =>
+        (range.lt === undefined || x < range.lt) &&
+        (range.gt === undefined || x > range.gt) &&
+        (range.lte === undefined || x <= range.lte) &&
+        (range.gte === undefined || x >= range.gte);
+      for (const [slot, values] of this.valuesBySlot) {
+        if (values.some((v) => inRange(v as number))) out[slot] = 1;
+      }
+    } else {
+      const { slots } = this.sorted();
+      const [lo, hi] = this.rangeBounds(range);
+      for (let i = lo; i < hi; i++) out[slots[i]!] = 1;
+    }
+    return this.fractions;
+  }
+
+  /**
+   * The keys of the equality lookup a match passes on, when they are all its passing values
+   * (evaluation compares like types, and this index holds every value of its type); else
+   * undefined. A uuid index normalises its keys where evaluation compares strings as given.
+   */
+  private lookupKeys(match: Match): Iterable<Key> | undefined {
+    const t = this.schema.type;
+    if (!this.isLookup || t === 'uuid') return undefined;
+    const ofType = (v: unknown) =>
+      typeof v === (t === 'integer' ? 'number' : t === 'bool' ? 'boolean' : 'string');
+    if (match.kind === 'value') return ofType(match.value) ? [match.value] : undefined;
+    if (match.kind === 'any' && t === 'integer' && !match.strings?.size) {
+      return match.integers ?? [];
+    }
+    if (match.kind === 'any' && t === 'keyword' && !match.integers?.size) {
+      return match.strings ?? [];
+    }
+    if ((match.kind === 'prefix' || match.kind === 'substring') && t === 'keyword') {
+      const wanted = match.text;
+      return [...this.equality.keys()].filter(
+        (v) =>
+          typeof v === 'string' &&
+          (match.kind === 'prefix' ? v.startsWith(wanted) : v.includes(wanted)),
+      );
+    }
+    return undefined;
+  }
+
+  /** The positions in the sorted copy of the values a range passes. */
+  private rangeBounds(range: Range): [number, number] {
+    const { values } = this.sorted();
+    let lo = 0;
+    let hi = values.length;
+    if (range.gte !== undefined) lo = lowerBound(values, range.gte, false);
+    if (range.gt !== undefined) lo = Math.max(lo, lowerBound(values, range.gt, true));
+    if (range.lte !== undefined) hi = lowerBound(values, range.lte, true);
+    if (range.lt !== undefined) hi = Math.min(hi, lowerBound(values, range.lt, false));
+    return [lo, hi];
   }
 
   /**
@@ -252,6 +337,20 @@ export class FieldIndex {
       for (let i = end - 1; i >= 0; i--) yield { value: values[i]!, slot: slots[i]! };
     }
   }
+}
+
+const NONE: ReadonlySet<number> = new Set();
+
+/** Whether a condition asks anything besides `match` and `range`, which an index answers alone. */
+function hasOtherKinds(condition: FieldCondition): boolean {
+  return Boolean(
+    condition.geoBoundingBox ||
+    condition.geoRadius ||
+    condition.geoPolygon ||
+    condition.valuesCount ||
+    condition.isEmpty !== undefined ||
+    condition.isNull !== undefined,
+  );
 }
 
 /** First index whose value is >= x (or > x when `strict`). */
