@@ -266,13 +266,15 @@ export class FieldIndex {
       return undefined;
     }
     if (this.sortedDirty) {
-      const inRange = (x: number) =>
-        (range.lt === undefined || x < range.lt) &&
-        (range.gt === undefined || x > range.gt) &&
-        (range.lte === undefined || x <= range.lte) &&
-        (range.gte === undefined || x >= range.gte);
+      const { gt = -Infinity, gte = -Infinity, lt = Infinity, lte = Infinity } = range;
       for (const [slot, values] of this.valuesBySlot) {
-        if (values.some((v) => inRange(v as number))) out[slot] = 1;
+        for (let i = 0; i < values.length; i++) {
+          const x = values[i] as number;
+          if (x > gt && x >= gte && x < lt && x <= lte) {
+            out[slot] = 1;
+            break;
+          }
+        }
       }
     } else {
       const { slots } = this.sorted();
