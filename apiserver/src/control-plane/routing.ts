@@ -29,6 +29,7 @@ import {
 import type { RequestState } from '../middleware/request-context.js';
 import { validationErrorDetail } from '../validation/violations.js';
 import { readJsonBody } from './json-body.js';
+import { indexRoutes } from './route-index.js';
 
 /** Request state once a route has authenticated its caller. */
 export interface ControlPlaneState extends RequestState {
@@ -190,7 +191,7 @@ export function methodNotAllowed(router: Router<ControlPlaneState>) {
   };
 }
 
-/** Mounts the routes on a new router. */
+/** Mounts the routes on a new router, indexed by their leading segments (route-index.ts). */
 export function mountRoutes(
   routes: readonly AnyRoute[],
   guards: RouteGuards,
@@ -217,5 +218,5 @@ export function mountRoutes(
       await spec.handler(typed, { params, query, body, auth: auth as AuthContext });
     });
   }
-  return router;
+  return indexRoutes(router);
 }
