@@ -9,6 +9,14 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Counter, Histogram, type Registry } from 'prom-client';
 
 const ROUTE = Symbol('svc.metrics.route');
+const MEASURED = Symbol('svc.metrics.measured');
+
+/** What {@link HttpMetrics.instrument} keeps on a response until it finishes. */
+interface MeasuredResponse {
+  req: IncomingMessage;
+  started: bigint;
+  done: boolean;
+}
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
@@ -66,18 +74,25 @@ export class HttpMetrics {
     front: string,
     also?: (route: string, status: number, seconds: number) => void,
   ): void {
+    // One listener for every response (its state on the response): a closure made per
+    // request costs more than the counting itself under tsx, which names each one.
+    const observe = this.observe.bind(this);
+    function finished(this: ServerResponse & { [MEASURED]?: MeasuredResponse }): void {
+      const measured = this[MEASURED];
+      if (!measured || measured.done) return;
+      measured.done = true;
+      const seconds = Number(process.hrtime.bigint() - measured.started) / 1e9;
+      observe(front, measured.req, this.statusCode, seconds);
+      also?.(routeOf(measured.req), this.statusCode, seconds);
+    }
     server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
-      const started = process.hrtime.bigint();
-      let done = false;
-      const finish = () => {
-        if (done) return;
-        done = true;
-        const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-        this.observe(front, req, res.statusCode, seconds);
-        also?.(routeOf(req), res.statusCode, seconds);
+      (res as ServerResponse & { [MEASURED]?: MeasuredResponse })[MEASURED] = {
+        req,
+        started: process.hrtime.bigint(),
+        done: false,
       };
-      res.once('finish', finish);
-      res.once('close', finish);
+      res.once('finish', finished);
+      res.once('close', finished);
     });
   }
 }

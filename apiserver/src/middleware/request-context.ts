@@ -34,18 +34,37 @@ export function logAccess(
   });
 }
 
+const BASE = Symbol('svc.request.baseLog');
+const CHILD = Symbol('svc.request.log');
+
+/** What the shared `log` getter reads from a request's state. */
+interface LazyLogState {
+  requestId: string;
+  [BASE]: Logger;
+  [CHILD]?: Logger;
+}
+
+/**
+ * `ctx.state.log`, made on first use (most requests of a hot route never log
+ * anything but the access line). One descriptor for every request: a getter
+ * closure per request would cost more than the rest of this middleware.
+ */
+const LAZY_LOG: PropertyDescriptor = {
+  get(this: LazyLogState): Logger {
+    return (this[CHILD] ??= this[BASE].child({ request_id: this.requestId }));
+  },
+  enumerable: true,
+  configurable: true,
+};
+
 /** Builds the middleware; `header` is the response header that carries the id. */
 export function requestContext(log: Logger, header = 'x-request-id'): Middleware<RequestState> {
   return async (ctx, next) => {
     const requestId = requestIdFrom(ctx.get('x-request-id'));
-    ctx.state.requestId = requestId;
-    // Made on first use: most requests of a hot route never log anything but the access line.
-    let child: Logger | undefined;
-    Object.defineProperty(ctx.state, 'log', {
-      get: () => (child ??= log.child({ request_id: requestId })),
-      enumerable: true,
-      configurable: true,
-    });
+    const state = ctx.state as RequestState & LazyLogState;
+    state.requestId = requestId;
+    state[BASE] = log;
+    Object.defineProperty(state, 'log', LAZY_LOG);
     ctx.set(header, requestId);
     const started = performance.now();
     try {
