@@ -65,18 +65,22 @@ export class UsageWriter implements UsageRecorder {
       return;
     }
     const now = this.options.now();
-    const doc = usageEventDoc(input, randomUUID(), now);
-    if (REQUEST_KINDS.includes(doc.kind)) {
-      const minute = Math.floor(doc.at.getTime() / MINUTE_MS);
-      const key = `${doc.kind}|${doc.accountId}|${doc.environment}|${doc.agentId ?? ''}|${minute}`;
+    if (REQUEST_KINDS.includes(input.kind)) {
+      // Coalesced per minute: a request that finds its minute's event held only adds to it
+      // (no new document, id or date: this runs for every request a front door answers).
+      const at = input.at ?? now;
+      const minute = Math.floor(at.getTime() / MINUTE_MS);
+      const key = `${input.kind}|${input.accountId}|${input.environment}|${input.agentId ?? ''}|${minute}`;
       const held = this.pending.get(key);
       if (held) {
-        held.count += doc.count;
-        held.bytes += doc.bytes;
-        if (doc.at > held.at) held.at = doc.at;
-        if (doc.startedAt < held.startedAt) held.startedAt = doc.startedAt;
-      } else this.pending.set(key, doc);
+        held.count += input.count ?? 1;
+        held.bytes += input.bytes ?? 0;
+        if (at > held.at) held.at = at;
+        const startedAt = input.startedAt ?? at;
+        if (startedAt < held.startedAt) held.startedAt = startedAt;
+      } else this.pending.set(key, usageEventDoc(input, randomUUID(), now));
     } else {
+      const doc = usageEventDoc(input, randomUUID(), now);
       this.pending.set(`id|${doc._id}`, doc);
     }
     this.trim();
