@@ -1,17 +1,19 @@
 import { describe, expect, it } from '@jest/globals';
 import { agentResource } from '../../../test/factories/custom-resources.js';
-import { presentAgent, presentCachedAgent } from './agent-presenter.js';
+import { cachedAgentJson, presentAgent } from './agent-presenter.js';
 
-describe('presentCachedAgent', () => {
-  it('makes the record once per object, and a new one for the next version of the agent', () => {
+describe('cachedAgentJson', () => {
+  it('makes the text once per object, and anew for the next version of the agent', () => {
     const agent = agentResource('ns', { name: 'first' });
-    const record = presentCachedAgent(agent);
-    expect(record).toEqual(presentAgent(agent));
-    expect(presentCachedAgent(agent)).toBe(record);
-    // The cache holds a new object for a new version: its record is made afresh.
+    const json = cachedAgentJson(agent);
+    expect(JSON.parse(json)).toEqual(JSON.parse(JSON.stringify(presentAgent(agent))));
+    expect(cachedAgentJson(agent)).toBe(json);
+    // The cache holds a new object for a new version: its text is made afresh.
     const next = structuredClone(agent);
     next.spec.description = 'changed';
-    expect(presentCachedAgent(next).description).toBe('changed');
-    expect(presentCachedAgent(agent).description).toBe(record.description);
+    expect((JSON.parse(cachedAgentJson(next)) as { description: string }).description).toBe(
+      'changed',
+    );
+    expect(cachedAgentJson(agent)).toBe(json);
   });
 });

@@ -61,19 +61,20 @@ export function presentAgent(agent: Agent): AgentRecordValue {
   };
 }
 
-const presented = new WeakMap<object, AgentRecordValue>();
+const presented = new WeakMap<object, string>();
 
 /**
- * {@link presentAgent} of an object the cache holds, made once per object: the cache holds
- * a new object for each version of the agent, so a record made for one is never stale.
+ * {@link presentAgent} of an object the cache holds, as JSON text, made once per object: the
+ * cache holds a new object for each version of the agent, so text made for one is never
+ * stale, and a client that polls an agent costs no serialization.
  */
-export function presentCachedAgent(agent: Readonly<Agent>): AgentRecordValue {
-  let record = presented.get(agent);
-  if (!record) {
-    record = presentAgent(agent as Agent);
-    presented.set(agent, record);
+export function cachedAgentJson(agent: Readonly<Agent>): string {
+  let json = presented.get(agent);
+  if (json === undefined) {
+    json = JSON.stringify(presentAgent(agent as Agent));
+    presented.set(agent, json);
   }
-  return record;
+  return json;
 }
 
 /** The svc.yaml view of an agent (`GET /agents/{agent}/yaml`): the keys a configuration file may hold. */

@@ -1,10 +1,6 @@
 /** The agent routes: thin handlers over AgentService, declared for both Koa and the OpenAPI document. */
 import { stringify } from 'yaml';
-import {
-  agentConfigFile,
-  presentAgent,
-  presentCachedAgent,
-} from '../../../agents/agent-presenter.js';
+import { agentConfigFile, presentAgent, cachedAgentJson } from '../../../agents/agent-presenter.js';
 import type { AgentService } from '../../../agents/agent-service.js';
 import {
   AgentKeyForbidden,
@@ -95,7 +91,9 @@ export function agentRoutes(agents: AgentService): AnyRoute[] {
       responses: { 200: { description: 'The agent.', schema: 'Agent' } },
       errors: [AgentNotFound],
       handler: async (ctx, { params, auth }) => {
-        ctx.body = presentCachedAgent(await agents.view(auth, params.agent));
+        const json = cachedAgentJson(await agents.view(auth, params.agent));
+        ctx.type = 'json';
+        ctx.body = json;
       },
     }),
     route({
