@@ -17,7 +17,7 @@ export class TtlCache<V> {
   get(key: string): V | undefined {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
-    if (entry.expires <= this.now()) {
+    if (entry.expires !== Infinity && entry.expires <= this.now()) {
       this.entries.delete(key);
       return undefined;
     }

@@ -47,6 +47,8 @@ export function withDashboard(next: Listener, options: DashboardSiteOptions): Li
   const dir = options.dir ?? DEFAULT_DASHBOARD_DIR;
   return (req, res) => {
     const url = req.url ?? '/';
+    // Every API request passes here: the cheap test first.
+    if (!url.startsWith('/dashboard')) return next(req, res);
     const path = url.split('?')[0] ?? '/';
     if (path !== '/dashboard' && !path.startsWith(DASHBOARD_PATH)) return next(req, res);
     void serve(req, res, path, dir, options).catch(() => {
