@@ -39,7 +39,7 @@ stamp_of() {
   local f
   (
     cd "$root/hack/tools/$1"
-    for f in go.mod go.sum *.go; do
+    for f in go.mod go.sum *.go patch.sh; do
       if [[ -f "$f" ]]; then cat "$f"; fi
     done
     echo "$2"
@@ -88,8 +88,18 @@ for g in "${pending[@]}"; do
   IFS='|' read -r name dir bins pkgs ldflags <<<"$g"
   start=$SECONDS
   echo "tools: building $name ($bins) ..."
+  # A wrapper with a patch.sh is built from a copy that the script patched (its comment
+  # says what and why); the others where they are.
+  build_dir="$root/hack/tools/$dir"
+  if [[ -f "$build_dir/patch.sh" ]]; then
+    patched=$(mktemp -d)
+    trap 'rm -rf "$patched"' EXIT
+    cp "$build_dir"/* "$patched/"
+    (cd "$patched" && go mod download && bash patch.sh) || exit 1
+    build_dir=$patched
+  fi
   # -v names each package as it compiles; count them as a progress line.
-  (cd "$root/hack/tools/$dir" &&
+  (cd "$build_dir" &&
     go build -v -trimpath -ldflags "-s -w $ldflags" -o "$bin/" $pkgs 2>&1) |
     awk -v name="$name" -v start="$start" '
       /^(go: |#|.*\.go:[0-9]+)/ { print; next }

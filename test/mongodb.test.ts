@@ -10,7 +10,7 @@ import { connect } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { GridFSBucket, type Db, type MongoClient } from 'mongodb';
+import { GridFSBucket, ObjectId, type Db, type MongoClient } from 'mongodb';
 import { harness, mongoDatabase } from './harness/env.js';
 
 let client: MongoClient;
@@ -68,6 +68,41 @@ describe('MongoDB-wire server', () => {
 
     await bucket.delete(upload.id);
     expect(await bucket.find({ _id: upload.id }).toArray()).toEqual([]);
+  });
+});
+
+describe('lookups by _id', () => {
+  /** The SQLite query plan FerretDB reports for a find with `filter`. */
+  async function plan(collection: string, filter: object): Promise<string> {
+    const explained = (await db.command({ explain: { find: collection, filter } })) as {
+      queryPlanner?: { Plan?: string[] };
+    };
+    return (explained.queryPlanner?.Plan ?? []).join('\n');
+  }
+
+  it('search the _id index instead of scanning the collection (hack/tools/ferretdb/patch.sh)', async () => {
+    const docs = db.collection<{ _id: string | ObjectId | number; n: number }>('by_id');
+    const objectId = new ObjectId();
+    await docs.insertMany([
+      ...Array.from({ length: 200 }, (_, n) => ({ _id: `doc-${n}`, n })),
+      { _id: objectId, n: -1 },
+      { _id: 7, n: -7 },
+    ]);
+    for (const id of ['doc-150', objectId]) {
+      const found = await plan('by_id', { _id: id });
+      expect(found).toMatch(/SEARCH .* USING INDEX/);
+      expect(found).not.toMatch(/SCAN/);
+    }
+    // The lookups answer as before: by string, by ObjectId, and by a type that is not pushed down.
+    expect(await docs.findOne({ _id: 'doc-150' })).toEqual({ _id: 'doc-150', n: 150 });
+    expect(await docs.findOne({ _id: objectId })).toEqual({ _id: objectId, n: -1 });
+    expect(await docs.findOne({ _id: 7 })).toEqual({ _id: 7, n: -7 });
+    expect(await docs.findOne({ _id: 'doc-999' })).toBeNull();
+    await docs.updateOne({ _id: 'doc-3' }, { $set: { n: 33 } });
+    await docs.deleteOne({ _id: 'doc-4' });
+    expect(await docs.find({ _id: { $in: ['doc-3', 'doc-4'] } }).toArray()).toEqual([
+      { _id: 'doc-3', n: 33 },
+    ]);
   });
 });
 
