@@ -147,7 +147,7 @@ test("a broad filter's plan answers as evaluation does before and after it asks 
     const filter = parseFilter(raw)!;
     // A threshold of 0 makes every filter broad, so its plan remembers answers per slot.
     const plan = planFilter(c, filter, 0);
-    // Twice over: the first pass asks the indexes once it has evaluated a sixty-fourth.
+    // Twice over: the first pass asks the indexes once it has evaluated a 128th of the slots.
     const wrong: unknown[] = [];
     for (let pass = 0; pass < 2; pass++) {
       for (const slot of c.points.liveSlots()) {

@@ -35,20 +35,23 @@ type Answers = Uint8Array | undefined;
 
 function filterAnswers(collection: Collection, filter: Filter, depth: number): Answers {
   const n = collection.points.slotCount;
-  // Starts as "every slot passes", the answer of an empty filter.
-  let all: Answers = new Uint8Array(n).fill(PASSES);
+  // null while every slot passes (an empty filter's answer), which the first part replaces.
+  let all: Answers | null = null;
+  const also = (answers: Answers) => {
+    all = all === null ? answers : and(all, answers);
+  };
   if (filter.should && filter.should.length > 0) {
     let some: Answers = new Uint8Array(n).fill(FAILS);
     for (const c of filter.should) some = or(some, conditionAnswers(collection, c, depth));
-    all = and(all, some);
+    also(some);
   }
   if (filter.minShould) {
     const { conditions, minCount } = filter.minShould;
-    all = and(all, atLeast(collection, conditions, minCount, depth));
+    also(atLeast(collection, conditions, minCount, depth));
   }
-  for (const c of filter.must ?? []) all = and(all, conditionAnswers(collection, c, depth));
-  for (const c of filter.mustNot ?? []) all = and(all, not(conditionAnswers(collection, c, depth)));
-  return all;
+  for (const c of filter.must ?? []) also(conditionAnswers(collection, c, depth));
+  for (const c of filter.mustNot ?? []) also(not(conditionAnswers(collection, c, depth)));
+  return all === null ? new Uint8Array(n).fill(PASSES) : all;
 }
 
 function conditionAnswers(collection: Collection, condition: Condition, depth: number): Answers {

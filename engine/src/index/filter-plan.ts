@@ -70,12 +70,12 @@ function estimateMatches(collection: Collection, filter: Filter): number {
  * Evaluations a remembering check makes, as a share of the slots, before it asks the payload
  * indexes for every slot's answer at once. During a walk an evaluation costs about a
  * microsecond (the payloads are out of cache) and a 100k-point filter's answers from the
- * index a few milliseconds, about what evaluating a sixty-fourth of the slots one by one
- * costs: a filter asked about once after each write (some tens of evaluations a query)
- * never pays for the index, and one a workload keeps asking pays at most about twice what
- * it needs.
+ * index well under a millisecond, about what evaluating a hundred-and-twenty-eighth of the
+ * slots one by one costs: a filter asked about once after each write (some tens of
+ * evaluations a query) never pays for the index, and one a workload keeps asking pays at
+ * most about twice what it needs.
  */
-const EVALUATED_BEFORE_INDEX = 1 / 64;
+const EVALUATED_BEFORE_INDEX = 1 / 128;
 
 /**
  * Checks a filter slot by slot, remembering each answer: a broad filter is checked on the

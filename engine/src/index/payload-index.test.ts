@@ -65,3 +65,23 @@ test('ordered lists a point once per distinct value, from a start value', () => 
   ]);
   expect([...index.ordered('desc')].map((e) => e.value)).toEqual([5, 3, 2, 1]);
 });
+
+test('a range marked for every slot reads slots of many values and follows removal and remap', () => {
+  const index = new FieldIndex('n', parseJsonPath('n'), { type: 'integer' });
+  [{ n: 1 }, { n: [5, 2] }, { n: 2.5 }, { n: 7 }, {}].forEach((p, slot) => index.add(slot, p));
+  const marked = (range: unknown) => {
+    const out = new Uint8Array(5);
+    const undecided = index.markMatches(condition({ key: 'n', range }), out)!;
+    return { slots: [...out.keys()].filter((s) => out[s] === 1), undecided: [...undecided] };
+  };
+  expect(marked({ gte: 2, lte: 5 })).toEqual({ slots: [1], undecided: [2] });
+  expect(marked({ gt: 5 })).toEqual({ slots: [3], undecided: [2] });
+  index.remove(1);
+  expect(marked({ gte: 2, lte: 5 })).toEqual({ slots: [], undecided: [2] });
+  // A vacuum drops the removed slot 1; the others move down one.
+  index.remap(Int32Array.from([0, -1, 1, 2, 3]));
+  expect(marked({ gt: 0 })).toEqual({ slots: [0, 2], undecided: [1] });
+  expect(index.markMatches(condition({ key: 'n', match: { value: 'a' } }), new Uint8Array(5))).toBe(
+    undefined,
+  );
+});

@@ -40,6 +40,13 @@ export class FieldIndex {
    * passes them when evaluated, but the index does not hold the value.
    */
   private readonly fractions = new Set<number>();
+  /**
+   * A range index's value of each slot holding exactly one, NaN for the others (none, or
+   * several: those are in `manyValued`), so a range is answered for every slot in one pass
+   * over a typed array whether or not the sorted copy is current.
+   */
+  private single = new Float64Array(0);
+  private readonly manyValued = new Set<number>();
   private sortedValues = new Float64Array(0);
   private sortedSlots = new Int32Array(0);
   private sortedDirty = true;
@@ -136,6 +143,8 @@ export class FieldIndex {
     this.valuesBySlot.clear();
     this.equality.clear();
     this.fractions.clear();
+    this.manyValued.clear();
+    this.single.fill(NaN);
     this.sortedDirty = true;
     for (const slot of fractions) if (map[slot]! >= 0) this.fractions.add(map[slot]!);
     for (const [slot, values] of entries) {
@@ -147,6 +156,15 @@ export class FieldIndex {
 
   private insert(slot: number, values: Key[]): void {
     this.valuesBySlot.set(slot, values);
+    if (this.isRange) {
+      if (slot >= this.single.length) {
+        const grown = new Float64Array(Math.max(1024, 2 * (slot + 1))).fill(NaN);
+        grown.set(this.single);
+        this.single = grown;
+      }
+      if (values.length === 1) this.single[slot] = values[0] as number;
+      else this.manyValued.add(slot);
+    }
     if (this.isLookup) {
       for (const v of values) {
         let set = this.equality.get(v);
@@ -160,6 +178,8 @@ export class FieldIndex {
   /** Forgets a slot. */
   remove(slot: number): void {
     this.fractions.delete(slot);
+    this.manyValued.delete(slot);
+    if (slot < this.single.length) this.single[slot] = NaN;
     const values = this.valuesBySlot.get(slot);
     if (!values) return;
     this.valuesBySlot.delete(slot);
@@ -249,8 +269,8 @@ export class FieldIndex {
    * would answer, and returns the slots it leaves undecided (a fraction under an integer
    * index's range); undefined when this index cannot answer the condition exactly. Only
    * the values evaluation can match are asked about, so unlike {@link candidates} the
-   * answer is the filter's, not Qdrant's index's. Reads the sorted copy only while it is
-   * current, since rebuilding it costs more than evaluating the points.
+   * answer is the filter's, not Qdrant's index's. A range reads the values by slot, not the
+   * sorted copy: after a write, rebuilding that costs more than evaluating the points.
    */
   markMatches(condition: FieldCondition, out: Uint8Array): ReadonlySet<number> | undefined {
     const { match, range } = condition;
@@ -265,21 +285,13 @@ export class FieldIndex {
     if (!range || !this.isRange || (range.type === 'datetime') !== (t === 'datetime')) {
       return undefined;
     }
-    if (this.sortedDirty) {
-      const { gt = -Infinity, gte = -Infinity, lt = Infinity, lte = Infinity } = range;
-      for (const [slot, values] of this.valuesBySlot) {
-        for (let i = 0; i < values.length; i++) {
-          const x = values[i] as number;
-          if (x > gt && x >= gte && x < lt && x <= lte) {
-            out[slot] = 1;
-            break;
-          }
-        }
-      }
-    } else {
-      const { slots } = this.sorted();
-      const [lo, hi] = this.rangeBounds(range);
-      for (let i = lo; i < hi; i++) out[slots[i]!] = 1;
+    const { gt = -Infinity, gte = -Infinity, lt = Infinity, lte = Infinity } = range;
+    const inRange = (x: number) => x > gt && x >= gte && x < lt && x <= lte;
+    const { single } = this;
+    const end = Math.min(single.length, out.length);
+    for (let slot = 0; slot < end; slot++) if (inRange(single[slot]!)) out[slot] = 1;
+    for (const slot of this.manyValued) {
+      if (this.valuesBySlot.get(slot)!.some((v) => inRange(v as number))) out[slot] = 1;
     }
     return this.fractions;
   }
