@@ -8,6 +8,7 @@ import type { Collection } from 'mongodb';
 import type { Tenant } from '../accounts/model.js';
 import { AgentNameTaken, ServiceUnavailable } from '../errors/catalogue.js';
 import { reservationId, type NameReservationDoc } from '../store/database.js';
+import { GroupedInserts } from '../store/grouped-inserts.js';
 
 const DUPLICATE_KEY = 11000;
 
@@ -22,12 +23,17 @@ function unavailable(cause: unknown): ServiceUnavailable {
 
 /** Name reservations of agents. */
 export class NameReservations {
-  constructor(private readonly collection: Collection<NameReservationDoc>) {}
+  /** Creates arriving together take their names in one command (grouped-inserts.ts). */
+  private readonly inserts: GroupedInserts<NameReservationDoc>;
+
+  constructor(private readonly collection: Collection<NameReservationDoc>) {
+    this.inserts = new GroupedInserts(collection);
+  }
 
   /** Takes `name` for `agentId`; 409 AGENT_NAME_TAKEN when another agent holds it. */
   async reserve(tenant: Tenant, name: string, agentId: string): Promise<void> {
     try {
-      await this.collection.insertOne({
+      await this.inserts.insert({
         _id: reservationId(tenant.environment, tenant.accountId, name),
         agentId,
         accountId: tenant.accountId,
