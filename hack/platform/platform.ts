@@ -18,6 +18,7 @@
  */
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { API_SERVER_NODE_FLAGS } from '../../common/node-flags.js';
 import { startControlPlane, type ControlPlane } from '../control-plane/index.js';
 import { startRegionApi } from '../control-plane/region.js';
 import { freePort } from '../../common/ports.js';
@@ -112,6 +113,7 @@ function nodeComponent(
   entry: string,
   env: NodeJS.ProcessEnv,
   readiness: string | (() => Promise<boolean>),
+  nodeFlags: readonly string[] = [],
 ): Component {
   return {
     name,
@@ -123,8 +125,8 @@ function nodeComponent(
         // One process (no tsx CLI wrapper), so the parent-death signal reaches the server itself;
         // an .mjs entry point registers tsx itself (operator/main.mjs).
         args: entry.endsWith('.mjs')
-          ? [join(repoRoot, entry)]
-          : ['--import', 'tsx', join(repoRoot, entry)],
+          ? [...nodeFlags, join(repoRoot, entry)]
+          : [...nodeFlags, '--import', 'tsx', join(repoRoot, entry)],
         cwd: repoRoot,
         env,
         readyWhen:
@@ -241,8 +243,13 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       ...(opts.regions ? { SVC_REGIONS_JSON: regionsJson(regions) } : {}),
     };
     await supervisor.start(
-      nodeComponent(services, 'apiserver', 'apiserver/src/main.ts', apiserverEnv, () =>
-        httpOk(`${apiUrl}/readiness`),
+      nodeComponent(
+        services,
+        'apiserver',
+        'apiserver/src/main.ts',
+        apiserverEnv,
+        () => httpOk(`${apiUrl}/readiness`),
+        API_SERVER_NODE_FLAGS,
       ),
     );
     // An operator per region with the local driver, watching only its region's API:
