@@ -20,7 +20,11 @@
  *
  * Each row also gives the CPU the server process spent per request (from
  * /proc, user and system, every thread): on shared cores the throughput moves
- * with whatever else runs, the CPU a request costs much less.
+ * with whatever else runs, the CPU a request costs much less. A second line
+ * splits each phase's CPU per request among the API server, kube-apiserver,
+ * etcd, FerretDB and kube-controller-manager, beside the whole machine's (which
+ * also counts wrk and anything else running). Both servers run with the API
+ * server's Node flags (common/node-flags.ts).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -33,8 +37,9 @@ import { ProcessGroup } from '../common/processes.js';
 import { generateSecret } from '../common/secrets.js';
 import { repoRoot } from '../hack/lib/paths.js';
 import { readyLine, startReady } from '../common/component-starter.js';
-import { cpuSeconds } from './support/proc.js';
+import { cpuSeconds, machineBusySeconds } from './support/proc.js';
 import { ensureWrk, runWrk } from './support/wrk.js';
+import { API_SERVER_NODE_FLAGS } from '../common/node-flags.js';
 
 const [creates = 300, reads = 3000, concurrency = 16] = process.argv.slice(2).map(Number);
 const SECONDS = Number(process.env.SECONDS_PER_PHASE ?? 10);
@@ -92,10 +97,48 @@ function report(
 }
 
 /** Runs `phase` and returns what it measured with the CPU seconds process `pid` spent meanwhile. */
-async function withCpu(pid: number, phase: () => Promise<Measured>): Promise<[Measured, number]> {
+async function withCpu<M extends Measured>(
+  pid: number,
+  phase: () => Promise<M>,
+): Promise<[M, number]> {
   const before = await cpuSeconds(pid);
   const measuredPhase = await phase();
   return [measuredPhase, (await cpuSeconds(pid)) - before];
+}
+
+/**
+ * Runs `phase` and describes the CPU each of `processes` (and the whole machine) spent per
+ * request meanwhile, in us: where a write's cost goes among the components.
+ */
+async function withCpuSplit(
+  processes: readonly { name: string; pid: number }[],
+  phase: () => Promise<Measured>,
+): Promise<Measured & { split: string }> {
+  const read = () =>
+    Promise.all([machineBusySeconds(), ...processes.map((p) => cpuSeconds(p.pid))]);
+  const before = await read();
+  const measuredPhase = await phase();
+  const after = await read();
+  const perRequest = (i: number) =>
+    (((after[i]! - before[i]!) / measuredPhase.count) * 1e6).toFixed(0);
+  const split = `  CPU per request (us): ${processes.map((p, i) => `${p.name} ${perRequest(i + 1)}`).join(', ')}; whole machine ${perRequest(0)}`;
+  return { ...measuredPhase, split };
+}
+
+/**
+ * Runs `phase`, prints its row (CPU per request of process `pid`) and where the
+ * machine's CPU went meanwhile; returns the row's throughput and CPU per request.
+ */
+async function measure(
+  name: string,
+  pid: number,
+  processes: readonly { name: string; pid: number }[],
+  phase: () => Promise<Measured>,
+): Promise<{ rate: number; cpuUs: number }> {
+  const [measuredPhase, cpu] = await withCpu(pid, () => withCpuSplit(processes, phase));
+  const row = report(name, measuredPhase, cpu);
+  console.log(measuredPhase.split);
+  return row;
 }
 
 /** wrk's run of one request (bodies cycled) in the shape `report` prints. */
@@ -121,7 +164,12 @@ try {
   const api = await startReady(services, {
     name: 'apiserver',
     command: process.execPath,
-    args: ['--import', 'tsx', join(repoRoot, 'apiserver', 'src', 'main.ts')],
+    args: [
+      ...API_SERVER_NODE_FLAGS,
+      '--import',
+      'tsx',
+      join(repoRoot, 'apiserver', 'src', 'main.ts'),
+    ],
     cwd: repoRoot,
     env: {
       ...process.env,
@@ -161,17 +209,19 @@ try {
     if (!res.ok) throw new Error(`warm-up POST answered ${res.status}`);
     await fetch(`${base}/api/v1/agents/warm-${i}`, { headers }).then((r) => r.arrayBuffer());
   }
-  report(
-    'POST /api/v1/agents',
-    ...(await withCpu(apiPid, async () =>
-      useWrk
-        ? await wrkLoad('POST', `${base}/api/v1/agents`, key, names, Math.max(1, SECONDS / 2))
-        : measured(
-            await load(creates, (i) =>
-              fetch(`${base}/api/v1/agents`, { method: 'POST', headers, body: names[i] }),
-            ),
+  // Where a create's CPU goes: this server and the components it writes through.
+  const components = [
+    { name: 'apiserver', pid: apiPid },
+    ...cp.processes.processes.filter((p) => p.pid > 0),
+  ];
+  await measure('POST /api/v1/agents', apiPid, components, async () =>
+    useWrk
+      ? await wrkLoad('POST', `${base}/api/v1/agents`, key, names, Math.max(1, SECONDS / 2))
+      : measured(
+          await load(creates, (i) =>
+            fetch(`${base}/api/v1/agents`, { method: 'POST', headers, body: names[i] }),
           ),
-    )),
+        ),
   );
   // The agent wrk reads (its POST phase may skip a name: wrk builds one request to check it).
   const read = await fetch(`${base}/api/v1/agents`, {
@@ -180,33 +230,36 @@ try {
     body: JSON.stringify({ name: 'bench-read' }),
   });
   if (!read.ok) throw new Error(`POST bench-read answered ${read.status}: ${await read.text()}`);
-  const got = report(
-    'GET /api/v1/agents/{name}',
-    ...(await withCpu(apiPid, async () =>
-      useWrk
-        ? await wrkLoad('GET', `${base}/api/v1/agents/bench-read`, key, [''], SECONDS)
-        : measured(
-            await load(reads, (i) =>
-              fetch(`${base}/api/v1/agents/bench-${i % creates}`, { headers }),
-            ),
+  const got = await measure('GET /api/v1/agents/{name}', apiPid, components, async () =>
+    useWrk
+      ? await wrkLoad('GET', `${base}/api/v1/agents/bench-read`, key, [''], SECONDS)
+      : measured(
+          await load(reads, (i) =>
+            fetch(`${base}/api/v1/agents/bench-${i % creates}`, { headers }),
           ),
-    )),
+        ),
   );
   const bare = await startReady(services, {
     name: 'bare-auth-server',
     command: process.execPath,
-    args: ['--import', 'tsx', join(repoRoot, 'bench', 'support', 'bare-auth-server.ts')],
+    args: [
+      ...API_SERVER_NODE_FLAGS,
+      '--import',
+      'tsx',
+      join(repoRoot, 'bench', 'support', 'bare-auth-server.ts'),
+    ],
     cwd: repoRoot,
     env: { ...process.env, MONGODB_URI: mongoUri },
     readyWhen: { line: readyLine('bare') },
   });
-  const floor = report(
+  const floor = await measure(
     'bare Koa handler + auth',
-    ...(await withCpu(bare.proc.pid, async () =>
+    bare.proc.pid,
+    [{ name: 'bare', pid: bare.proc.pid }, ...components],
+    async () =>
       useWrk
         ? await wrkLoad('GET', `${bare.announced}/bare`, key, [''], SECONDS)
         : measured(await load(reads, () => fetch(`${bare.announced}/bare`, { headers }))),
-    )),
   );
   console.log(
     `GET /agents/{name} throughput / bare handler: ${(got.rate / floor.rate).toFixed(2)}; bare CPU per request / GET's: ${(floor.cpuUs / got.cpuUs).toFixed(2)}`,

@@ -47,3 +47,12 @@ export async function rssMb(pid: number): Promise<number> {
   const kb = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
   return kb / 1024;
 }
+
+/** CPU seconds the whole machine has been busy so far (every core; /proc/stat, not idle or iowait). */
+export async function machineBusySeconds(): Promise<number> {
+  const line = (await readFile('/proc/stat', 'utf8')).split('\n', 1)[0]!;
+  const ticks = line.split(/\s+/).slice(1).map(Number);
+  const total = ticks.reduce((a, b) => a + b, 0);
+  // user nice system idle iowait irq softirq steal ...: idle and iowait are not work.
+  return (total - ticks[3]! - ticks[4]!) / TICKS_PER_SECOND;
+}
