@@ -8,6 +8,7 @@
  * UIDs, and its garbage collector would delete a copy whose owner it does not
  * know).
  */
+import { cloneObject } from '../../../common/clone-object.js';
 import { cachesOf } from './region-caches.js';
 import {
   CustomResourceClient,
@@ -63,7 +64,7 @@ export class RegionalRepository<
     const created: Array<{ repo: CustomResourceRepository<K, T>; object: T }> = [];
     try {
       for (const target of targets) {
-        const copy = structuredClone(object);
+        const copy = cloneObject(object);
         setRegionLabel(copy, target.region);
         if (!this.apis.single) await this.bindOwners(copy, target.api);
         const repo = this.repoOf(target.api);
