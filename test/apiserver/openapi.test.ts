@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
-import { controlPlaneRoutes } from '../../apiserver/src/control-plane/app.js';
+import { declaredControlPlaneRoutes } from '../factories/control-plane-routes.js';
 import {
   call,
   createCaller,
@@ -61,24 +61,7 @@ describe('GET /openapi.json', () => {
   });
 
   it('lists every mounted route, and nothing else', () => {
-    const mounted = controlPlaneRoutes({
-      probes: [],
-      agents: {} as never,
-      deploy: {} as never,
-      deployments: {} as never,
-      rollback: {} as never,
-      internal: {} as never,
-      runs: {} as never,
-      logs: {} as never,
-      workspaces: {} as never,
-      regionChanges: {} as never,
-      collectionChanges: {} as never,
-      operations: {} as never,
-      secrets: {} as never,
-      workspaceSecrets: {} as never,
-      homeRegions: {} as never,
-      usage: {} as never,
-    })
+    const mounted = declaredControlPlaneRoutes()
       .map((r) => `${r.method.toUpperCase()} ${r.path.replace(/:([a-z_]+)/g, '{$1}')}`)
       .sort();
     const documented = Object.entries(doc.paths)

@@ -1,26 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import Router from '@koa/router';
-import { controlPlaneRoutes } from './app.js';
+import { declaredControlPlaneRoutes } from '../../../test/factories/control-plane-routes.js';
 import { indexRoutes, pathKey, templateKey } from './route-index.js';
 
-const real = controlPlaneRoutes({
-  probes: [],
-  agents: {} as never,
-  deploy: {} as never,
-  deployments: {} as never,
-  rollback: {} as never,
-  internal: {} as never,
-  runs: {} as never,
-  logs: {} as never,
-  workspaces: {} as never,
-  regionChanges: {} as never,
-  collectionChanges: {} as never,
-  operations: {} as never,
-  secrets: {} as never,
-  workspaceSecrets: {} as never,
-  homeRegions: {} as never,
-  usage: {} as never,
-}).map((r) => ({ method: r.method, path: r.path }));
+const real = declaredControlPlaneRoutes().map((r) => ({ method: r.method, path: r.path }));
 
 // Shapes the control plane does not use today, so the index stays right if one is added.
 const odd = [
