@@ -60,10 +60,10 @@ function conditionAnswers(collection: Collection, condition: Condition, depth: n
     case 'field': {
       const index = collection.fieldIndexes.get(condition.key);
       if (!index) return undefined;
-      const out = new Uint8Array(points.slotCount);
+      // markMatches marks the passing slots PASSES over FAILS.
+      const out = new Uint8Array(points.slotCount).fill(FAILS);
       const undecided = index.markMatches(condition, out);
       if (!undecided) return undefined;
-      for (let slot = 0; slot < out.length; slot++) if (out[slot] === 0) out[slot] = FAILS;
       for (const slot of undecided) if (out[slot] === FAILS) out[slot] = UNKNOWN;
       return out;
     }

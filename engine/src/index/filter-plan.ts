@@ -89,9 +89,9 @@ function rememberingCheck(collection: Collection, filter: Filter): (slot: number
   return (slot) => {
     let known = answers[slot]!;
     if (known === UNKNOWN && --evaluations === 0) {
+      // Answers evaluated so far where the index knows none are dropped: evaluated again.
       const indexed = indexedAnswers(collection, filter);
       if (indexed) {
-        for (let i = 0; i < slotCount; i++) if (indexed[i] === UNKNOWN) indexed[i] = answers[i]!;
         answers = indexed;
         known = answers[slot]!;
       }

@@ -289,7 +289,11 @@ export class FieldIndex {
     const inRange = (x: number) => x > gt && x >= gte && x < lt && x <= lte;
     const { single } = this;
     const end = Math.min(single.length, out.length);
-    for (let slot = 0; slot < end; slot++) if (inRange(single[slot]!)) out[slot] = 1;
+    // Inline comparisons: this runs once per filter, mostly before the JIT has optimised it.
+    for (let slot = 0; slot < end; slot++) {
+      const x = single[slot]!;
+      if (x > gt && x >= gte && x < lt && x <= lte) out[slot] = 1;
+    }
     for (const slot of this.manyValued) {
       if (this.valuesBySlot.get(slot)!.some((v) => inRange(v as number))) out[slot] = 1;
     }
