@@ -22,6 +22,14 @@ import { KubeJson } from './kube-json.js';
 
 export type { ResourceKind };
 
+/**
+ * The query of every write: the objects are this code's own, built to the CRDs' schemas, so
+ * kube-apiserver need not decode each one a second time, strictly, to warn about unknown or
+ * duplicate fields (its default, `Warn`, whose warnings nothing here reads). Unknown fields are
+ * still pruned by the schema, as before.
+ */
+const UNCHECKED_FIELDS = '?fieldValidation=Ignore';
+
 /** The object type of a kind. */
 export type ResourceOf<K extends ResourceKind> = K extends 'Agent'
   ? Agent
@@ -97,7 +105,7 @@ export class CustomResourceClient {
   async create<K extends ResourceKind>(kind: K, object: ResourceOf<K>): Promise<ResourceOf<K>> {
     return this.api.request<ResourceOf<K>>(
       'POST',
-      this.path(kind, object.metadata.namespace ?? ''),
+      this.path(kind, object.metadata.namespace ?? '', undefined, UNCHECKED_FIELDS),
       object,
     );
   }
@@ -106,7 +114,12 @@ export class CustomResourceClient {
   async write<K extends ResourceKind>(kind: K, object: ResourceOf<K>): Promise<ResourceOf<K>> {
     return this.api.request<ResourceOf<K>>(
       'PUT',
-      this.path(kind, object.metadata.namespace ?? '', object.metadata.name ?? ''),
+      this.path(
+        kind,
+        object.metadata.namespace ?? '',
+        object.metadata.name ?? '',
+        UNCHECKED_FIELDS,
+      ),
       object,
     );
   }
@@ -119,7 +132,7 @@ export class CustomResourceClient {
   ): Promise<ResourceOf<K>> {
     return this.api.request<ResourceOf<K>>(
       'PUT',
-      `${this.path(kind, object.metadata.namespace ?? '', object.metadata.name ?? '')}/status`,
+      `${this.path(kind, object.metadata.namespace ?? '', object.metadata.name ?? '')}/status${UNCHECKED_FIELDS}`,
       { ...object, status },
     );
   }
