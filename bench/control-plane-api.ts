@@ -96,48 +96,27 @@ function report(
   return { rate: count / seconds, cpuUs };
 }
 
-/** Runs `phase` and returns what it measured with the CPU seconds process `pid` spent meanwhile. */
-async function withCpu<M extends Measured>(
-  pid: number,
-  phase: () => Promise<M>,
-): Promise<[M, number]> {
-  const before = await cpuSeconds(pid);
-  const measuredPhase = await phase();
-  return [measuredPhase, (await cpuSeconds(pid)) - before];
-}
-
 /**
- * Runs `phase` and describes the CPU each of `processes` (and the whole machine) spent per
- * request meanwhile, in us: where a write's cost goes among the components.
+ * Runs `phase` and prints its row, with the CPU per request of the first of `processes` (the
+ * server measured), and a line of where the CPU went meanwhile: each of `processes` and the
+ * whole machine, per request. Returns the row's throughput and server CPU per request.
  */
-async function withCpuSplit(
+async function measure(
+  name: string,
   processes: readonly { name: string; pid: number }[],
   phase: () => Promise<Measured>,
-): Promise<Measured & { split: string }> {
+): Promise<{ rate: number; cpuUs: number }> {
   const read = () =>
     Promise.all([machineBusySeconds(), ...processes.map((p) => cpuSeconds(p.pid))]);
   const before = await read();
   const measuredPhase = await phase();
   const after = await read();
-  const perRequest = (i: number) =>
-    (((after[i]! - before[i]!) / measuredPhase.count) * 1e6).toFixed(0);
-  const split = `  CPU per request (us): ${processes.map((p, i) => `${p.name} ${perRequest(i + 1)}`).join(', ')}; whole machine ${perRequest(0)}`;
-  return { ...measuredPhase, split };
-}
-
-/**
- * Runs `phase`, prints its row (CPU per request of process `pid`) and where the
- * machine's CPU went meanwhile; returns the row's throughput and CPU per request.
- */
-async function measure(
-  name: string,
-  pid: number,
-  processes: readonly { name: string; pid: number }[],
-  phase: () => Promise<Measured>,
-): Promise<{ rate: number; cpuUs: number }> {
-  const [measuredPhase, cpu] = await withCpu(pid, () => withCpuSplit(processes, phase));
-  const row = report(name, measuredPhase, cpu);
-  console.log(measuredPhase.split);
+  const spent = (i: number) => after[i]! - before[i]!;
+  const perRequest = (i: number) => ((spent(i) / measuredPhase.count) * 1e6).toFixed(0);
+  const row = report(name, measuredPhase, spent(1));
+  console.log(
+    `  CPU per request (us): ${processes.map((p, i) => `${p.name} ${perRequest(i + 1)}`).join(', ')}; whole machine ${perRequest(0)}`,
+  );
   return row;
 }
 
@@ -209,12 +188,12 @@ try {
     if (!res.ok) throw new Error(`warm-up POST answered ${res.status}`);
     await fetch(`${base}/api/v1/agents/warm-${i}`, { headers }).then((r) => r.arrayBuffer());
   }
-  // Where a create's CPU goes: this server and the components it writes through.
+  // The server measured first, then the components it writes through.
   const components = [
     { name: 'apiserver', pid: apiPid },
     ...cp.processes.processes.filter((p) => p.pid > 0),
   ];
-  await measure('POST /api/v1/agents', apiPid, components, async () =>
+  await measure('POST /api/v1/agents', components, async () =>
     useWrk
       ? await wrkLoad('POST', `${base}/api/v1/agents`, key, names, Math.max(1, SECONDS / 2))
       : measured(
@@ -230,7 +209,7 @@ try {
     body: JSON.stringify({ name: 'bench-read' }),
   });
   if (!read.ok) throw new Error(`POST bench-read answered ${read.status}: ${await read.text()}`);
-  const got = await measure('GET /api/v1/agents/{name}', apiPid, components, async () =>
+  const got = await measure('GET /api/v1/agents/{name}', components, async () =>
     useWrk
       ? await wrkLoad('GET', `${base}/api/v1/agents/bench-read`, key, [''], SECONDS)
       : measured(
@@ -254,7 +233,6 @@ try {
   });
   const floor = await measure(
     'bare Koa handler + auth',
-    bare.proc.pid,
     [{ name: 'bare', pid: bare.proc.pid }, ...components],
     async () =>
       useWrk
