@@ -6,9 +6,10 @@
  * with up to three literal segments (`/api/v1/agents/:agent` starts with
  * `api/v1/agents`), each of the rest literal or one parameter, can only match a
  * path with as many segments that starts with the same three, compared without
- * case as the router does; every other route is tested for every path. The router's own `match` still decides, over those routes in
- * their declared order, so which route answers, its params and the 405 logic
- * that reads `match` are exactly as before.
+ * case as the router does; every other route is tested for every path. The
+ * router's own `match` still decides, over those routes in their declared
+ * order, so which route answers, its params and the 405 logic that reads
+ * `match` are exactly as before.
  */
 import type Router from '@koa/router';
 
@@ -61,21 +62,17 @@ export function pathKey(path: string): string {
  * not be found.
  */
 export function indexRoutes<S, C>(router: Router<S, C>): Router<S, C> {
-  type Layer = (typeof router.stack)[number];
   const stack = [...router.stack];
-  const everyPath = stack.filter((layer) => templateKey(String(layer.path)) === null);
-  const byKey = new Map<string, Layer[]>();
-  for (const layer of stack) {
-    const key = templateKey(String(layer.path));
-    if (key === null || byKey.has(key)) continue;
-    // This key's routes and the every-path routes, in the order they were declared.
-    byKey.set(
-      key,
-      stack.filter(
-        (l) => l === layer || everyPath.includes(l) || templateKey(String(l.path)) === key,
-      ),
-    );
-  }
+  const keys = stack.map((layer) => templateKey(String(layer.path)));
+  const everyPath = stack.filter((_, i) => keys[i] === null);
+  // Each key's routes and the every-path routes, in the order they were declared.
+  const byKey = new Map<string, typeof stack>();
+  for (const key of new Set(keys))
+    if (key !== null)
+      byKey.set(
+        key,
+        stack.filter((_, i) => keys[i] === key || keys[i] === null),
+      );
   const original = router.match.bind(router);
   router.match = (path: string, method: string) => {
     const all = router.stack;
