@@ -65,23 +65,20 @@ export class UsageWriter implements UsageRecorder {
       return;
     }
     const now = this.options.now();
-    if (REQUEST_KINDS.includes(input.kind)) {
-      // Coalesced per minute: a request that finds its minute's event held only adds to it
-      // (no new document, id or date: this runs for every request a front door answers).
-      const at = input.at ?? now;
-      const minute = Math.floor(at.getTime() / MINUTE_MS);
-      const key = `${input.kind}|${input.accountId}|${input.environment}|${input.agentId ?? ''}|${minute}`;
+    // The id is drawn only for an event held anew: most requests add to their minute's event.
+    const doc = usageEventDoc(input, '', now);
+    if (REQUEST_KINDS.includes(doc.kind)) {
+      const minute = Math.floor(doc.at.getTime() / MINUTE_MS);
+      const key = `${doc.kind}|${doc.accountId}|${doc.environment}|${doc.agentId ?? ''}|${minute}`;
       const held = this.pending.get(key);
       if (held) {
-        held.count += input.count ?? 1;
-        held.bytes += input.bytes ?? 0;
-        if (at > held.at) held.at = at;
-        const startedAt = input.startedAt ?? at;
-        if (startedAt < held.startedAt) held.startedAt = startedAt;
-      } else this.pending.set(key, usageEventDoc(input, randomUUID(), now));
+        held.count += doc.count;
+        held.bytes += doc.bytes;
+        if (doc.at > held.at) held.at = doc.at;
+        if (doc.startedAt < held.startedAt) held.startedAt = doc.startedAt;
+      } else this.pending.set(key, withId(doc));
     } else {
-      const doc = usageEventDoc(input, randomUUID(), now);
-      this.pending.set(`id|${doc._id}`, doc);
+      this.pending.set(`id|${withId(doc)._id}`, doc);
     }
     this.trim();
     if (this.pending.size >= this.options.maxEvents) void this.flush();
@@ -127,4 +124,10 @@ export class UsageWriter implements UsageRecorder {
     for (const key of keys) this.pending.delete(key);
     this.log.warn('usage buffer full: oldest events dropped', { dropped: excess });
   }
+}
+
+/** `doc` with a random id when it has none of its own. */
+function withId(doc: UsageEventDoc): UsageEventDoc {
+  if (!doc._id) doc._id = randomUUID();
+  return doc;
 }
