@@ -161,8 +161,12 @@ function checkField(field: FieldCondition, payload: JsonObject, scope: Scope): b
 }
 
 function hasOtherKinds(c: FieldCondition): boolean {
+  return Boolean(c.range) || asksBesidesMatchAndRange(c);
+}
+
+/** Whether a field condition asks anything besides `match` and `range` (geo, values_count, is_empty, is_null). */
+export function asksBesidesMatchAndRange(c: FieldCondition): boolean {
   return Boolean(
-    c.range ||
     c.geoBoundingBox ||
     c.geoRadius ||
     c.geoPolygon ||

@@ -11,6 +11,7 @@
  * (see filter/text.ts).
  */
 import { parseDatetime } from '../filter/datetime.js';
+import { asksBesidesMatchAndRange } from '../filter/evaluate.js';
 import type { TokenizerConfig } from '../filter/text.js';
 import type { FieldCondition, Match, Range } from '../filter/types.js';
 import { getValues } from '../../../common/json-path.js';
@@ -215,7 +216,7 @@ export class FieldIndex {
   candidates(condition: FieldCondition): Set<number> | undefined {
     const match = condition.match;
     // A condition ORs its kinds, so an index answers only a condition of a single kind.
-    const extra = hasOtherKinds(condition);
+    const extra = asksBesidesMatchAndRange(condition);
     if (match && !condition.range && !extra && this.isLookup) {
       const t = this.schema.type;
       const fits = (v: unknown) =>
@@ -274,7 +275,7 @@ export class FieldIndex {
    */
   markMatches(condition: FieldCondition, out: Uint8Array): ReadonlySet<number> | undefined {
     const { match, range } = condition;
-    if (hasOtherKinds(condition) || Boolean(match) === Boolean(range)) return undefined;
+    if (asksBesidesMatchAndRange(condition) || Boolean(match) === Boolean(range)) return undefined;
     const t = this.schema.type;
     if (match) {
       const keys = this.lookupKeys(match);
@@ -358,18 +359,6 @@ export class FieldIndex {
 }
 
 const NONE: ReadonlySet<number> = new Set();
-
-/** Whether a condition asks anything besides `match` and `range`, which an index answers alone. */
-function hasOtherKinds(condition: FieldCondition): boolean {
-  return Boolean(
-    condition.geoBoundingBox ||
-    condition.geoRadius ||
-    condition.geoPolygon ||
-    condition.valuesCount ||
-    condition.isEmpty !== undefined ||
-    condition.isNull !== undefined,
-  );
-}
 
 /** First index whose value is >= x (or > x when `strict`). */
 function lowerBound(values: Float64Array, x: number, strict: boolean): number {
