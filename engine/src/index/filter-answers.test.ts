@@ -3,7 +3,8 @@ import { seededRandom } from '../../../common/seeded-random.js';
 import { parseFilter } from '../filter/parse.js';
 import { Collection } from '../store/collection.js';
 import { newCollectionConfig } from '../store/collection-config.js';
-import { FAILS, PASSES, UNKNOWN, indexedAnswers } from './filter-answers.js';
+import { indexedAnswers } from './filter-answers.js';
+import { FAILS, PASSES, UNKNOWN } from './verdicts.js';
 import { planFilter } from './filter-plan.js';
 
 const random = seededRandom(18);

@@ -9,13 +9,7 @@
  */
 import type { Condition, Filter } from '../filter/types.js';
 import type { Collection } from '../store/collection.js';
-
-/** An answer not known yet: the slot's payload must be evaluated. */
-export const UNKNOWN = 0;
-/** The slot passes the filter. */
-export const PASSES = 1;
-/** The slot fails the filter. */
-export const FAILS = 2;
+import { FAILS, PASSES, UNKNOWN } from './verdicts.js';
 
 /** How deep to look into filters nested in conditions; deeper ones are left unknown. */
 const MAX_DEPTH = 8;

@@ -4,6 +4,7 @@ import { parseFilter } from '../filter/parse.js';
 import { search } from '../search/search.js';
 import { Collection } from '../store/collection.js';
 import { newCollectionConfig } from '../store/collection-config.js';
+import { FAILS, PASSES, UNKNOWN } from './verdicts.js';
 import { planFilter } from './filter-plan.js';
 
 const DIM = 8;
@@ -68,4 +69,31 @@ test('a broad filter remembers its answers only until the next write', () => {
   expect(plan.passes(60)).toBe(false);
   c.apply({ type: 'set_payload', selector: { ids: [7] }, payload: { bucket: 99 } }, ++seq);
   expect(planFilter(c, filter, 200).passes(c.points.slotOf(7)!)).toBe(false);
+});
+
+test.each([
+  ['a range', { must: [{ key: 'bucket', range: { lt: 50 } }] }],
+  // The index answers dead slots FAILS for the range; negated, they would pass.
+  ['a negated range', { must_not: [{ key: 'bucket', range: { gte: 50 } }] }],
+])(
+  "a broad filter's verdicts, once taken from the index, pass exactly the live slots that pass (%s)",
+  (_name, json) => {
+    const c = collection();
+    c.apply({ type: 'delete_points', selector: { ids: [3, 4] } }, ++seq);
+    const plan = planFilter(c, parseFilter(json)!, 200);
+    expect(plan.verdicts()!.every((v) => v === UNKNOWN)).toBe(true);
+    // The plan evaluates a 128th of the slots itself, then takes every answer from the index.
+    for (let slot = 0; slot < N / 64; slot++) if (c.points.alive[slot]) plan.passes(slot);
+    const verdicts = plan.verdicts()!;
+    for (let slot = 0; slot < c.points.slotCount; slot++) {
+      const passes = c.points.alive[slot] === 1 && (c.points.payloads[slot]!.bucket as number) < 50;
+      expect(verdicts[slot]).toBe(passes ? PASSES : FAILS);
+    }
+    // Points 3 and 4 were in slots 3 and 4, and pass the filter's range.
+    expect([verdicts[3], verdicts[4]]).toEqual([FAILS, FAILS]);
+  },
+);
+
+test('a selective plan remembers no verdicts', () => {
+  expect(planFilter(collection(), below(5), 200).verdicts()).toBeUndefined();
 });

@@ -14,7 +14,8 @@
 import type { Filter } from '../filter/types.js';
 import { filterCandidates } from '../search/candidates.js';
 import type { Collection } from '../store/collection.js';
-import { FAILS, PASSES, UNKNOWN, indexedAnswers } from './filter-answers.js';
+import { indexedAnswers } from './filter-answers.js';
+import { FAILS, PASSES, UNKNOWN } from './verdicts.js';
 
 /** What a search needs to know about its filter. */
 export interface FilterPlan {
@@ -27,6 +28,11 @@ export interface FilterPlan {
   candidates: Int32Array | undefined;
   /** Whether a live slot passes the filter; remembered per slot for broad filters. */
   passes(slot: number): boolean;
+  /**
+   * The answers known so far, per slot: PASSES (a live slot that passes), FAILS, or
+   * UNKNOWN (ask {@link passes}); undefined when the plan remembers none.
+   */
+  verdicts(): Uint8Array | undefined;
 }
 
 const SAMPLES = 512;
@@ -82,24 +88,32 @@ const EVALUATED_BEFORE_INDEX = 1 / 128;
  * nodes a graph walk meets, and the next query with it meets most of them again. Once it
  * has evaluated its share of the slots, it takes every answer the payload indexes give.
  */
-function rememberingCheck(collection: Collection, filter: Filter): (slot: number) => boolean {
-  const { slotCount } = collection.points;
+function rememberingCheck(
+  collection: Collection,
+  filter: Filter,
+): Pick<FilterPlan, 'passes' | 'verdicts'> {
+  const { alive, slotCount } = collection.points;
   let answers: Uint8Array = new Uint8Array(slotCount); // UNKNOWN, PASSES or FAILS
   let evaluations = Math.ceil(slotCount * EVALUATED_BEFORE_INDEX);
-  return (slot) => {
-    let known = answers[slot]!;
-    if (known === UNKNOWN && --evaluations === 0) {
-      // Answers evaluated so far where the index knows none are dropped: evaluated again.
-      const indexed = indexedAnswers(collection, filter);
-      if (indexed) {
-        answers = indexed;
-        known = answers[slot]!;
+  return {
+    passes: (slot) => {
+      let known = answers[slot]!;
+      if (known === UNKNOWN && --evaluations === 0) {
+        // Answers evaluated so far where the index knows none are dropped: evaluated again.
+        const indexed = indexedAnswers(collection, filter);
+        if (indexed) {
+          // A dead slot fails: a verdict of PASSES is then enough to accept a slot.
+          for (let s = 0; s < slotCount; s++) if (alive[s] !== 1) indexed[s] = FAILS;
+          answers = indexed;
+          known = answers[slot]!;
+        }
       }
-    }
-    if (known !== UNKNOWN) return known === PASSES;
-    const passes = collection.slotMatches(slot, filter);
-    answers[slot] = passes ? PASSES : FAILS;
-    return passes;
+      if (known !== UNKNOWN) return known === PASSES;
+      const passes = collection.slotMatches(slot, filter);
+      answers[slot] = passes ? PASSES : FAILS;
+      return passes;
+    },
+    verdicts: () => answers,
   };
 }
 
@@ -111,12 +125,13 @@ function makePlan(
   cache: PlanCache,
 ): FilterPlan {
   const direct = (slot: number) => collection.slotMatches(slot, filter);
+  const none = () => undefined;
   const walked = (matches: number): FilterPlan => {
     if (matches <= threshold || cache.remembered >= REMEMBERED_FILTERS) {
-      return { matches, candidates: undefined, passes: direct };
+      return { matches, candidates: undefined, passes: direct, verdicts: none };
     }
     cache.remembered++;
-    return { matches, candidates: undefined, passes: rememberingCheck(collection, filter) };
+    return { matches, candidates: undefined, ...rememberingCheck(collection, filter) };
   };
   const estimate = estimateMatches(collection, filter);
   // Building a candidate set of half the collection costs more than a graph search does,
@@ -125,7 +140,12 @@ function makePlan(
   const set = filterCandidates(collection, filter);
   if (!set) return walked(estimate);
   if (set.size > threshold) return walked(set.size);
-  return { matches: set.size, candidates: Int32Array.from(set).sort(), passes: direct };
+  return {
+    matches: set.size,
+    candidates: Int32Array.from(set).sort(),
+    passes: direct,
+    verdicts: none,
+  };
 }
 
 /** The plan of a filter on a collection as it is now. */

@@ -3,6 +3,7 @@ import { preprocess, similarityFn } from '../distance.js';
 import type { Distance } from '../distance.js';
 import { VectorArena } from '../store/vector-arena.js';
 import { seededRandom } from '../../../common/seeded-random.js';
+import { FAILS, PASSES, UNKNOWN } from './verdicts.js';
 import { Hnsw } from './hnsw.js';
 
 function randomArena(n: number, dim: number, distance: Distance, seed: number): VectorArena {
@@ -85,4 +86,46 @@ test('a two-hop walk under a selective filter finds the filtered top 10 and noth
     hits += found.filter((h) => truth.has(h.slot)).length;
   }
   expect(hits / 300).toBeGreaterThanOrEqual(0.9);
+});
+
+test('a walk given verdicts answers as one that asks, and asks only where none is known', () => {
+  const dim = 12;
+  const arena = randomArena(3000, dim, 'Cosine', 21);
+  const graph = new Hnsw(arena.space, { m: 16, efConstruct: 100, seed: 4 });
+  for (let slot = 0; slot < arena.length; slot++) graph.insert(slot);
+  const passes = (slot: number) => slot % 7 === 2;
+  // Every third slot's verdict is unknown; the others say what `passes` would.
+  const verdicts = Uint8Array.from({ length: arena.length }, (_, slot) =>
+    slot % 3 === 0 ? UNKNOWN : passes(slot) ? PASSES : FAILS,
+  );
+  const asked: number[] = [];
+  const asking = (slot: number) => {
+    asked.push(slot);
+    return passes(slot);
+  };
+  const queries = randomArena(20, dim, 'Cosine', 22);
+  for (let q = 0; q < 20; q++) {
+    const at = arena.placeQuery(queries.get(q));
+    for (const twoHop of [false, true]) {
+      const plain = graph.search(at, 10, 64, passes, twoHop);
+      asked.length = 0;
+      expect(graph.search(at, 10, 64, asking, twoHop, verdicts)).toEqual(plain);
+      expect(asked.length).toBeGreaterThan(0);
+      expect(asked.every((slot) => slot % 3 === 0)).toBe(true);
+    }
+  }
+});
+
+test('walks keep finding the same after their visit marks wrap around', () => {
+  const arena = randomArena(2000, 8, 'Euclid', 31);
+  const built = new Hnsw(arena.space, { m: 8, efConstruct: 64, seed: 5 });
+  for (let slot = 0; slot < arena.length; slot++) built.insert(slot);
+  // A graph from its state starts its marks afresh (the build's walks used many).
+  const graph = Hnsw.fromState(arena.space, built.toState());
+  const queries = randomArena(10, 8, 'Euclid', 32);
+  const at = (q: number) => arena.placeQuery(queries.get(q % 10));
+  const first = Array.from({ length: 10 }, (_, q) => graph.search(at(q), 10, 32));
+  for (const hits of first) expect(new Set(hits.map((h) => h.slot)).size).toBe(10);
+  // A mark is a byte: 600 walks wrap it twice.
+  for (let q = 0; q < 600; q++) expect(graph.search(at(q), 10, 32)).toEqual(first[q % 10]);
 });

@@ -254,6 +254,7 @@ export class VectorIndex {
     accept: (slot: number) => boolean,
     twoHop = false,
     quantized?: { vector: Float32Array; params: QuantizationSearchParams },
+    verdicts?: Uint8Array,
   ): { score: number; slot: number }[] {
     const graph = this.graph;
     if (!graph) return [];
@@ -265,12 +266,13 @@ export class VectorIndex {
       // No more candidates than the graph has nodes, however large the oversampling.
       const wanted = rescore ? Math.min(Math.ceil(k * oversampling), Math.max(k, walk.nodes)) : k;
       const qq = rows.placeQuery(quantized.vector);
-      const found = walk.search(qq, wanted, Math.max(ef, wanted), accept, twoHop);
+      const found = walk.search(qq, wanted, Math.max(ef, wanted), accept, twoHop, verdicts);
       // Rescoring: the candidates ranked by their full-precision similarity, as Qdrant does.
       for (const hit of found)
         top.push(rescore ? arena.similarity(hit.slot, q) : hit.score, hit.slot);
     } else {
-      for (const hit of graph.search(q, k, ef, accept, twoHop)) top.push(hit.score, hit.slot);
+      for (const hit of graph.search(q, k, ef, accept, twoHop, verdicts))
+        top.push(hit.score, hit.slot);
     }
     const end = this.store.slotCount;
     for (let slot = this.indexedUpTo; slot < end; slot++) {

@@ -97,7 +97,9 @@ export function search(collection: Collection, query: SearchQuery): Hit[] {
       vector: query.vector,
       params: query.quantization ?? DEFAULT_QUANTIZATION,
     };
-    found = index.search(q, k, ef, accept, twoHop, quantized);
+    // Without ids to leave out, the walk reads the plan's known answers directly.
+    const verdicts = query.excludeIds ? undefined : plan?.verdicts();
+    found = index.search(q, k, ef, accept, twoHop, quantized || undefined, verdicts);
   }
 
   const hits: Hit[] = [];
