@@ -5,11 +5,13 @@
  * - the recall@10/QPS curve over `ef` for both, and the QPS each reaches at recall@10 0.95
  *   (interpolated between the two `ef` that bracket it), so the two are compared at equal
  *   recall rather than at their defaults;
- * - filtered searches at 1%, 10% and 50% selectivity (an indexed integer field), each side
- *   at the `ef` where it first reached 0.95 unfiltered, measured on a second pass of the
- *   queries with that filter as the unfiltered curve is after a warm-up (the engine keeps
- *   a plan per filter, and for a broad one each slot's answer, until the next write); the
- *   first pass is printed too;
+ * - filtered searches at 1%, 10% and 50% selectivity (an indexed integer field): each
+ *   side's filtered recall/QPS curve over `ef`, every point the fastest of BENCH_REPEATS
+ *   passes (3; the sides alternate), and the QPS each reaches at filtered recall@10 0.95,
+ *   interpolated as above, or at the most the weaker side reaches when one never gets to
+ *   0.95 (the row names the recall). Also printed: a first pass with the filter at the
+ *   `ef` each side needed unfiltered (the engine plans the filter and, for a broad one,
+ *   learns each slot's answer until the next write) and a second pass at that `ef`;
  * - exact search, load plus index build time, resident memory;
  * - the engine over HTTP: upserts, one client at a time, and a batch of concurrent clients,
  *   with the CPU its main thread spent per search (bench/engine-http-search.ts looks closer).
@@ -23,6 +25,7 @@
  *
  *   BENCH_POINTS=100000 BENCH_QUERIES=200 BENCH_SETS=clustered-128,uniform-128,clustered-768 \
  *   BENCH_EFS=10,16,24,32,48,64,96,128,192,256,384,512,768 BENCH_CLIENTS=8 BENCH_HTTP=1 \
+ *   BENCH_REPEATS=3 \
  *   node --import tsx bench/engine-vs-qdrant-edge.ts
  *
  * A quick run: BENCH_POINTS=20000 BENCH_QUERIES=100 BENCH_SETS=clustered-128,uniform-128.
@@ -79,6 +82,8 @@ const OVERSAMPLING = Number(env.BENCH_OVERSAMPLING ?? 1);
 /** The search params of an approximate search on a quantized set, the same on both sides. */
 const RESCORED = { ignore: false, rescore: true, oversampling: OVERSAMPLING };
 const SELECTIVITIES = [1, 10, 50];
+/** Passes per side at each point of a filtered curve; the fastest is kept. */
+const REPEATS = Number(env.BENCH_REPEATS ?? 3);
 const BUCKETS = 100;
 /** Live points before the engine builds its graph: its default, or a fifth of a small run. */
 const THRESHOLD = Math.min(20_000, Math.floor(POINTS / 5));
@@ -124,17 +129,39 @@ interface CurvePoint extends Timed {
 }
 
 /**
- * The QPS at {@link TARGET_RECALL}: interpolated between the last `ef` below it and the
- * first at or above it; the first point's QPS when even the smallest `ef` reaches it.
+ * The QPS at `target` recall ({@link TARGET_RECALL} unless given): interpolated between the
+ * last `ef` below it and the first at or above it; the first point's QPS when even the
+ * smallest `ef` reaches it.
  */
-function qpsAtTarget(curve: CurvePoint[]): { qps: number; ef: number } | undefined {
-  const at = curve.findIndex((p) => p.recall >= TARGET_RECALL);
+function qpsAtTarget(
+  curve: CurvePoint[],
+  target = TARGET_RECALL,
+): { qps: number; ef: number } | undefined {
+  const at = curve.findIndex((p) => p.recall >= target);
   if (at < 0) return undefined;
   const hi = curve[at]!;
   if (at === 0) return { qps: hi.qps, ef: hi.ef };
   const lo = curve[at - 1]!;
-  const t = (TARGET_RECALL - lo.recall) / (hi.recall - lo.recall);
+  const t = (target - lo.recall) / (hi.recall - lo.recall);
   return { qps: lo.qps + t * (hi.qps - lo.qps), ef: hi.ef };
+}
+
+/**
+ * Both sides' QPS at equal recall: at {@link TARGET_RECALL} when both curves reach it, else
+ * at the highest recall the weaker side reaches (the `recall` returned says which).
+ */
+function atEqualRecall(curves: { engine: CurvePoint[]; edge: CurvePoint[] }): {
+  recall: number;
+  engine: { qps: number; ef: number };
+  edge: { qps: number; ef: number };
+} {
+  const best = (curve: CurvePoint[]) => Math.max(...curve.map((p) => p.recall));
+  const recall = Math.min(TARGET_RECALL, best(curves.engine), best(curves.edge));
+  return {
+    recall,
+    engine: qpsAtTarget(curves.engine, recall)!,
+    edge: qpsAtTarget(curves.edge, recall)!,
+  };
 }
 
 const bucketFilter = (percent: number) => ({
@@ -264,6 +291,16 @@ function writeVectors(path: string, vectors: Float32Array[], dim: number): void 
   writeFileSync(path, Buffer.from(flat.buffer));
 }
 
+/** Both sides' curves, one line per `ef`. */
+function printCurves(curves: { engine: CurvePoint[]; edge: CurvePoint[] }): void {
+  const col = (p: CurvePoint) =>
+    `${p.recall.toFixed(3).padStart(13)} ${p.qps.toFixed(0).padStart(6)} ${p.p99.toFixed(2).padStart(8)}`;
+  console.log('  ef   engine recall   QPS    p99 ms | edge recall   QPS    p99 ms');
+  curves.engine.forEach((e, i) =>
+    console.log(`${String(e.ef).padStart(5)}${col(e)} |${col(curves.edge[i]!)}`),
+  );
+}
+
 type Row = [string, number | undefined, number | undefined, 'higher' | 'lower'];
 
 function printRows(rows: Row[]): void {
@@ -288,7 +325,11 @@ interface SetResult {
   name: string;
   annRatio: number | undefined;
   p99: [number, number];
+  /** Filtered QPS ratios at equal recall, and at the `ef` each side needs unfiltered. */
   filtered: (number | undefined)[];
+  filteredAtEf: number[];
+  /** The recall each filtered ratio is at: 0.95, or the most the weaker side reached. */
+  filteredRecall: number[];
   exactRatio: number;
   buildRatio: number;
   rssRatio: number;
@@ -410,21 +451,10 @@ async function benchSet(name: string): Promise<SetResult> {
       }
       if ([curves.engine, curves.edge, floatCurves.engine, floatCurves.edge].every(done)) break;
     }
-    console.log('  ef   engine recall   QPS    p99 ms | edge recall   QPS    p99 ms');
-    curves.engine.forEach((e, i) => {
-      const q = curves.edge[i]!;
-      const col = (p: CurvePoint) =>
-        `${p.recall.toFixed(3).padStart(13)} ${p.qps.toFixed(0).padStart(6)} ${p.p99.toFixed(2).padStart(8)}`;
-      console.log(`${String(e.ef).padStart(5)}${col(e)} |${col(q)}`);
-    });
+    printCurves(curves);
     if (quantized) {
       console.log('  the same graphs walked over float vectors (quantization ignored):');
-      floatCurves.engine.forEach((e, i) => {
-        const q = floatCurves.edge[i]!;
-        const col = (p: CurvePoint) =>
-          `${p.recall.toFixed(3).padStart(13)} ${p.qps.toFixed(0).padStart(6)} ${p.p99.toFixed(2).padStart(8)}`;
-        console.log(`${String(e.ef).padStart(5)}${col(e)} |${col(q)}`);
-      });
+      printCurves(floatCurves);
     }
     const at = { engine: qpsAtTarget(curves.engine), edge: qpsAtTarget(curves.edge) };
     const efOf = (side: 'engine' | 'edge') => at[side]?.ef ?? curves[side].at(-1)!.ef;
@@ -436,6 +466,8 @@ async function benchSet(name: string): Promise<SetResult> {
       edge: CurvePoint;
       /** QPS of the first pass with the filter: the engine plans it and learns its answers. */
       first: { engine: number; edge: number };
+      /** Both sides at equal recall, from the filtered curves. */
+      equal: ReturnType<typeof atEqualRecall>;
     }[] = [];
     for (const percent of SELECTIVITIES) {
       const filter = bucketFilter(percent);
@@ -444,12 +476,38 @@ async function benchSet(name: string): Promise<SetResult> {
       const q1 = await edgeSearch({ hnsw_ef: efOf('edge'), filter });
       const e = await engineSearch({ ef: efOf('engine'), filter });
       const q = await edgeSearch({ hnsw_ef: efOf('edge'), filter });
+      // The filtered curve over `ef`, each point the fastest of REPEATS passes per side
+      // (the sides alternating), so one slow pass on a busy machine does not set a row.
+      const filteredCurves = { engine: [] as CurvePoint[], edge: [] as CurvePoint[] };
+      for (const ef of EFS) {
+        let fastest: { engine?: CurvePoint; edge?: CurvePoint } = {};
+        for (let pass = 0; pass < REPEATS; pass++) {
+          const ep = await engineSearch({ ef, filter });
+          const qp = await edgeSearch({ hnsw_ef: ef, filter });
+          const point = (a: SearchAnswer) => ({
+            ef,
+            ...summary(a.latencies),
+            recall: recall(a.ids, exact.ids),
+          });
+          const [pe, pq] = [point(ep), point(qp)];
+          fastest = {
+            engine: fastest.engine && fastest.engine.qps >= pe.qps ? fastest.engine : pe,
+            edge: fastest.edge && fastest.edge.qps >= pq.qps ? fastest.edge : pq,
+          };
+        }
+        filteredCurves.engine.push(fastest.engine!);
+        filteredCurves.edge.push(fastest.edge!);
+        if ([filteredCurves.engine, filteredCurves.edge].every(done)) break;
+      }
       filtered.push({
         percent,
         engine: { ef: efOf('engine'), ...summary(e.latencies), recall: recall(e.ids, exact.ids) },
         edge: { ef: efOf('edge'), ...summary(q.latencies), recall: recall(q.ids, exact.ids) },
         first: { engine: summary(e1.latencies).qps, edge: summary(q1.latencies).qps },
+        equal: atEqualRecall(filteredCurves),
       });
+      console.log(`  filtered ${percent}%:`);
+      printCurves(filteredCurves);
     }
 
     const exact = { engine: summary(engineExact.latencies), edge: summary(edgeExact.latencies) };
@@ -471,7 +529,15 @@ async function benchSet(name: string): Promise<SetResult> {
       ]);
     }
     for (const f of filtered) {
-      rows.push([`filtered ${f.percent}% QPS (at that ef)`, f.engine.qps, f.edge.qps, 'higher']);
+      const { equal } = f;
+      rows.push([
+        `filtered ${f.percent}% QPS at recall@10 ${equal.recall.toFixed(3)}`,
+        equal.engine.qps,
+        equal.edge.qps,
+        'higher',
+      ]);
+      rows.push([`  ef reaching it`, equal.engine.ef, equal.edge.ef, 'lower']);
+      rows.push([`  QPS at the unfiltered ef`, f.engine.qps, f.edge.qps, 'higher']);
       rows.push([`  recall@10`, f.engine.recall, f.edge.recall, 'higher']);
       rows.push([`  p99 ms`, f.engine.p99, f.edge.p99, 'lower']);
       rows.push([`  first pass QPS`, f.first.engine, f.first.edge, 'higher']);
@@ -522,7 +588,9 @@ async function benchSet(name: string): Promise<SetResult> {
       name,
       annRatio: at.engine && at.edge ? at.engine.qps / at.edge.qps : undefined,
       p99: [p99At('engine'), p99At('edge')],
-      filtered: filtered.map((f) => f.engine.qps / f.edge.qps),
+      filtered: filtered.map((f) => f.equal.engine.qps / f.equal.edge.qps),
+      filteredAtEf: filtered.map((f) => f.engine.qps / f.edge.qps),
+      filteredRecall: filtered.map((f) => f.equal.recall),
       exactRatio: exact.engine.qps / exact.edge.qps,
       buildRatio: coreBuild / edgeBuild,
       rssRatio,
@@ -558,4 +626,11 @@ for (const r of results) {
       r2(r.buildRatio).padStart(7) +
       r2(r.rssRatio).padStart(6),
   );
+}
+console.log(
+  '\nfiltered ratios: at equal recall (the recall) | at the ef each side needs unfiltered',
+);
+for (const r of results) {
+  const equal = r.filtered.map((x, i) => `${r2(x)} (${r.filteredRecall[i]!.toFixed(3)})`);
+  console.log(`${r.name.padEnd(15)} ${equal.join('  ')} | ${r.filteredAtEf.map(r2).join('  ')}`);
 }
