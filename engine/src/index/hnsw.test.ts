@@ -129,3 +129,48 @@ test('walks keep finding the same after their visit marks wrap around', () => {
   // A mark is a byte: 600 walks wrap it twice.
   for (let q = 0; q < 600; q++) expect(graph.search(at(q), 10, 32)).toEqual(first[q % 10]);
 });
+
+test('the descent to level 0 scores no node twice and ends where a plain greedy descent does', () => {
+  const dim = 12;
+  const arena = randomArena(5000, dim, 'Cosine', 41);
+  const built = new Hnsw(arena.space, { m: 4, efConstruct: 32, seed: 6 });
+  for (let slot = 0; slot < arena.length; slot++) built.insert(slot);
+  const state = built.toState();
+  expect(state.maxLevel).toBeGreaterThan(2);
+  const scored: number[] = [];
+  const { gather, gatherIds } = arena.space;
+  const counting = {
+    ...arena.space,
+    gather: (q: number, count: number) => {
+      scored.push(...gatherIds.subarray(0, count));
+      gather(q, count);
+    },
+  };
+  const graph = Hnsw.fromState(counting, state) as unknown as {
+    descend(q: number, to: number): number;
+  };
+  const queries = randomArena(30, dim, 'Cosine', 42);
+  for (let i = 0; i < 30; i++) {
+    const q = arena.placeQuery(queries.get(i));
+    const score = (slot: number) => arena.space.similarity(arena.pointer(slot), q, dim);
+    // Each level: move to the best neighbour while it beats the current node.
+    let best = state.entry;
+    for (let level = state.maxLevel; level > 0; level--) {
+      for (;;) {
+        const links = state.upperData.subarray(
+          state.upperOffsets[best],
+          state.upperOffsets[best + 1],
+        );
+        const at = (level - 1) * (state.params.m + 1);
+        const neighbours = [...links.subarray(at + 1, at + 1 + links[at]!)];
+        const from = best;
+        for (const n of neighbours) if (score(n) > score(best)) best = n;
+        if (best === from) break;
+      }
+    }
+    scored.length = 0;
+    expect(graph.descend(q, 0)).toBe(best);
+    expect(scored.length).toBeGreaterThan(0);
+    expect(new Set(scored).size).toBe(scored.length);
+  }
+});

@@ -76,6 +76,8 @@ export class Hnsw {
    */
   private visited: Uint8Array;
   private visitMark = 0;
+  /** The similarity of the node a greedy descent has reached (see {@link greedy}). */
+  private descentScore = 0;
   private readonly candidateHeap = new ScoredHeap(256);
   private readonly resultHeap = new ScoredHeap(256);
   private rng: number;
@@ -231,25 +233,55 @@ export class Hnsw {
     links.set(ids, base + 1);
   }
 
-  /** Greedy walk to the node most similar to the vector at byte offset `q`, on one level. */
-  private greedy(q: number, from: number, level: number): number {
-    const { similarity, origin, width, dim, gather, gatherIds, gatherScores } = this;
+  /**
+   * Greedy walk to the node most similar to the vector at byte offset `q`, on one level,
+   * from `from`, whose similarity is {@link descentScore}; leaves the found node's there.
+   * Nodes marked `mark` were scored earlier in the same descent, and none of them beat
+   * the best found so far (or the walk would have moved to it), so they are not scored
+   * again: the node the walk came from, neighbours two nodes share, a level's nodes met
+   * on the level above.
+   */
+  private greedy(q: number, from: number, level: number, mark: number): number {
+    const { visited, gather, gatherIds, gatherScores } = this;
     let best = from;
-    let bestScore = similarity(origin + from * width, q, dim);
+    let bestScore = this.descentScore;
     for (;;) {
       const { links, base, count } = this.neighbours(best, level);
-      for (let i = 0; i < count; i++) gatherIds[i] = links[base + i]!;
-      gather(q, count);
-      const previous = best;
+      let fresh = 0;
       for (let i = 0; i < count; i++) {
+        const next = links[base + i]!;
+        if (visited[next] === mark) continue;
+        visited[next] = mark;
+        gatherIds[fresh++] = next;
+      }
+      gather(q, fresh);
+      const previous = best;
+      for (let i = 0; i < fresh; i++) {
         const score = gatherScores[i]!;
         if (score > bestScore) {
           bestScore = score;
           best = gatherIds[i]!;
         }
       }
-      if (best === previous) return best;
+      if (best === previous) {
+        this.descentScore = bestScore;
+        return best;
+      }
     }
+  }
+
+  /**
+   * Walks from the entry point down to the node most similar to `q` on level `to`,
+   * greedily on each level above it (one visit mark for the whole descent).
+   */
+  private descend(q: number, to: number): number {
+    const mark = this.nextMark();
+    const current = this.entry;
+    this.visited[current] = mark;
+    this.descentScore = this.similarity(this.origin + current * this.width, q, this.dim);
+    let best = current;
+    for (let l = this.maxLevel; l > to; l--) best = this.greedy(q, best, l, mark);
+    return best;
   }
 
   /**
@@ -382,8 +414,7 @@ export class Hnsw {
       return;
     }
     const q = this.origin + slot * this.width;
-    let current = this.entry;
-    for (let l = this.maxLevel; l > level; l--) current = this.greedy(q, current, l);
+    let current = this.descend(q, level);
     for (let l = Math.min(level, this.maxLevel); l >= 0; l--) {
       const found = this.heapToList(this.searchLevel(q, current, this.params.efConstruct, l));
       const max = l === 0 ? this.m0 : this.params.m;
@@ -432,8 +463,7 @@ export class Hnsw {
     verdicts?: Uint8Array,
   ): { score: number; slot: number }[] {
     if (this.entry < 0 || k <= 0) return [];
-    let current = this.entry;
-    for (let l = this.maxLevel; l > 0; l--) current = this.greedy(q, current, l);
+    const current = this.descend(q, 0);
     const level0 = this.searchLevel(
       q,
       current,
