@@ -8,7 +8,7 @@
  */
 import { GATHER_MAX } from '../store/vector-arena.js';
 import type { VectorSpace } from '../store/vector-arena.js';
-import { PASSES, UNKNOWN } from './verdicts.js';
+import { FAILS, PASSES, UNKNOWN } from './verdicts.js';
 import { ScoredHeap } from './scored-heap.js';
 
 /** Construction parameters (Qdrant's defaults: m 16, ef_construct 100). */
@@ -343,6 +343,8 @@ export class Hnsw {
         const farCount = count0[next]!;
         for (let j = 0; j < farCount && fresh < GATHER_MAX; j++) {
           const far = links0[farBase + j]!;
+          // Most of a selective filter's slots fail: a known failure is one read, not two.
+          if (verdicts !== undefined && verdicts[far] === FAILS) continue;
           if (visited[far] === mark || !accepted(verdicts, accept!, far)) continue;
           visited[far] = mark;
           gatherIds[fresh++] = far;
