@@ -81,13 +81,16 @@ test.each([
     const c = collection();
     c.apply({ type: 'delete_points', selector: { ids: [3, 4] } }, ++seq);
     const plan = planFilter(c, parseFilter(json)!, 200);
-    expect(plan.verdicts()!.every((v) => v === UNKNOWN)).toBe(true);
+    expect(plan.verdicts()!.bytes.every((v) => v === UNKNOWN)).toBe(true);
+    expect(plan.verdicts()!.passing).toBeUndefined();
     // The plan evaluates a 128th of the slots itself, then takes every answer from the index.
     for (let slot = 0; slot < N / 64; slot++) if (c.points.alive[slot]) plan.passes(slot);
-    const verdicts = plan.verdicts()!;
+    const { bytes: verdicts, passing } = plan.verdicts()!;
     for (let slot = 0; slot < c.points.slotCount; slot++) {
       const passes = c.points.alive[slot] === 1 && (c.points.payloads[slot]!.bucket as number) < 50;
       expect(verdicts[slot]).toBe(passes ? PASSES : FAILS);
+      // Every verdict is known, so the passing slots are also a bitset.
+      expect((passing![slot >>> 5]! >>> (slot & 31)) & 1).toBe(passes ? 1 : 0);
     }
     // Points 3 and 4 were in slots 3 and 4, and pass the filter's range.
     expect([verdicts[3], verdicts[4]]).toEqual([FAILS, FAILS]);

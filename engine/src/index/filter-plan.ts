@@ -15,7 +15,8 @@ import type { Filter } from '../filter/types.js';
 import { filterCandidates } from '../search/candidates.js';
 import type { Collection } from '../store/collection.js';
 import { indexedAnswers } from './filter-answers.js';
-import { FAILS, PASSES, UNKNOWN } from './verdicts.js';
+import { FAILS, PASSES, UNKNOWN, passingBits } from './verdicts.js';
+import type { KnownVerdicts } from './verdicts.js';
 
 /** What a search needs to know about its filter. */
 export interface FilterPlan {
@@ -30,9 +31,10 @@ export interface FilterPlan {
   passes(slot: number): boolean;
   /**
    * The answers known so far, per slot: PASSES (a live slot that passes), FAILS, or
-   * UNKNOWN (ask {@link passes}); undefined when the plan remembers none.
+   * UNKNOWN (ask {@link passes}), with the passing slots as bits once all are known;
+   * undefined when the plan remembers none.
    */
-  verdicts(): Uint8Array | undefined;
+  verdicts(): KnownVerdicts | undefined;
 }
 
 const SAMPLES = 512;
@@ -94,26 +96,28 @@ function rememberingCheck(
 ): Pick<FilterPlan, 'passes' | 'verdicts'> {
   const { alive, slotCount } = collection.points;
   let answers: Uint8Array = new Uint8Array(slotCount); // UNKNOWN, PASSES or FAILS
+  let known: KnownVerdicts = { bytes: answers, passing: undefined };
   let evaluations = Math.ceil(slotCount * EVALUATED_BEFORE_INDEX);
   return {
     passes: (slot) => {
-      let known = answers[slot]!;
-      if (known === UNKNOWN && --evaluations === 0) {
+      let answer = answers[slot]!;
+      if (answer === UNKNOWN && --evaluations === 0) {
         // Answers evaluated so far where the index knows none are dropped: evaluated again.
         const indexed = indexedAnswers(collection, filter);
         if (indexed) {
           // A dead slot fails: a verdict of PASSES is then enough to accept a slot.
           for (let s = 0; s < slotCount; s++) if (alive[s] !== 1) indexed[s] = FAILS;
           answers = indexed;
-          known = answers[slot]!;
+          known = { bytes: indexed, passing: passingBits(indexed) };
+          answer = answers[slot]!;
         }
       }
-      if (known !== UNKNOWN) return known === PASSES;
+      if (answer !== UNKNOWN) return answer === PASSES;
       const passes = collection.slotMatches(slot, filter);
       answers[slot] = passes ? PASSES : FAILS;
       return passes;
     },
-    verdicts: () => answers,
+    verdicts: () => known,
   };
 }
 

@@ -3,7 +3,7 @@ import { preprocess, similarityFn } from '../distance.js';
 import type { Distance } from '../distance.js';
 import { VectorArena } from '../store/vector-arena.js';
 import { seededRandom } from '../../../common/seeded-random.js';
-import { FAILS, PASSES, UNKNOWN } from './verdicts.js';
+import { FAILS, PASSES, UNKNOWN, passingBits } from './verdicts.js';
 import { Hnsw } from './hnsw.js';
 
 function randomArena(n: number, dim: number, distance: Distance, seed: number): VectorArena {
@@ -98,6 +98,9 @@ test('a walk given verdicts answers as one that asks, and asks only where none i
   const verdicts = Uint8Array.from({ length: arena.length }, (_, slot) =>
     slot % 3 === 0 ? UNKNOWN : passes(slot) ? PASSES : FAILS,
   );
+  const full = Uint8Array.from({ length: arena.length }, (_, slot) =>
+    passes(slot) ? PASSES : FAILS,
+  );
   const asked: number[] = [];
   const asking = (slot: number) => {
     asked.push(slot);
@@ -109,9 +112,15 @@ test('a walk given verdicts answers as one that asks, and asks only where none i
     for (const twoHop of [false, true]) {
       const plain = graph.search(at, 10, 64, passes, twoHop);
       asked.length = 0;
-      expect(graph.search(at, 10, 64, asking, twoHop, verdicts)).toEqual(plain);
+      const known = { bytes: verdicts, passing: undefined };
+      expect(graph.search(at, 10, 64, asking, twoHop, known)).toEqual(plain);
       expect(asked.length).toBeGreaterThan(0);
       expect(asked.every((slot) => slot % 3 === 0)).toBe(true);
+      // With every verdict known, the bits alone answer (these bytes would ask every time).
+      const bits = { bytes: new Uint8Array(arena.length), passing: passingBits(full) };
+      asked.length = 0;
+      expect(graph.search(at, 10, 64, asking, twoHop, bits)).toEqual(plain);
+      expect(asked).toEqual([]);
     }
   }
 });

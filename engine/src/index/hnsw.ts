@@ -9,6 +9,7 @@
 import { GATHER_MAX } from '../store/vector-arena.js';
 import type { VectorSpace } from '../store/vector-arena.js';
 import { FAILS, PASSES, UNKNOWN } from './verdicts.js';
+import type { KnownVerdicts } from './verdicts.js';
 import { ScoredHeap } from './scored-heap.js';
 
 /** Construction parameters (Qdrant's defaults: m 16, ef_construct 100). */
@@ -34,20 +35,33 @@ export interface HnswState {
 }
 
 /**
- * Whether a slot is accepted: its verdict when known (PASSES or FAILS), else `accept`'s.
- * A plain function, which the walk inlines, where `accept` is a closure called through the
- * filter plan: about a tenth of a selective filtered search at 768-d (bench/README.md).
+ * Whether a slot is accepted: by the passing bits when every verdict is known, else by its
+ * verdict when known, else by `accept`. A plain function, which the walk inlines, where
+ * `accept` is a closure called through the filter plan: about a tenth of a selective
+ * filtered search at 768-d (bench/README.md).
  */
 function accepted(
-  verdicts: Uint8Array | undefined,
+  passing: Uint32Array | undefined,
+  bytes: Uint8Array | undefined,
   accept: (slot: number) => boolean,
   slot: number,
 ): boolean {
-  if (verdicts !== undefined) {
-    const verdict = verdicts[slot]!;
+  if (passing !== undefined) return (passing[slot >>> 5]! & (1 << (slot & 31))) !== 0;
+  if (bytes !== undefined) {
+    const verdict = bytes[slot]!;
     if (verdict !== UNKNOWN) return verdict === PASSES;
   }
   return accept(slot);
+}
+
+/** Whether a slot is known to fail: its bit is clear, or its verdict is FAILS. */
+function knownToFail(
+  passing: Uint32Array | undefined,
+  bytes: Uint8Array | undefined,
+  slot: number,
+): boolean {
+  if (passing !== undefined) return (passing[slot >>> 5]! & (1 << (slot & 31))) === 0;
+  return bytes !== undefined && bytes[slot] === FAILS;
 }
 
 /** The graph. */
@@ -296,11 +310,13 @@ export class Hnsw {
     level: number,
     accept?: (slot: number) => boolean,
     twoHop = false,
-    verdicts?: Uint8Array,
+    verdicts?: KnownVerdicts,
   ): ScoredHeap {
     const { similarity, origin, width, dim, visited, m0, links0, count0 } = this;
     const { gather, gatherIds, gatherScores } = this;
     const mark = this.nextMark();
+    const bytes = verdicts?.bytes;
+    const passing = verdicts?.passing;
     const candidates = this.candidateHeap; // negated scores: a max-heap
     const results = this.resultHeap;
     candidates.clear();
@@ -308,7 +324,7 @@ export class Hnsw {
     const entryScore = similarity(origin + entry * width, q, dim);
     visited[entry] = mark;
     candidates.push(-entryScore, entry);
-    if (!accept || accepted(verdicts, accept, entry)) results.push(entryScore, entry);
+    if (!accept || accepted(passing, bytes, accept, entry)) results.push(entryScore, entry);
     const stride = this.params.m + 1;
     while (candidates.size > 0) {
       const score = -candidates.topScore();
@@ -333,7 +349,7 @@ export class Hnsw {
         const next = links[base + i]!;
         if (visited[next] === mark) continue;
         visited[next] = mark;
-        if (!twoHop || accepted(verdicts, accept!, next)) {
+        if (!twoHop || accepted(passing, bytes, accept!, next)) {
           gatherIds[fresh++] = next;
           continue;
         }
@@ -344,8 +360,8 @@ export class Hnsw {
         for (let j = 0; j < farCount && fresh < GATHER_MAX; j++) {
           const far = links0[farBase + j]!;
           // Most of a selective filter's slots fail: a known failure is one read, not two.
-          if (verdicts !== undefined && verdicts[far] === FAILS) continue;
-          if (visited[far] === mark || !accepted(verdicts, accept!, far)) continue;
+          if (knownToFail(passing, bytes, far)) continue;
+          if (visited[far] === mark || !accepted(passing, bytes, accept!, far)) continue;
           visited[far] = mark;
           gatherIds[fresh++] = far;
         }
@@ -357,7 +373,7 @@ export class Hnsw {
         const nextScore = gatherScores[i]!;
         if (results.size < ef || nextScore > results.topScore()) {
           candidates.push(-nextScore, next);
-          if (!accept || twoHop || accepted(verdicts, accept, next)) {
+          if (!accept || twoHop || accepted(passing, bytes, accept, next)) {
             // A full heap swaps its worst entry out in one sift, not a push and a pop.
             if (results.size < ef) results.push(nextScore, next);
             else results.replaceTop(nextScore, next);
@@ -462,7 +478,7 @@ export class Hnsw {
     ef: number,
     accept?: (slot: number) => boolean,
     twoHop = false,
-    verdicts?: Uint8Array,
+    verdicts?: KnownVerdicts,
   ): { score: number; slot: number }[] {
     if (this.entry < 0 || k <= 0) return [];
     const current = this.descend(q, 0);

@@ -24,6 +24,7 @@ import type { PointStore } from '../store/point-store.js';
 import { buildInWorker } from './hnsw-build.js';
 import type { QuantizeRequest } from './hnsw-build.js';
 import { remapState } from './hnsw-remap.js';
+import type { KnownVerdicts } from './verdicts.js';
 import { Hnsw } from './hnsw.js';
 
 /** When and how to index. */
@@ -254,7 +255,7 @@ export class VectorIndex {
     accept: (slot: number) => boolean,
     twoHop = false,
     quantized?: { vector: Float32Array; params: QuantizationSearchParams },
-    verdicts?: Uint8Array,
+    verdicts?: KnownVerdicts,
   ): { score: number; slot: number }[] {
     const graph = this.graph;
     if (!graph) return [];
