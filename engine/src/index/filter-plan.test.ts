@@ -97,6 +97,13 @@ test.each([
   },
 );
 
-test('a selective plan remembers no verdicts', () => {
-  expect(planFilter(collection(), below(5), 200).verdicts()).toBeUndefined();
+test('a selective plan remembers the answers of the candidates it checks', () => {
+  const c = collection();
+  const plan = planFilter(c, below(5), 200);
+  const [passing, failing] = [c.points.slotOf(3)!, c.points.slotOf(7)!];
+  expect([plan.passes(passing), plan.passes(failing)]).toEqual([true, false]);
+  expect([plan.verdicts()!.bytes[passing], plan.verdicts()!.bytes[failing]]).toEqual([
+    PASSES,
+    FAILS,
+  ]);
 });

@@ -144,11 +144,14 @@ function makePlan(
   const set = filterCandidates(collection, filter);
   if (!set) return walked(estimate);
   if (set.size > threshold) return walked(set.size);
+  // The candidates that enter the top k are checked against the filter, mostly the same
+  // ones query after query: their answers are remembered as a broad filter's are.
+  const remember = cache.remembered < REMEMBERED_FILTERS;
+  if (remember) cache.remembered++;
   return {
     matches: set.size,
     candidates: Int32Array.from(set).sort(),
-    passes: direct,
-    verdicts: none,
+    ...(remember ? rememberingCheck(collection, filter) : { passes: direct, verdicts: none }),
   };
 }
 
