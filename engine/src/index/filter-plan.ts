@@ -7,9 +7,9 @@
  * cache is: the same filter on every query of a workload (a tenant, a category) then costs
  * one sample and one payload-index lookup, not one per query, and a broad one is evaluated
  * once per slot it meets, or answered for every slot from the payload indexes once it has
- * met enough of them (filter-answers.ts). Only small candidate lists are kept, and per-slot answers for a
- * few filters, so the cache stays under `CACHED_FILTERS * threshold` slots plus
- * `REMEMBERED_FILTERS` bytes per slot.
+ * met enough of them (filter-answers.ts). Only small candidate lists are kept, and per-slot
+ * answers for a few filters, so the cache stays under `CACHED_FILTERS * threshold` slots
+ * plus `REMEMBERED_FILTERS` bytes and bits per slot.
  */
 import type { Filter } from '../filter/types.js';
 import { filterCandidates } from '../search/candidates.js';
@@ -27,7 +27,7 @@ export interface FilterPlan {
    * at most the threshold; every one must still be checked against the filter.
    */
   candidates: Int32Array | undefined;
-  /** Whether a live slot passes the filter; remembered per slot for broad filters. */
+  /** Whether a live slot passes the filter; remembered per slot by up to eight plans. */
   passes(slot: number): boolean;
   /**
    * The answers known so far, per slot: PASSES (a live slot that passes), FAILS, or
@@ -87,8 +87,9 @@ const EVALUATED_BEFORE_INDEX = 1 / 128;
 
 /**
  * Checks a filter slot by slot, remembering each answer: a broad filter is checked on the
- * nodes a graph walk meets, and the next query with it meets most of them again. Once it
- * has evaluated its share of the slots, it takes every answer the payload indexes give.
+ * nodes a graph walk meets, a selective one on the candidates that would enter the top k,
+ * and the next query with it meets most of them again. Once it has evaluated its share of
+ * the slots, it takes every answer the payload indexes give.
  */
 function rememberingCheck(
   collection: Collection,

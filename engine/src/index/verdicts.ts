@@ -1,5 +1,5 @@
 /**
- * A slot's answer to a filter as one byte, kept per slot by a broad filter's plan
+ * A slot's answer to a filter as one byte, kept per slot by a filter's plan
  * (filter-plan.ts), filled from the payload indexes (filter-answers.ts) and read directly
  * by the graph walk (hnsw.ts).
  */
