@@ -470,7 +470,8 @@ export class Hnsw {
    * The `k` accepted nodes most similar to the vector at byte offset `q`, best first,
    * exploring `ef` candidates. With `twoHop` (for a filter that rejects most points) the
    * walk scores only accepted nodes and steps over rejected ones to their neighbours;
-   * otherwise rejected nodes are scored and walked through.
+   * otherwise rejected nodes are scored and walked through. `verdicts`, when given, are
+   * `accept`'s answers known in advance (a filter plan's), read instead of calling it.
    */
   search(
     q: number,
