@@ -129,15 +129,19 @@ function makePlan(
   threshold: number,
   cache: PlanCache,
 ): FilterPlan {
-  const direct = (slot: number) => collection.slotMatches(slot, filter);
-  const none = () => undefined;
-  const walked = (matches: number): FilterPlan => {
-    if (matches <= threshold || cache.remembered >= REMEMBERED_FILTERS) {
-      return { matches, candidates: undefined, passes: direct, verdicts: none };
+  // Answers are remembered by at most REMEMBERED_FILTERS plans of the collection at a time.
+  const check = (remember: boolean): Pick<FilterPlan, 'passes' | 'verdicts'> => {
+    if (!remember || cache.remembered >= REMEMBERED_FILTERS) {
+      return { passes: (slot) => collection.slotMatches(slot, filter), verdicts: () => undefined };
     }
     cache.remembered++;
-    return { matches, candidates: undefined, ...rememberingCheck(collection, filter) };
+    return rememberingCheck(collection, filter);
   };
+  const walked = (matches: number): FilterPlan => ({
+    matches,
+    candidates: undefined,
+    ...check(matches > threshold),
+  });
   const estimate = estimateMatches(collection, filter);
   // Building a candidate set of half the collection costs more than a graph search does,
   // so a filter the sample finds broad is not looked up at all.
@@ -147,13 +151,7 @@ function makePlan(
   if (set.size > threshold) return walked(set.size);
   // The candidates that enter the top k are checked against the filter, mostly the same
   // ones query after query: their answers are remembered as a broad filter's are.
-  const remember = cache.remembered < REMEMBERED_FILTERS;
-  if (remember) cache.remembered++;
-  return {
-    matches: set.size,
-    candidates: Int32Array.from(set).sort(),
-    ...(remember ? rememberingCheck(collection, filter) : { passes: direct, verdicts: none }),
-  };
+  return { matches: set.size, candidates: Int32Array.from(set).sort(), ...check(true) };
 }
 
 /** The plan of a filter on a collection as it is now. */

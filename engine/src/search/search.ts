@@ -109,7 +109,7 @@ export function search(collection: Collection, query: SearchQuery): Hit[] {
     };
     // Without ids to leave out, the walk reads the plan's known answers directly.
     const verdicts = query.excludeIds ? undefined : plan?.verdicts();
-    found = index.search(q, k, ef, accept, twoHop, quantized || undefined, verdicts);
+    found = index.search(q, k, ef, accept, twoHop, quantized, verdicts);
   }
 
   const hits: Hit[] = [];
