@@ -5,6 +5,7 @@ import { VectorArena } from '../store/vector-arena.js';
 import { seededRandom } from '../../../common/seeded-random.js';
 import { FAILS, PASSES, UNKNOWN, passingBits } from './verdicts.js';
 import { Hnsw } from './hnsw.js';
+import type { HnswParams } from './hnsw.js';
 
 function randomArena(n: number, dim: number, distance: Distance, seed: number): VectorArena {
   const random = seededRandom(seed);
@@ -18,6 +19,13 @@ function randomArena(n: number, dim: number, distance: Distance, seed: number): 
     );
   }
   return arena;
+}
+
+/** A graph over every slot of an arena, inserted in order. */
+function graphOver(arena: VectorArena, params: HnswParams): Hnsw {
+  const graph = new Hnsw(arena.space, params);
+  for (let slot = 0; slot < arena.length; slot++) graph.insert(slot);
+  return graph;
 }
 
 function exactTop(arena: VectorArena, query: Float32Array, k: number, distance: Distance) {
@@ -37,8 +45,7 @@ test.each<Distance>(['Cosine', 'Euclid', 'Dot', 'Manhattan'])(
   (distance) => {
     const dim = 12;
     const arena = randomArena(3000, dim, distance, 7);
-    const graph = new Hnsw(arena.space, { m: 16, efConstruct: 100, seed: 1 });
-    for (let slot = 0; slot < arena.length; slot++) graph.insert(slot);
+    const graph = graphOver(arena, { m: 16, efConstruct: 100, seed: 1 });
     const queries = randomArena(50, dim, distance, 99);
     let hits = 0;
     for (let q = 0; q < 50; q++) {
@@ -53,8 +60,7 @@ test.each<Distance>(['Cosine', 'Euclid', 'Dot', 'Manhattan'])(
 
 test('returns only accepted nodes, best first, and survives a round trip through its state', () => {
   const arena = randomArena(1000, 8, 'Euclid', 3);
-  const graph = new Hnsw(arena.space, { m: 8, efConstruct: 64, seed: 2 });
-  for (let slot = 0; slot < 1000; slot++) graph.insert(slot);
+  const graph = graphOver(arena, { m: 8, efConstruct: 64, seed: 2 });
   const copy = Hnsw.fromState(arena.space, graph.toState());
   const hits = copy.search(arena.pointer(0), 10, 64, (slot) => slot % 2 === 1);
   expect(hits).toHaveLength(10);
@@ -65,8 +71,7 @@ test('returns only accepted nodes, best first, and survives a round trip through
 test('a two-hop walk under a selective filter finds the filtered top 10 and nothing rejected', () => {
   const dim = 12;
   const arena = randomArena(4000, dim, 'Cosine', 11);
-  const graph = new Hnsw(arena.space, { m: 16, efConstruct: 100, seed: 3 });
-  for (let slot = 0; slot < arena.length; slot++) graph.insert(slot);
+  const graph = graphOver(arena, { m: 16, efConstruct: 100, seed: 3 });
   const accept = (slot: number) => slot % 10 === 3;
   const queries = randomArena(30, dim, 'Cosine', 12);
   const sim = similarityFn('Cosine');
@@ -91,8 +96,7 @@ test('a two-hop walk under a selective filter finds the filtered top 10 and noth
 test('a walk given verdicts answers as one that asks, and asks only where none is known', () => {
   const dim = 12;
   const arena = randomArena(3000, dim, 'Cosine', 21);
-  const graph = new Hnsw(arena.space, { m: 16, efConstruct: 100, seed: 4 });
-  for (let slot = 0; slot < arena.length; slot++) graph.insert(slot);
+  const graph = graphOver(arena, { m: 16, efConstruct: 100, seed: 4 });
   const passes = (slot: number) => slot % 7 === 2;
   // Every third slot's verdict is unknown; the others say what `passes` would.
   const verdicts = Uint8Array.from({ length: arena.length }, (_, slot) =>
@@ -127,8 +131,7 @@ test('a walk given verdicts answers as one that asks, and asks only where none i
 
 test('walks keep finding the same after their visit marks wrap around', () => {
   const arena = randomArena(2000, 8, 'Euclid', 31);
-  const built = new Hnsw(arena.space, { m: 8, efConstruct: 64, seed: 5 });
-  for (let slot = 0; slot < arena.length; slot++) built.insert(slot);
+  const built = graphOver(arena, { m: 8, efConstruct: 64, seed: 5 });
   // A graph from its state starts its marks afresh (the build's walks used many).
   const graph = Hnsw.fromState(arena.space, built.toState());
   const queries = randomArena(10, 8, 'Euclid', 32);
@@ -142,8 +145,7 @@ test('walks keep finding the same after their visit marks wrap around', () => {
 test('the descent to level 0 scores no node twice and ends where a plain greedy descent does', () => {
   const dim = 12;
   const arena = randomArena(5000, dim, 'Cosine', 41);
-  const built = new Hnsw(arena.space, { m: 4, efConstruct: 32, seed: 6 });
-  for (let slot = 0; slot < arena.length; slot++) built.insert(slot);
+  const built = graphOver(arena, { m: 4, efConstruct: 32, seed: 6 });
   const state = built.toState();
   expect(state.maxLevel).toBeGreaterThan(2);
   const scored: number[] = [];
