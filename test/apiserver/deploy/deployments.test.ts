@@ -51,9 +51,26 @@ async function deploy(agent: string): Promise<Deployment> {
   return res.body;
 }
 
-/** Writes a deployment's status as the operator would. */
-const setDeploymentStatus = (id: string, status: AgentDeploymentStatus) =>
-  writeDeploymentStatus(server.kc, owner.namespace, id, status);
+/**
+ * Writes a deployment's status as the operator would, then waits (up to 5 s) until the
+ * server answers with its state and queue position: the server reads deployments from
+ * its watch of the cluster, which sees another writer's change a moment later.
+ */
+async function setDeploymentStatus(id: string, status: AgentDeploymentStatus): Promise<void> {
+  await writeDeploymentStatus(server.kc, owner.namespace, id, status);
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const res = await call<Deployment>(server, 'GET', `/api/v1/deployments/${id}`, {
+      key: owner.key,
+    });
+    const seen = res.body as unknown as { state?: string; queue_position?: number | null };
+    const caughtUp =
+      seen.state === status.state &&
+      (seen.queue_position ?? null) === (status.queuePosition ?? null);
+    if (caughtUp || Date.now() > deadline) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
 
 const built = (state: AgentDeploymentStatus['state']): AgentDeploymentStatus => ({
   state,
