@@ -129,6 +129,34 @@ test('a walk given verdicts answers as one that asks, and asks only where none i
   }
 });
 
+test("a two-hop walk over its filter's kept lists answers as one over the links, and drops them when the graph grows", () => {
+  const dim = 12;
+  const arena = randomArena(3000, dim, 'Cosine', 41);
+  const graph = new Hnsw(arena.space, { m: 16, efConstruct: 100, seed: 6 });
+  for (let slot = 0; slot < 2500; slot++) graph.insert(slot);
+  const passes = (slot: number) => slot % 9 === 4;
+  const full = Uint8Array.from({ length: arena.length }, (_, slot) =>
+    passes(slot) ? PASSES : FAILS,
+  );
+  // One filter's verdicts for every query, as a plan keeps them: the lists are worked out by
+  // the first walks and read by the later ones.
+  const bits = { bytes: full, passing: passingBits(full) };
+  const queries = randomArena(30, dim, 'Cosine', 42);
+  const walks = () =>
+    Array.from({ length: 30 }, (_, q) => {
+      const at = arena.placeQuery(queries.get(q));
+      return [graph.search(at, 24, 24, passes, true), graph.search(at, 24, 24, passes, true, bits)];
+    });
+  for (let round = 0; round < 2; round++) {
+    for (const [plain, listed] of walks()) expect(listed).toEqual(plain);
+  }
+  // The new nodes link to old ones: lists kept from before would not lead to them.
+  for (let slot = 2500; slot < 3000; slot++) graph.insert(slot);
+  const after = walks();
+  expect(after.some(([plain]) => plain!.some((h) => h.slot >= 2500))).toBe(true);
+  for (const [plain, listed] of after) expect(listed).toEqual(plain);
+});
+
 test('walks keep finding the same after their visit marks wrap around', () => {
   const arena = randomArena(2000, 8, 'Euclid', 31);
   const built = graphOver(arena, { m: 8, efConstruct: 64, seed: 5 });

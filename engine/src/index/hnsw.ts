@@ -11,6 +11,7 @@ import type { VectorSpace } from '../store/vector-arena.js';
 import { FAILS, PASSES, UNKNOWN } from './verdicts.js';
 import type { KnownVerdicts } from './verdicts.js';
 import { ScoredHeap } from './scored-heap.js';
+import { TwoHopLists } from './two-hop-lists.js';
 
 /** Construction parameters (Qdrant's defaults: m 16, ef_construct 100). */
 export interface HnswParams {
@@ -92,6 +93,12 @@ export class Hnsw {
   private visitMark = 0;
   /** The similarity of the node a greedy descent has reached (see {@link greedy}). */
   private descentScore = 0;
+  /**
+   * Each filter's two-hop lists (two-hop-lists.ts), by its passing bits, while the links
+   * stay as they are; all of them together hold at most as many entries as level 0 has links.
+   */
+  private hopLists = new WeakMap<Uint32Array, TwoHopLists>();
+  private hopEntries = 0;
   private readonly candidateHeap = new ScoredHeap(256);
   private readonly resultHeap = new ScoredHeap(256);
   private rng: number;
@@ -317,6 +324,12 @@ export class Hnsw {
     const mark = this.nextMark();
     const bytes = verdicts?.bytes;
     const passing = verdicts?.passing;
+    // Once every answer is known, a node's two-hop candidates are worked out once per filter.
+    let hops: TwoHopLists | undefined;
+    if (twoHop && level === 0 && passing !== undefined) {
+      hops = this.hopLists.get(passing);
+      if (!hops) this.hopLists.set(passing, (hops = new TwoHopLists(this.capacity)));
+    }
     const candidates = this.candidateHeap; // negated scores: a max-heap
     const results = this.resultHeap;
     candidates.clear();
@@ -345,25 +358,30 @@ export class Hnsw {
       }
       // Unvisited neighbours are scored in one kernel call.
       let fresh = 0;
-      for (let i = 0; i < count && fresh < GATHER_MAX; i++) {
-        const next = links[base + i]!;
-        if (visited[next] === mark) continue;
-        visited[next] = mark;
-        if (!twoHop || accepted(passing, bytes, accept!, next)) {
-          gatherIds[fresh++] = next;
-          continue;
-        }
-        // ACORN-1: a neighbour the filter rejects is not scored; its neighbours that pass
-        // are, so a selective filter's points stay connected without scoring the rest.
-        const farBase = next * m0;
-        const farCount = count0[next]!;
-        for (let j = 0; j < farCount && fresh < GATHER_MAX; j++) {
-          const far = links0[farBase + j]!;
-          // Most of a selective filter's slots fail: a known failure is one read, not two.
-          if (knownToFail(passing, bytes, far)) continue;
-          if (visited[far] === mark || !accepted(passing, bytes, accept!, far)) continue;
-          visited[far] = mark;
-          gatherIds[fresh++] = far;
+      const listAt = hops === undefined ? -1 : this.hopListOf(hops, current, passing!);
+      if (listAt >= 0) {
+        fresh = hops!.unvisited(listAt, visited, mark, gatherIds, GATHER_MAX);
+      } else {
+        for (let i = 0; i < count && fresh < GATHER_MAX; i++) {
+          const next = links[base + i]!;
+          if (visited[next] === mark) continue;
+          visited[next] = mark;
+          if (!twoHop || accepted(passing, bytes, accept!, next)) {
+            gatherIds[fresh++] = next;
+            continue;
+          }
+          // ACORN-1: a neighbour the filter rejects is not scored; its neighbours that pass
+          // are, so a selective filter's points stay connected without scoring the rest.
+          const farBase = next * m0;
+          const farCount = count0[next]!;
+          for (let j = 0; j < farCount && fresh < GATHER_MAX; j++) {
+            const far = links0[farBase + j]!;
+            // Most of a selective filter's slots fail: a known failure is one read, not two.
+            if (knownToFail(passing, bytes, far)) continue;
+            if (visited[far] === mark || !accepted(passing, bytes, accept!, far)) continue;
+            visited[far] = mark;
+            gatherIds[fresh++] = far;
+          }
         }
       }
       if (fresh === 0) continue;
@@ -382,6 +400,17 @@ export class Hnsw {
       }
     }
     return results;
+  }
+
+  /** Where `node`'s two-hop list starts, worked out now if need be; -1 past the budget. */
+  private hopListOf(hops: TwoHopLists, node: number, passing: Uint32Array): number {
+    const at = hops.offsets[node]!;
+    if (at >= 0) return at;
+    const before = hops.length;
+    const budget = hops.length + this.links0.length - this.hopEntries;
+    const made = hops.build(node, this.links0, this.count0, this.m0, passing, budget);
+    this.hopEntries += hops.length - before;
+    return made;
   }
 
   /**
@@ -422,6 +451,9 @@ export class Hnsw {
   insert(slot: number): void {
     this.ensureCapacity(slot);
     if (this.levels[slot]! >= 0) return;
+    // New links: the two-hop lists worked out from the old ones no longer hold.
+    this.hopLists = new WeakMap();
+    this.hopEntries = 0;
     const level = Math.min(30, Math.floor(-Math.log(this.random() || 1e-12) * this.levelMult));
     this.levels[slot] = level;
     if (level > 0) this.upper[slot] = new Int32Array(level * (this.params.m + 1));
