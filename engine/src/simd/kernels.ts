@@ -92,7 +92,9 @@ const br = (depth: number) => [0x0c, depth];
 const brIf = (depth: number) => [0x0d, depth];
 const call = (fn: number) => [0x10, fn];
 const i32Add = [0x6a];
+const i32Sub = [0x6b];
 const i32Mul = [0x6c];
+const i32RemU = [0x70];
 const i32And = [0x71];
 const i32Shl = [0x74];
 const i32GeU = [0x4f];
@@ -102,12 +104,16 @@ const i32Store = [0x36, 2, 0];
 const select = [0x1b];
 const f32Load = [0x2a, 2, 0];
 const f32Store = [0x38, 2, 0];
+/** `f32.store` at a constant byte offset from the address on the stack. */
+const f32StoreAt = (offset: number) => [0x38, 2, ...uleb(offset)];
 const f32Add = [0x92];
 const f32Sub = [0x93];
 const f32Mul = [0x94];
 const f32Abs = [0x8b];
 const f32Neg = [0x8c];
 const i32Load = [0x28, 2, 0];
+/** `i32.load` at a constant byte offset from the address on the stack. */
+const i32LoadAt = (offset: number) => [0x28, 2, ...uleb(offset)];
 const v128Load = [...simd(0x00), 2, 0];
 /** `v128.load` at a constant byte offset from the address on the stack. */
 const v128LoadAt = (offset: number) => [...simd(0x00), 2, ...uleb(offset)];
@@ -122,131 +128,130 @@ const floatAddress = (ptr: number, index: number) =>
 
 type Kind = 'dot' | 'l2' | 'l1';
 
+/** Independent accumulators of four floats each a kernel sums into (see {@link kernelBody}). */
+const CHAINS = 3;
+
 /**
- * `kernel(a, b, n) -> f32`: sixteen floats at a time into four independent accumulators
- * (one would chain every add on the previous one), then four at a time, then the tail one
- * float at a time. Locals: 0 a, 1 b, 2 n, 3 i, 4 end4, 5 acc (v128), 6 d (v128), 7 s,
- * 8 ds, 9 end16, 10..12 acc1..acc3 (v128).
+ * The body of a kernel over one vector, `kernel(a, q, n) -> f32`, or two,
+ * `pair(a, b, q, n, out)` writing both similarities as floats at `out`. Each vector is summed
+ * `4 * CHAINS` floats at a time into {@link CHAINS} independent accumulators (one would chain
+ * every add on the previous one), then four at a time, then the tail one float at a time:
+ * in the same order both ways, so the pair's scores are the single kernel's to the bit.
+ *
+ * Four float lanes load 16 bytes at a time, and two loads a cycle (one of the vector, one of
+ * `q`, for each four floats) are what bounds the single kernel. The pair loads each four
+ * floats of `q` once for both vectors: a quarter fewer loads a vector. Three accumulators,
+ * not four, keep the pair's six, `q`'s floats and the loaded ones in the sixteen registers
+ * (with eight, the compiled pair spilled to the stack and was slower than two singles).
  */
-function kernelBody(kind: Kind): number[] {
+function kernelBody(kind: Kind, vectors: 1 | 2): number[] {
+  const pair = vectors === 2;
+  const vecs = pair ? [0, 1] : [0];
+  const q = pair ? 2 : 1;
+  const n = pair ? 3 : 2;
+  const out = 4;
+  // Locals after the parameters: i32 i, end, end4; f32 one sum per vector, qs, ds; v128
+  // accumulators (CHAINS per vector), qv, d.
+  const first = pair ? 5 : 3;
+  const [i, endMain, end4] = [first, first + 1, first + 2];
+  const sum = (v: number) => first + 3 + v;
+  const qs = first + 3 + vectors;
+  const ds = qs + 1;
+  const acc = (v: number, c: number) => ds + 1 + v * CHAINS + c;
+  const qv = acc(vectors - 1, CHAINS - 1) + 1;
+  const d = qv + 1;
   const vectorOp = {
     dot: f32x4Mul,
-    l2: [f32x4Sub, localTee(6), localGet(6), f32x4Mul].flat(),
+    l2: [f32x4Sub, localTee(d), localGet(d), f32x4Mul].flat(),
     l1: [f32x4Sub, f32x4Abs].flat(),
   }[kind];
   const scalarOp = {
     dot: f32Mul,
-    l2: [f32Sub, localTee(8), localGet(8), f32Mul].flat(),
+    l2: [f32Sub, localTee(ds), localGet(ds), f32Mul].flat(),
     l1: [f32Sub, f32Abs].flat(),
   }[kind];
-  const accumulators = [5, 10, 11, 12];
-  // acc_k += op(a[i + 4k ..], b[i + 4k ..]) for k = 0..3
-  const sixteen = accumulators.flatMap((acc, k) => [
-    localGet(acc),
-    floatAddress(0, 3),
-    v128LoadAt(16 * k),
-    floatAddress(1, 3),
-    v128LoadAt(16 * k),
+  // accumulator += op(the vector's four floats loaded by `load`, q's in qv)
+  const step = (into: number, v: number, load: number[]) => [
+    localGet(into),
+    floatAddress(v, i),
+    load,
+    localGet(qv),
     vectorOp,
     f32x4Add,
-    localSet(acc),
+    localSet(into),
+  ];
+  const chains = Array.from({ length: CHAINS }, (_, c) => [
+    floatAddress(q, i),
+    v128LoadAt(16 * c),
+    localSet(qv),
+    ...vecs.map((v) => step(acc(v, c), v, v128LoadAt(16 * c))),
   ]);
-  const code = [
-    // end16 = n & ~15; end4 = n & ~3
-    localGet(2),
-    i32Const(-16),
-    i32And,
-    localSet(9),
-    localGet(2),
-    i32Const(-4),
-    i32And,
-    localSet(4),
-    block,
-    loop,
-    localGet(3),
-    localGet(9),
-    i32GeU,
-    brIf(1),
-    ...sixteen,
-    localGet(3),
-    i32Const(16),
-    i32Add,
-    localSet(3),
-    br(0),
-    end,
-    end,
-    // acc = (acc + acc1) + (acc2 + acc3)
-    localGet(5),
-    localGet(10),
-    f32x4Add,
-    localGet(11),
-    localGet(12),
-    f32x4Add,
-    f32x4Add,
-    localSet(5),
-    // while (i < end4) { acc += op(a[i..i+4], b[i..i+4]); i += 4 }
-    block,
-    loop,
-    localGet(3),
-    localGet(4),
-    i32GeU,
-    brIf(1),
-    localGet(5),
-    floatAddress(0, 3),
-    v128Load,
-    floatAddress(1, 3),
-    v128Load,
-    vectorOp,
-    f32x4Add,
-    localSet(5),
-    localGet(3),
-    i32Const(4),
-    i32Add,
-    localSet(3),
-    br(0),
-    end,
-    end,
-    // s = acc[0] + acc[1] + acc[2] + acc[3]
-    localGet(5),
+  // acc(v, 0) = ((acc(v, 0) + acc(v, 1)) + acc(v, 2)) ...
+  const combine = vecs.map((v) => [
+    localGet(acc(v, 0)),
+    Array.from({ length: CHAINS - 1 }, (_, c) => [localGet(acc(v, c + 1)), f32x4Add]),
+    localSet(acc(v, 0)),
+  ]);
+  // sum(v) = acc(v, 0)[0] + [1] + [2] + [3]
+  const lanes = vecs.map((v) => [
+    localGet(acc(v, 0)),
     f32x4ExtractLane(0),
-    localGet(5),
-    f32x4ExtractLane(1),
-    f32Add,
-    localGet(5),
-    f32x4ExtractLane(2),
-    f32Add,
-    localGet(5),
-    f32x4ExtractLane(3),
-    f32Add,
-    localSet(7),
-    // while (i < n) { s += op(a[i], b[i]); i += 1 }
-    block,
-    loop,
-    localGet(3),
-    localGet(2),
-    i32GeU,
-    brIf(1),
-    localGet(7),
-    floatAddress(0, 3),
+    [1, 2, 3].map((lane) => [localGet(acc(v, 0)), f32x4ExtractLane(lane), f32Add]),
+    localSet(sum(v)),
+  ]);
+  const scalar = vecs.map((v) => [
+    localGet(sum(v)),
+    floatAddress(v, i),
     f32Load,
-    floatAddress(1, 3),
-    f32Load,
+    localGet(qs),
     scalarOp,
     f32Add,
-    localSet(7),
-    localGet(3),
-    i32Const(1),
-    i32Add,
-    localSet(3),
+    localSet(sum(v)),
+  ]);
+  const advance = (by: number) => [localGet(i), i32Const(by), i32Add, localSet(i)];
+  const loopWhileBelow = (limit: number, body: unknown[]) => [
+    block,
+    loop,
+    localGet(i),
+    localGet(limit),
+    i32GeU,
+    brIf(1),
+    body,
     br(0),
     end,
     end,
-    // distances are negated into similarities
-    localGet(7),
-    kind === 'dot' ? [] : f32Neg,
+  ];
+  // distances are negated into similarities
+  const result = (v: number) => [localGet(sum(v)), kind === 'dot' ? [] : f32Neg];
+  const code = [
+    // end = n - n % (4 * CHAINS); end4 = n & ~3
+    localGet(n),
+    localGet(n),
+    i32Const(4 * CHAINS),
+    i32RemU,
+    i32Sub,
+    localSet(endMain),
+    localGet(n),
+    i32Const(-4),
+    i32And,
+    localSet(end4),
+    loopWhileBelow(endMain, [chains, advance(4 * CHAINS)]),
+    combine,
+    loopWhileBelow(end4, [
+      floatAddress(q, i),
+      v128Load,
+      localSet(qv),
+      vecs.map((v) => step(acc(v, 0), v, v128Load)),
+      advance(4),
+    ]),
+    lanes,
+    loopWhileBelow(n, [floatAddress(q, i), f32Load, localSet(qs), scalar, advance(1)]),
+    pair
+      ? [localGet(out), result(0), f32Store, localGet(out), result(1), f32StoreAt(4)]
+      : result(0),
     end,
-  ].flat(2);
-  const locals = [5, 2, I32, 2, V128, 2, F32, 1, I32, 3, V128];
+  ].flat(Infinity as 1) as number[];
+  const locals = [3, 3, I32, vectors + 2, F32, vectors * CHAINS + 2, V128];
   return [...uleb(locals.length + code.length), ...locals, ...code];
 }
 
@@ -254,37 +259,59 @@ function kernelBody(kind: Kind): number[] {
  * `scan(q, base, count, dim, out)`: out[j] = kernel(base + j * dim * 4, q, dim).
  * Locals: 0 q, 1 base, 2 count, 3 dim, 4 out, 5 j, 6 stride.
  */
-function scanBody(fn: number): number[] {
+function scanBody(fn: number, pairFn: number): number[] {
+  // base + j * stride, the row of slot j (`offset` rows on)
+  const row = (offset: number) =>
+    [
+      localGet(1),
+      localGet(5),
+      offset ? [...i32Const(offset), ...i32Add] : [],
+      localGet(6),
+      i32Mul,
+      i32Add,
+    ].flat();
   const code = [
     localGet(3),
     i32Const(2),
     i32Shl,
     localSet(6),
+    // while (j + 1 < count) { pair(row(j), row(j + 1), q, dim, &out[j]); j += 2 }
     block,
     loop,
     localGet(5),
+    i32Const(1),
+    i32Add,
     localGet(2),
     i32GeU,
     brIf(1),
-    floatAddress(4, 5),
-    localGet(1),
-    localGet(5),
-    localGet(6),
-    i32Mul,
-    i32Add,
+    row(0),
+    row(1),
     localGet(0),
     localGet(3),
-    call(fn),
-    f32Store,
+    floatAddress(4, 5),
+    call(pairFn),
     localGet(5),
-    i32Const(1),
+    i32Const(2),
     i32Add,
     localSet(5),
     br(0),
     end,
     end,
+    // an odd one last
+    block,
+    localGet(5),
+    localGet(2),
+    i32GeU,
+    brIf(0),
+    floatAddress(4, 5),
+    row(0),
+    localGet(0),
+    localGet(3),
+    call(fn),
+    f32Store,
     end,
-  ].flat();
+    end,
+  ].flat(2);
   const locals = [1, 2, I32];
   return [...uleb(locals.length + code.length), ...locals, ...code];
 }
@@ -388,7 +415,7 @@ export function readAhead(l: ReadAheadLocals): number[] {
  * Locals: 0 q, 1 base, 2 ids, 3 count, 4 dim, 5 out, 6 j, 7 stride, 8 vector, 9 offset,
  * 10 xor, 11 touch end.
  */
-function gatherBody(fn: number): number[] {
+function gatherBody(fn: number, pairFn: number): number[] {
   const touch = readAhead({
     base: 1,
     ids: 2,
@@ -407,12 +434,44 @@ function gatherBody(fn: number): number[] {
     i32Shl,
     localSet(7),
     ...touch,
+    // while (j + 1 < count) { pair(row(ids[j]), row(ids[j + 1]), q, dim, &out[j]); j += 2 }
     block,
     loop,
     localGet(6),
+    i32Const(1),
+    i32Add,
     localGet(3),
     i32GeU,
     brIf(1),
+    localGet(1),
+    floatAddress(2, 6),
+    i32Load,
+    localGet(7),
+    i32Mul,
+    i32Add,
+    localGet(1),
+    floatAddress(2, 6),
+    i32LoadAt(4),
+    localGet(7),
+    i32Mul,
+    i32Add,
+    localGet(0),
+    localGet(4),
+    floatAddress(5, 6),
+    call(pairFn),
+    localGet(6),
+    i32Const(2),
+    i32Add,
+    localSet(6),
+    br(0),
+    end,
+    end,
+    // an odd one last: out[j] = kernel(row(ids[j]), q, dim)
+    block,
+    localGet(6),
+    localGet(3),
+    i32GeU,
+    brIf(0),
     floatAddress(5, 6),
     localGet(1),
     floatAddress(2, 6),
@@ -424,12 +483,6 @@ function gatherBody(fn: number): number[] {
     localGet(4),
     call(fn),
     f32Store,
-    localGet(6),
-    i32Const(1),
-    i32Add,
-    localSet(6),
-    br(0),
-    end,
     end,
     end,
   ].flat();
@@ -469,19 +522,22 @@ export function kernelModuleBytes(): Uint8Array {
     ...[0x60, 6, I32, I32, I32, I32, I32, I32, 0],
   ];
   const memoryImport = [1, ...name('env'), ...name('memory'), 0x02, 0x03, 1, ...uleb(MAX_PAGES)];
-  const functions = [9, 0, 0, 0, 1, 1, 1, 2, 2, 2];
+  const functions = [12, 0, 0, 0, 1, 1, 1, 2, 2, 2, 1, 1, 1];
   const exports = [EXPORTS.length, ...EXPORTS.flatMap((n, i) => [...name(n), 0x00, i])];
   const bodies = [
-    9,
-    ...kernelBody('dot'),
-    ...kernelBody('l2'),
-    ...kernelBody('l1'),
-    ...scanBody(0),
-    ...scanBody(1),
-    ...scanBody(2),
-    ...gatherBody(0),
-    ...gatherBody(1),
-    ...gatherBody(2),
+    12,
+    ...kernelBody('dot', 1),
+    ...kernelBody('l2', 1),
+    ...kernelBody('l1', 1),
+    ...scanBody(0, 9),
+    ...scanBody(1, 10),
+    ...scanBody(2, 11),
+    ...gatherBody(0, 9),
+    ...gatherBody(1, 10),
+    ...gatherBody(2, 11),
+    ...kernelBody('dot', 2),
+    ...kernelBody('l2', 2),
+    ...kernelBody('l1', 2),
   ];
   return Uint8Array.from([
     0x00,
