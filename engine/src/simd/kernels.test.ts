@@ -10,7 +10,6 @@ test.each<[Distance, number]>([
   ['Cosine', 4],
 ])('the SIMD kernels agree with the scalar reference (%s, %i dimensions)', (distance, dim) => {
   const arena = new VectorArena(dim, distance, { initialCapacity: 4 });
-  // Eleven: a scan scores two vectors at a time, and the last alone.
   const vectors = Array.from({ length: 11 }, (_, i) =>
     Float32Array.from({ length: dim }, (_, d) => Math.sin(i * 31 + d * 7)),
   );

@@ -259,59 +259,37 @@ function kernelBody(kind: Kind, vectors: 1 | 2): number[] {
  * `scan(q, base, count, dim, out)`: out[j] = kernel(base + j * dim * 4, q, dim).
  * Locals: 0 q, 1 base, 2 count, 3 dim, 4 out, 5 j, 6 stride.
  */
-function scanBody(fn: number, pairFn: number): number[] {
-  // base + j * stride, the row of slot j (`offset` rows on)
-  const row = (offset: number) =>
-    [
-      localGet(1),
-      localGet(5),
-      offset ? [...i32Const(offset), ...i32Add] : [],
-      localGet(6),
-      i32Mul,
-      i32Add,
-    ].flat();
+function scanBody(fn: number): number[] {
   const code = [
     localGet(3),
     i32Const(2),
     i32Shl,
     localSet(6),
-    // while (j + 1 < count) { pair(row(j), row(j + 1), q, dim, &out[j]); j += 2 }
     block,
     loop,
     localGet(5),
-    i32Const(1),
-    i32Add,
     localGet(2),
     i32GeU,
     brIf(1),
-    row(0),
-    row(1),
+    floatAddress(4, 5),
+    localGet(1),
+    localGet(5),
+    localGet(6),
+    i32Mul,
+    i32Add,
     localGet(0),
     localGet(3),
-    floatAddress(4, 5),
-    call(pairFn),
+    call(fn),
+    f32Store,
     localGet(5),
-    i32Const(2),
+    i32Const(1),
     i32Add,
     localSet(5),
     br(0),
     end,
     end,
-    // an odd one last
-    block,
-    localGet(5),
-    localGet(2),
-    i32GeU,
-    brIf(0),
-    floatAddress(4, 5),
-    row(0),
-    localGet(0),
-    localGet(3),
-    call(fn),
-    f32Store,
     end,
-    end,
-  ].flat(2);
+  ].flat();
   const locals = [1, 2, I32];
   return [...uleb(locals.length + code.length), ...locals, ...code];
 }
@@ -529,9 +507,9 @@ export function kernelModuleBytes(): Uint8Array {
     ...kernelBody('dot', 1),
     ...kernelBody('l2', 1),
     ...kernelBody('l1', 1),
-    ...scanBody(0, 9),
-    ...scanBody(1, 10),
-    ...scanBody(2, 11),
+    ...scanBody(0),
+    ...scanBody(1),
+    ...scanBody(2),
     ...gatherBody(0, 9),
     ...gatherBody(1, 10),
     ...gatherBody(2, 11),
