@@ -157,6 +157,31 @@ test("a two-hop walk over its filter's kept lists answers as one over the links,
   for (const [plain, listed] of after) expect(listed).toEqual(plain);
 });
 
+test('a graph keeps the two-hop lists of its last eight filters, and their entries within its budget', () => {
+  const arena = randomArena(2000, 8, 'Cosine', 51);
+  const graph = graphOver(arena, { m: 8, efConstruct: 64, seed: 7 });
+  const passes = (slot: number) => slot % 11 === 5;
+  const full = Uint8Array.from({ length: arena.length }, (_, slot) =>
+    passes(slot) ? PASSES : FAILS,
+  );
+  const kept = graph as unknown as {
+    hopLists: Map<Uint32Array, { length: number }>;
+    hopEntries: number;
+  };
+  const at = arena.placeQuery(randomArena(1, 8, 'Cosine', 52).get(0));
+  // A write makes a plan's bits anew: twenty writes, twenty filters' lists.
+  for (let write = 0; write < 20; write++) {
+    const bits = { bytes: full, passing: passingBits(full) };
+    expect(graph.search(at, 10, 16, passes, true, bits)).toEqual(
+      graph.search(at, 10, 16, passes, true),
+    );
+    expect(kept.hopLists.get(bits.passing!)!.length).toBeGreaterThan(0);
+  }
+  expect(kept.hopLists.size).toBe(8);
+  const total = [...kept.hopLists.values()].reduce((sum, lists) => sum + lists.length, 0);
+  expect(kept.hopEntries).toBe(total);
+});
+
 test('walks keep finding the same after their visit marks wrap around', () => {
   const arena = randomArena(2000, 8, 'Euclid', 31);
   const built = graphOver(arena, { m: 8, efConstruct: 64, seed: 5 });

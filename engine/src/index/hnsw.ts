@@ -13,6 +13,9 @@ import type { KnownVerdicts } from './verdicts.js';
 import { ScoredHeap } from './scored-heap.js';
 import { TwoHopLists } from './two-hop-lists.js';
 
+/** Filters whose two-hop lists a graph keeps at a time (a filter plan cache remembers eight). */
+const HOP_FILTERS = 8;
+
 /** Construction parameters (Qdrant's defaults: m 16, ef_construct 100). */
 export interface HnswParams {
   m: number;
@@ -94,10 +97,12 @@ export class Hnsw {
   /** The similarity of the node a greedy descent has reached (see {@link greedy}). */
   private descentScore = 0;
   /**
-   * Each filter's two-hop lists (two-hop-lists.ts), by its passing bits, while the links
-   * stay as they are; all of them together hold at most as many entries as level 0 has links.
+   * The two-hop lists (two-hop-lists.ts) of the last {@link HOP_FILTERS} filters walked, by
+   * their passing bits, while the links stay as they are; together they hold at most as many
+   * entries as level 0 has links. A filter plan's bits are new after every write, so the
+   * oldest filter's lists make room for a new one's.
    */
-  private hopLists = new WeakMap<Uint32Array, TwoHopLists>();
+  private hopLists = new Map<Uint32Array, TwoHopLists>();
   private hopEntries = 0;
   private readonly candidateHeap = new ScoredHeap(256);
   private readonly resultHeap = new ScoredHeap(256);
@@ -327,8 +332,7 @@ export class Hnsw {
     // Once every answer is known, a node's two-hop candidates are worked out once per filter.
     let hops: TwoHopLists | undefined;
     if (twoHop && level === 0 && passing !== undefined) {
-      hops = this.hopLists.get(passing);
-      if (!hops) this.hopLists.set(passing, (hops = new TwoHopLists(this.capacity)));
+      hops = this.hopLists.get(passing) ?? this.newHopLists(passing);
     }
     const candidates = this.candidateHeap; // negated scores: a max-heap
     const results = this.resultHeap;
@@ -402,6 +406,18 @@ export class Hnsw {
     return results;
   }
 
+  /** Empty two-hop lists for a filter's passing bits, dropping the oldest filter's if need be. */
+  private newHopLists(passing: Uint32Array): TwoHopLists {
+    if (this.hopLists.size >= HOP_FILTERS) {
+      const [oldest, lists] = this.hopLists.entries().next().value!;
+      this.hopEntries -= lists.length;
+      this.hopLists.delete(oldest);
+    }
+    const lists = new TwoHopLists(this.capacity);
+    this.hopLists.set(passing, lists);
+    return lists;
+  }
+
   /** Where `node`'s two-hop list starts, worked out now if need be; -1 past the budget. */
   private hopListOf(hops: TwoHopLists, node: number, passing: Uint32Array): number {
     const at = hops.offsets[node]!;
@@ -452,7 +468,7 @@ export class Hnsw {
     this.ensureCapacity(slot);
     if (this.levels[slot]! >= 0) return;
     // New links: the two-hop lists worked out from the old ones no longer hold.
-    this.hopLists = new WeakMap();
+    this.hopLists.clear();
     this.hopEntries = 0;
     const level = Math.min(30, Math.floor(-Math.log(this.random() || 1e-12) * this.levelMult));
     this.levels[slot] = level;
