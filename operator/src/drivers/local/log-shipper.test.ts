@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger } from '../../../../common/logger.js';
@@ -52,19 +52,42 @@ async function until(check: () => boolean, ms = 5000): Promise<void> {
   }
 }
 
+/**
+ * Lets real I/O run, with the timers faked, until `done` holds or `ms` of real time pass:
+ * polls on setImmediate and reads the real clock from `performance`.
+ */
+async function settle(done: () => boolean = () => false, ms = 300): Promise<void> {
+  const deadline = performance.now() + ms;
+  while (!done() && performance.now() < deadline) await new Promise((r) => setImmediate(r));
+}
+
 describe('LogShipper', () => {
   it('sends a line within maxDelayMs of buffering it, with the lines that came meanwhile', async () => {
-    const shipper = new LogShipper(apiUrl, 'secret', log, { maxDelayMs: 150 });
-    const pushedAt = Date.now();
-    shipper.push(owner, line('first'));
-    await new Promise((r) => setTimeout(r, 50));
-    shipper.push(owner, line('second'));
-    await until(() => received.length > 0);
-    expect(received[0]?.messages).toEqual(['first', 'second']);
-    // Timed from the first line, not pushed back by the second.
-    expect(received[0]!.at - pushedAt).toBeGreaterThanOrEqual(140);
-    expect(received[0]!.at - pushedAt).toBeLessThan(600);
-    await shipper.close();
+    // The shipper's clock and timers are faked, so its timing is exact under any load; the
+    // send itself is real I/O, waited for in real time.
+    jest.useFakeTimers({
+      doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask', 'performance'],
+    });
+    try {
+      const shipper = new LogShipper(apiUrl, 'secret', log, { maxDelayMs: 150 });
+      const pushedAt = Date.now();
+      shipper.push(owner, line('first'));
+      jest.advanceTimersByTime(50);
+      shipper.push(owner, line('second'));
+      // Timed from the first line, not pushed back by the second: nothing at 149 ms...
+      jest.advanceTimersByTime(99);
+      await settle();
+      expect(received).toHaveLength(0);
+      // ...and both lines at 150.
+      jest.advanceTimersByTime(1);
+      await settle(() => received.length > 0, 10_000);
+      expect(received).toHaveLength(1);
+      expect(received[0]?.messages).toEqual(['first', 'second']);
+      expect(received[0]!.at - pushedAt).toBe(150);
+      await shipper.close();
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it('sends a full batch at once', async () => {
