@@ -2,10 +2,10 @@
  * Runs HNSW builds in a worker thread. One worker per build keeps failure handling
  * simple: a crashed build rejects its promise and leaves the previous graph serving.
  */
-import { Worker } from 'node:worker_threads';
 import type { Distance } from '../distance.js';
 import type { WasmMemory } from '../simd/kernels.js';
 import type { ScalarBounds } from '../quantization/scalar.js';
+import { siblingModule, startWorker } from '../worker-thread.js';
 import type { HnswParams, HnswState } from './hnsw.js';
 
 /**
@@ -35,25 +35,12 @@ export interface HnswBuildResult {
   bounds?: ScalarBounds;
 }
 
-const workerUrl = new URL(
-  import.meta.url.endsWith('.ts') ? './hnsw-worker.ts' : './hnsw-worker.js',
-  import.meta.url,
-);
-
-/**
- * Starts the worker. Run from TypeScript sources, the worker registers tsx itself first:
- * a loader registered with `--import` in the parent does not reach worker threads on Node 20.
- */
-function startWorker(): Worker {
-  if (!workerUrl.pathname.endsWith('.ts')) return new Worker(workerUrl);
-  const bootstrap = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(workerUrl.href)}); });`;
-  return new Worker(bootstrap, { eval: true });
-}
+const workerUrl = siblingModule('hnsw-worker', import.meta.url);
 
 /** Builds in a worker; resolves with the new graph's state (and quantization bounds). */
 export function buildInWorker(request: HnswBuildRequest): Promise<HnswBuildResult> {
   return new Promise((resolve, reject) => {
-    const worker = startWorker();
+    const worker = startWorker(workerUrl);
     worker.once('message', (result: HnswBuildResult) => {
       resolve(result);
       void worker.terminate();
