@@ -11,7 +11,7 @@ import type { FilterPlan } from '../index/filter-plan.js';
 import type { PointId } from '../point-id.js';
 import type { QuantizationSearchParams } from '../quantization/scalar.js';
 import type { Collection } from '../store/collection.js';
-import { GATHER_MAX, SCAN_CHUNK } from '../store/vector-arena.js';
+import { GATHER_MAX } from '../store/vector-arena.js';
 import type { VectorSpace } from '../store/vector-arena.js';
 import { TopK } from './top-k.js';
 
@@ -126,7 +126,7 @@ export function search(collection: Collection, query: SearchQuery): Hit[] {
 /**
  * Scores every accepted slot (or every accepted candidate) against the query at byte
  * offset `q` and keeps the best `k`. A full scan scores slots a chunk at a time in one
- * SIMD kernel call.
+ * SIMD kernel call, a long one on two threads (VectorArena.scanAll).
  */
 export function exactSearch(
   collection: Collection,
@@ -154,15 +154,13 @@ export function exactSearch(
     if (count > 0) scoreGathered(arena.space, q, count, top, accept);
     return top.sorted();
   }
-  const end = collection.points.slotCount;
-  for (let from = 0; from < end; from += SCAN_CHUNK) {
-    const count = Math.min(SCAN_CHUNK, end - from);
-    const scores = arena.scanScores(q, from, count);
-    for (let i = 0; i < count; i++) {
+  // Slot by slot in order, whichever thread scored them; a closure made once per search.
+  arena.scanAll(q, collection.points.slotCount, (scores, from) => {
+    for (let i = 0; i < scores.length; i++) {
       const score = scores[i]!;
       if (score > top.threshold && accept(from + i)) top.push(score, from + i);
     }
-  }
+  });
   return top.sorted();
 }
 

@@ -228,5 +228,6 @@ export class Collection implements FilterContext {
   /** Stops background indexing. */
   close(): void {
     this.vectorIndex.close();
+    this.points.vectors.close();
   }
 }

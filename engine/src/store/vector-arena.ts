@@ -6,15 +6,15 @@
  * while a build reads, so the worker may read while the main thread appends.
  * The first bytes are scratch space: the query vector and the scores a scan writes, then
  * one region per thread (main, build worker) for the neighbour lists the graph scores in
- * one kernel call.
+ * one kernel call, then the scores of the scan helper thread (scan-helper.ts).
  */
 import type { Distance } from '../distance.js';
 import { MAX_PAGES, createSharedMemory, instantiateKernels, kernelNames } from '../simd/kernels.js';
 import type { Kernels, WasmMemory } from '../simd/kernels.js';
+import { HELP_FROM_BYTES, scanHelper } from './scan-helper.js';
+import { SCAN_CHUNK } from './scan-protocol.js';
 
 const PAGE = 65536;
-/** Slots scored per kernel call in a scan. */
-export const SCAN_CHUNK = 4096;
 
 /** The most slots one gather call scores (a graph node's neighbours: `2 m`). */
 export const GATHER_MAX = 1024;
@@ -29,9 +29,14 @@ function gatherRegion(dim: number, thread: 0 | 1): number {
   return scanOutput(dim) + SCAN_CHUNK * 4 + thread * GATHER_MAX * 8;
 }
 
+/** Where the scan helper thread writes a chunk's scores, after the gather regions. */
+export function helperOutput(dim: number): number {
+  return gatherRegion(dim, 1) + GATHER_MAX * 8;
+}
+
 /** Where the vectors of a memory start, after the scratch space for `dim`-float queries. */
 export function vectorsBase(dim: number): number {
-  return Math.ceil((gatherRegion(dim, 1) + GATHER_MAX * 8 + 64) / PAGE) * PAGE;
+  return Math.ceil((helperOutput(dim) + SCAN_CHUNK * 4 + 64) / PAGE) * PAGE;
 }
 
 /** What an index needs to compare vectors: where slot 0 is, the width, and the kernels. */
@@ -94,6 +99,7 @@ export class VectorArena {
   readonly memory: WasmMemory;
   readonly space: VectorSpace;
   private readonly kernels: Kernels;
+  private readonly scanName: ReturnType<typeof kernelNames>['scan'];
   private readonly scan: Kernels['scan_dot'];
   private view: Float32Array;
   private capacity: number;
@@ -112,7 +118,8 @@ export class VectorArena {
     const pages = Math.ceil((base + initialCapacity * dim * 4) / PAGE);
     this.memory = createSharedMemory(pages, maxPages);
     this.kernels = instantiateKernels(this.memory);
-    this.scan = this.kernels[kernelNames(distance).scan];
+    this.scanName = kernelNames(distance).scan;
+    this.scan = this.kernels[this.scanName];
     this.space = makeSpace(this.kernels, this.memory, dim, distance, 0);
     this.view = new Float32Array(this.memory.buffer, base, initialCapacity * dim);
   }
@@ -202,6 +209,47 @@ export class VectorArena {
     const out = scanOutput(this.dim);
     this.scan(queryPointer, this.pointer(from), count, this.dim, out);
     return new Float32Array(this.memory.buffer, out, count);
+  }
+
+  /**
+   * Scores the query at `queryPointer` against slots `0 .. end - 1` and hands `visit` the
+   * similarities of consecutive runs of slots, in slot order (`scores[i]` is slot
+   * `from + i`, valid during the call). A scan of {@link HELP_FROM_BYTES} or more gives
+   * its upper half to the scan helper thread and scores the lower half meanwhile.
+   */
+  scanAll(
+    queryPointer: number,
+    end: number,
+    visit: (scores: Float32Array, from: number) => void,
+  ): void {
+    const stride = this.dim * 4;
+    let split = end;
+    if (end * stride >= HELP_FROM_BYTES) {
+      const half = Math.ceil(end / 2 / SCAN_CHUNK) * SCAN_CHUNK;
+      const task = {
+        memory: this.memory,
+        kernel: this.scanName,
+        query: queryPointer,
+        base: this.space.base,
+        from: half,
+        count: end - half,
+        dim: this.dim,
+        out: helperOutput(this.dim),
+      };
+      if (half < end && scanHelper().offload(task)) split = half;
+    }
+    for (let from = 0; from < split; from += SCAN_CHUNK)
+      visit(this.scanScores(queryPointer, from, Math.min(SCAN_CHUNK, split - from)), from);
+    if (split === end) return;
+    const helped = scanHelper().collect(end - split);
+    if (helped) return visit(helped, split);
+    for (let from = split; from < end; from += SCAN_CHUNK)
+      visit(this.scanScores(queryPointer, from, Math.min(SCAN_CHUNK, end - from)), from);
+  }
+
+  /** Tells the scan helper to let go of this memory (the collection is closed). */
+  close(): void {
+    scanHelper().release(this.memory);
   }
 
   /** Similarity of a slot and the vector at a byte offset. */

@@ -1,0 +1,155 @@
+import { afterAll, describe, expect, it } from '@jest/globals';
+import type { Distance } from '../distance.js';
+import { ScanHelper, scanHelper } from './scan-helper.js';
+import { SCAN_CHUNK } from './scan-protocol.js';
+import { VectorArena, helperOutput } from './vector-arena.js';
+
+const DIM = 64;
+/** Enough 64-float slots (4.6 MB) that a scan asks the helper. */
+const POINTS = 18_000;
+
+function arenaOf(points: number, distance: Distance = 'Dot', seed = 1): VectorArena {
+  const arena = new VectorArena(DIM, distance, { initialCapacity: 1024 });
+  let s = seed;
+  const vector = new Float32Array(DIM);
+  for (let i = 0; i < points; i++) {
+    for (let d = 0; d < DIM; d++) vector[d] = (s = (s * 1103515245 + 12345) >>> 0) / 2 ** 32 - 0.5;
+    arena.push(vector);
+  }
+  return arena;
+}
+
+/** The similarities of slots `0 .. end - 1`, one chunk at a time on this thread. */
+function alone(arena: VectorArena, q: number, end: number): Float32Array {
+  const out = new Float32Array(end);
+  for (let from = 0; from < end; from += SCAN_CHUNK)
+    out.set(arena.scanScores(q, from, Math.min(SCAN_CHUNK, end - from)), from);
+  return out;
+}
+
+/** What scanAll hands over, and the runs it handed it in. */
+function scanned(arena: VectorArena, q: number, end: number) {
+  const out = new Float32Array(end);
+  const runs: number[] = [];
+  arena.scanAll(q, end, (scores, from) => {
+    runs.push(from, scores.length);
+    out.set(scores, from);
+  });
+  return { out, runs };
+}
+
+async function until(check: () => boolean, ms = 30_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** Whether the runs cover `0 .. end - 1` in order, each starting where the last ended. */
+function contiguous(runs: number[], end: number): boolean {
+  let next = 0;
+  for (let i = 0; i < runs.length; i += 2) {
+    if (runs[i] !== next) return false;
+    next += runs[i + 1]!;
+  }
+  return next === end;
+}
+
+afterAll(async () => {
+  await scanHelper().stop();
+});
+
+describe('VectorArena.scanAll with the scan helper', () => {
+  it('hands over every slot in order while the helper starts, then with it, the same scores', async () => {
+    for (const distance of ['Dot', 'Euclid', 'Manhattan'] as const) {
+      const arena = arenaOf(POINTS, distance);
+      const q = arena.placeQuery(arena.get(7));
+      const expected = alone(arena, q, POINTS);
+      const first = scanned(arena, q, POINTS);
+      expect(contiguous(first.runs, POINTS)).toBe(true);
+      expect(first.out).toEqual(expected);
+      await until(() => scanHelper().ready);
+      const before = scanHelper().finished;
+      const helped = scanned(arena, q, POINTS);
+      expect(scanHelper().finished).toBe(before + 1);
+      expect(contiguous(helped.runs, POINTS)).toBe(true);
+      // The helper's part comes as one run, after the calling thread's chunks.
+      expect(helped.runs.at(-2)).toBeGreaterThan(0);
+      expect(helped.out).toEqual(expected);
+      arena.close();
+    }
+  }, 60_000);
+
+  it('reads slots appended after the memory grew', async () => {
+    const arena = arenaOf(POINTS);
+    const q = arena.placeQuery(arena.get(3));
+    scanned(arena, q, POINTS);
+    await until(() => scanHelper().ready);
+    const more = arenaOf(POINTS, 'Dot', 99);
+    for (let slot = 0; slot < POINTS; slot++) arena.push(more.get(slot));
+    const end = 2 * POINTS;
+    const before = scanHelper().finished;
+    const { out, runs } = scanned(arena, q, end);
+    expect(scanHelper().finished).toBe(before + 1);
+    expect(contiguous(runs, end)).toBe(true);
+    expect(out).toEqual(alone(arena, q, end));
+    expect(out[end - 1]).not.toBe(0);
+    arena.close();
+    more.close();
+  }, 60_000);
+
+  it('keeps a short scan on the calling thread', async () => {
+    const arena = arenaOf(2 * SCAN_CHUNK);
+    await until(() => scanHelper().ready);
+    const before = scanHelper().finished;
+    const q = arena.placeQuery(arena.get(0));
+    expect(scanned(arena, q, 2 * SCAN_CHUNK).out).toEqual(alone(arena, q, 2 * SCAN_CHUNK));
+    expect(scanHelper().finished).toBe(before);
+  });
+
+  it('lets go of a closed arena', async () => {
+    const warm = arenaOf(POINTS);
+    scanned(warm, warm.placeQuery(warm.get(0)), POINTS);
+    await until(() => scanHelper().ready);
+    warm.close();
+    // Every arena the tests above scanned is closed: the helper ends up holding none.
+    await until(() => scanHelper().memoriesHeld === 0);
+    const a = arenaOf(POINTS);
+    const b = arenaOf(POINTS, 'Dot', 5);
+    scanned(a, a.placeQuery(a.get(0)), POINTS);
+    scanned(b, b.placeQuery(b.get(0)), POINTS);
+    await until(() => scanHelper().memoriesHeld === 2);
+    a.close();
+    await until(() => scanHelper().memoriesHeld === 1);
+    b.close();
+    await until(() => scanHelper().memoriesHeld === 0);
+  }, 60_000);
+});
+
+describe('ScanHelper', () => {
+  it('answers undefined for a task it fails, and takes no task after', async () => {
+    const helper = new ScanHelper();
+    const arena = arenaOf(SCAN_CHUNK);
+    const task = {
+      memory: arena.memory,
+      kernel: 'scan_dot' as const,
+      query: arena.placeQuery(arena.get(0)),
+      base: arena.pointer(0),
+      from: 0,
+      count: SCAN_CHUNK,
+      dim: DIM,
+      out: helperOutput(DIM),
+    };
+    expect(helper.offload(task)).toBe(false);
+    await until(() => helper.ready);
+    expect(helper.offload(task)).toBe(true);
+    expect(helper.collect(SCAN_CHUNK)).toEqual(alone(arena, task.query, SCAN_CHUNK));
+    // A kernel the helper does not have fails the task.
+    expect(helper.offload({ ...task, kernel: 'scan_cosine' as 'scan_dot' })).toBe(true);
+    expect(helper.collect(SCAN_CHUNK)).toBeUndefined();
+    expect(helper.ready).toBe(false);
+    expect(helper.offload(task)).toBe(false);
+    await helper.stop();
+  }, 60_000);
+});
