@@ -4,7 +4,10 @@
  * scores the upper slots of the same shared memory while the calling thread scores the
  * lower ones, and the caller then reads the helper's similarities in slot order, so the
  * answer is the one a single thread gives. The helper starts on the first long scan; scans
- * before it is up, and every scan after it fails or stalls, run on the calling thread.
+ * before it is up, while it is still busy with an earlier part, and after it failed, run
+ * on the calling thread. A caller waits for the helper's part only about as long as its
+ * own took, then scores that part itself: a helper slowed down (or stuck) costs a scan
+ * at most about one more part's time, never a stall.
  */
 import { availableParallelism } from 'node:os';
 import { MessageChannel } from 'node:worker_threads';
@@ -17,8 +20,11 @@ import type { HelperData, HelperMessage } from './scan-protocol.js';
 /** Bytes of vectors a scan covers before it is worth waking the helper (about 0.4 ms of reading). */
 export const HELP_FROM_BYTES = 4 * 1024 * 1024;
 
-/** The longest a scan waits for the helper before scoring its part itself. */
-const STALL_MS = 10_000;
+/** The least a scan waits for the helper's part, however quick its own was. */
+export const HELP_PATIENCE_MS = 2;
+
+/** A helper still busy with one part this long after it was posted is given up on. */
+const STUCK_MS = 30_000;
 
 /** One part of a scan: `count` slots from `from`, with the kernel and pointers of its memory. */
 export interface ScanTask {
@@ -46,6 +52,8 @@ export class ScanHelper {
   private readonly forgotten = new FinalizationRegistry<number>((id) => this.forget(id));
   private nextId = 1;
   private seq = 0;
+  /** When the last task was posted (ms since the epoch). */
+  private postedAt = 0;
   private broken = false;
   /** Tasks the helper finished (tests and benchmarks read it). */
   finished = 0;
@@ -62,8 +70,8 @@ export class ScanHelper {
 
   /**
    * Posts a task to the helper: true when it took it, and {@link collect} must follow
-   * before the next task; false (the caller scans those slots) while the helper starts,
-   * after it failed, or on one core.
+   * before the next task; false (the caller scans those slots) while the helper starts or
+   * is busy, after it failed, or on one core.
    */
   offload(task: ScanTask): boolean {
     if (this.broken || !this.worker) {
@@ -71,6 +79,11 @@ export class ScanHelper {
       return false;
     }
     if (!this.ready) return false;
+    if (Atomics.load(this.fields, Field.DONE) !== this.seq) {
+      // Still on a part its caller stopped waiting for.
+      if (Date.now() - this.postedAt > STUCK_MS) this.fail('stuck on one part for 30 s');
+      return false;
+    }
     const port = this.port!;
     let id = this.ids.get(task.memory);
     if (id === undefined) {
@@ -94,25 +107,27 @@ export class ScanHelper {
     f[Field.DIM] = task.dim;
     f[Field.OUT] = task.out;
     this.seq = (this.seq + 1) | 0;
+    this.postedAt = Date.now();
     Atomics.store(f, Field.SEQ, this.seq);
     Atomics.notify(f, Field.SEQ);
     return true;
   }
 
   /**
-   * Waits for the posted task; returns its similarities (slot `from + i` at `i`, valid
-   * until the next task), or undefined when the helper failed it or stalled: the caller
-   * then scores those slots itself, and later scans do without the helper.
+   * Waits up to `patienceMs` for the posted task; returns its similarities (slot
+   * `from + i` at `i`, valid until the next task), or undefined when the helper failed it
+   * or is not done: the caller then scores those slots itself. A helper that failed takes
+   * no more tasks; one that is late takes the next after it finishes this one.
    */
-  collect(count: number): Float32Array | undefined {
+  collect(count: number, patienceMs: number): Float32Array | undefined {
     const f = this.fields;
-    const deadline = Date.now() + STALL_MS;
+    const deadline = performance.now() + patienceMs;
     while (Atomics.load(f, Field.DONE) !== this.seq) {
-      const left = deadline - Date.now();
-      if (left <= 0) return this.fail();
+      const left = deadline - performance.now();
+      if (left <= 0) return undefined;
       Atomics.wait(f, Field.DONE, Atomics.load(f, Field.DONE), left);
     }
-    if (Atomics.load(f, Field.FAILED) === 1) return this.fail();
+    if (Atomics.load(f, Field.FAILED) === 1) return this.fail('failed a part');
     this.finished++;
     return this.scores.subarray(0, count);
   }
@@ -147,8 +162,9 @@ export class ScanHelper {
     port.postMessage(message);
   }
 
-  /** Marks the helper broken (scans go on without it) and stops it. */
-  private fail(): undefined {
+  /** Marks the helper broken (scans go on without it), says why, and stops it. */
+  private fail(why: string): undefined {
+    process.emitWarning(`the scan helper thread ${why}: exact scans use one thread from now on`);
     this.broken = true;
     void this.stop();
     return undefined;

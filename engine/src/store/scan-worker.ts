@@ -6,7 +6,7 @@
  * drop the memories it was told to forget.
  */
 import { receiveMessageOnPort, workerData } from 'node:worker_threads';
-import { instantiateKernels } from '../simd/kernels.js';
+import { createSharedMemory, instantiateKernels } from '../simd/kernels.js';
 import type { Kernels, WasmMemory } from '../simd/kernels.js';
 import { Field, SCAN_CHUNK, SCAN_KERNELS } from './scan-protocol.js';
 import type { HelperData, HelperMessage } from './scan-protocol.js';
@@ -50,6 +50,8 @@ function scan(): void {
   }
 }
 
+// Compiles the kernels before the first task, which would otherwise pay for it.
+instantiateKernels(createSharedMemory(1, 1));
 let seen = Atomics.load(fields, Field.SEQ);
 Atomics.store(fields, Field.READY, 1);
 while (Atomics.load(fields, Field.STOP) === 0) {

@@ -11,7 +11,7 @@
 import type { Distance } from '../distance.js';
 import { MAX_PAGES, createSharedMemory, instantiateKernels, kernelNames } from '../simd/kernels.js';
 import type { Kernels, WasmMemory } from '../simd/kernels.js';
-import { HELP_FROM_BYTES, scanHelper } from './scan-helper.js';
+import { HELP_FROM_BYTES, HELP_PATIENCE_MS, scanHelper } from './scan-helper.js';
 import { SCAN_CHUNK } from './scan-protocol.js';
 
 const PAGE = 65536;
@@ -238,10 +238,13 @@ export class VectorArena {
       };
       if (half < end && scanHelper().offload(task)) split = half;
     }
+    const started = performance.now();
     for (let from = 0; from < split; from += SCAN_CHUNK)
       visit(this.scanScores(queryPointer, from, Math.min(SCAN_CHUNK, split - from)), from);
     if (split === end) return;
-    const helped = scanHelper().collect(end - split);
+    // Waits about as long as this thread's part took: past that, scoring it here is quicker.
+    const patience = Math.max(HELP_PATIENCE_MS, performance.now() - started);
+    const helped = scanHelper().collect(end - split, patience);
     if (helped) return visit(helped, split);
     for (let from = split; from < end; from += SCAN_CHUNK)
       visit(this.scanScores(queryPointer, from, Math.min(SCAN_CHUNK, end - from)), from);
