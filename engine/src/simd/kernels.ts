@@ -534,10 +534,15 @@ export function instantiateOn(module: object, memory: WasmMemory): unknown {
 
 let compiled: object | undefined;
 
+/** The kernels' compiled module (compiled once per thread), for a thread to instantiate. */
+export function kernelModule(): object {
+  compiled ??= compileModule(kernelModuleBytes());
+  return compiled;
+}
+
 /** Instantiates the kernels on a shared memory (compiled once per thread). */
 export function instantiateKernels(memory: WasmMemory): Kernels {
-  compiled ??= compileModule(kernelModuleBytes());
-  return instantiateOn(compiled, memory) as Kernels;
+  return instantiateOn(kernelModule(), memory) as Kernels;
 }
 
 /** The kernel and scan names of a distance (cosine vectors are normalised: a dot product). */

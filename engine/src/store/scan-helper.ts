@@ -13,8 +13,9 @@ import { availableParallelism } from 'node:os';
 import { MessageChannel } from 'node:worker_threads';
 import type { MessagePort, Worker } from 'node:worker_threads';
 import type { WasmMemory } from '../simd/kernels.js';
-import { siblingModule, startWorker } from '../worker-thread.js';
-import { CONTROL_FIELDS, Field, SCAN_KERNELS } from './scan-protocol.js';
+import { kernelModule } from '../simd/kernels.js';
+import { startWorker } from '../worker-thread.js';
+import { CONTROL_FIELDS, Field, SCAN_CHUNK, SCAN_KERNELS } from './scan-protocol.js';
 import type { HelperData, HelperMessage } from './scan-protocol.js';
 
 /** Bytes of vectors a scan covers before it is worth waking the helper (about 0.4 ms of reading). */
@@ -39,7 +40,8 @@ export interface ScanTask {
   out: number;
 }
 
-const workerUrl = siblingModule('scan-worker', import.meta.url);
+/** Plain JavaScript whatever runs the engine (see the file). */
+const workerUrl = new URL('./scan-worker.mjs', import.meta.url);
 
 /** The helper thread and the shared state to drive it. */
 export class ScanHelper {
@@ -174,7 +176,14 @@ export class ScanHelper {
   private start(): void {
     if (this.worker || this.broken || availableParallelism() < 2) return;
     const { port1, port2 } = new MessageChannel();
-    const data: HelperData = { control: this.fields.buffer as SharedArrayBuffer, port: port2 };
+    const data: HelperData = {
+      control: this.fields.buffer as SharedArrayBuffer,
+      port: port2,
+      kernels: kernelModule(),
+      field: Field,
+      scanKernels: SCAN_KERNELS,
+      chunk: SCAN_CHUNK,
+    };
     Atomics.store(this.fields, Field.STOP, 0);
     Atomics.store(this.fields, Field.READY, 0);
     const worker = startWorker(workerUrl, { workerData: data, transferList: [port2] });

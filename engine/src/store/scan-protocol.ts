@@ -49,8 +49,13 @@ export type HelperMessage =
   | { kind: 'forget'; id: number }
   | { kind: 'scores'; buffer: SharedArrayBuffer };
 
-/** What the helper is started with. */
+/** What the helper is started with: it imports nothing of the engine (scan-worker.mjs). */
 export interface HelperData {
   control: SharedArrayBuffer;
   port: MessagePort;
+  /** The compiled kernels (a WebAssembly.Module), instantiated on each memory. */
+  kernels: object;
+  field: typeof Field;
+  scanKernels: typeof SCAN_KERNELS;
+  chunk: number;
 }
