@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import type { Distance } from '../distance.js';
 import { ScanHelper, scanHelper } from './scan-helper.js';
+import type { ScanTask } from './scan-helper.js';
 import { SCAN_CHUNK } from './scan-protocol.js';
 import { VectorArena, helperOutput } from './vector-arena.js';
 
@@ -149,28 +150,39 @@ describe('VectorArena.scanAll with the scan helper', () => {
   }, 60_000);
 });
 
+/** A task scoring every slot of `arena` against the vector of its slot `query`. */
+function wholeScan(arena: VectorArena, query: number): ScanTask {
+  return {
+    memory: arena.memory,
+    kernel: 'scan_dot',
+    query: arena.placeQuery(arena.get(query)),
+    base: arena.pointer(0),
+    from: 0,
+    count: arena.length,
+    dim: DIM,
+    out: helperOutput(DIM),
+  };
+}
+
+/** A helper of its own, started by its first task (which it does not take) and ready. */
+async function startedHelper(task: ScanTask): Promise<ScanHelper> {
+  const helper = new ScanHelper();
+  expect(helper.offload(task)).toBe(false);
+  await until(() => helper.ready);
+  return helper;
+}
+
 describe('ScanHelper', () => {
   it('answers undefined for a task it fails, and takes no task after', async () => {
-    const helper = new ScanHelper();
     const arena = arenaOf(SCAN_CHUNK);
-    const task = {
-      memory: arena.memory,
-      kernel: 'scan_dot' as const,
-      query: arena.placeQuery(arena.get(0)),
-      base: arena.pointer(0),
-      from: 0,
-      count: SCAN_CHUNK,
-      dim: DIM,
-      out: helperOutput(DIM),
-    };
-    expect(helper.offload(task)).toBe(false);
-    await until(() => helper.ready);
+    const task = wholeScan(arena, 0);
+    const helper = await startedHelper(task);
     expect(helper.offload(task)).toBe(true);
     expect(
       firstDifference(helper.collect(SCAN_CHUNK, 10_000), alone(arena, task.query, SCAN_CHUNK)),
     ).toBe(-1);
     // A kernel the helper does not have fails the task.
-    expect(helper.offload({ ...task, kernel: 'scan_cosine' as 'scan_dot' })).toBe(true);
+    expect(helper.offload({ ...task, kernel: 'scan_cosine' as ScanTask['kernel'] })).toBe(true);
     expect(helper.collect(SCAN_CHUNK, 10_000)).toBeUndefined();
     expect(helper.ready).toBe(false);
     expect(helper.offload(task)).toBe(false);
@@ -178,29 +190,26 @@ describe('ScanHelper', () => {
   }, 60_000);
 
   it('answers undefined when the part is late, takes no task while busy, then takes one again', async () => {
-    const helper = new ScanHelper();
     const slots = 32 * SCAN_CHUNK;
     const arena = arenaOf(slots);
-    const task = {
-      memory: arena.memory,
-      kernel: 'scan_dot' as const,
-      query: arena.placeQuery(arena.get(1)),
-      base: arena.pointer(0),
-      from: 0,
-      count: slots,
-      dim: DIM,
-      out: helperOutput(DIM),
-    };
-    helper.offload(task);
-    await until(() => helper.ready);
-    expect(helper.offload(task)).toBe(true);
-    // No patience: 131,072 slots take the helper longer than no time at all.
-    expect(helper.collect(slots, 0)).toBeUndefined();
-    expect(helper.offload(task)).toBe(false);
+    const task = wholeScan(arena, 1);
+    const helper = await startedHelper(task);
+    const expected = alone(arena, task.query, slots);
+    // Without patience the part is late, and the helper busy right after, unless this thread
+    // was held up longer than the helper took (a loaded machine): then it tries again.
+    let lateAndBusy = false;
+    for (let attempt = 0; attempt < 50 && !lateAndBusy; attempt++) {
+      await until(() => helper.offload(task));
+      const got = helper.collect(slots, 0);
+      if (got) expect(firstDifference(got, expected)).toBe(-1);
+      else if (helper.offload(task))
+        expect(firstDifference(helper.collect(slots, 10_000), expected)).toBe(-1);
+      else lateAndBusy = true;
+    }
+    expect(lateAndBusy).toBe(true);
+    // It takes a part again once done with the late one.
     await until(() => helper.offload(task));
-    expect(firstDifference(helper.collect(slots, 10_000), alone(arena, task.query, slots))).toBe(
-      -1,
-    );
+    expect(firstDifference(helper.collect(slots, 10_000), expected)).toBe(-1);
     expect(helper.ready).toBe(true);
     await helper.stop();
   }, 60_000);
