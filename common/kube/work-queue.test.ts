@@ -237,7 +237,8 @@ describe('WorkQueue', () => {
     await queue.idle();
     expect(times).toHaveLength(1);
     expect(times[0]).toBeGreaterThanOrEqual(28);
-    expect(times[0]).toBeLessThan(1000);
+    // The 30 ms run, not the 5 s one: the bound leaves a loaded machine seconds of slack.
+    expect(times[0]).toBeLessThan(4000);
   });
 
   it('waits for in-flight handlers on stop and ignores everything after', async () => {
