@@ -213,4 +213,21 @@ describe('ScanHelper', () => {
     expect(helper.ready).toBe(true);
     await helper.stop();
   }, 60_000);
+  it('starts again after a stop, even one that came while it was on a part', async () => {
+    const slots = 32 * SCAN_CHUNK;
+    const arena = arenaOf(slots);
+    const task = wholeScan(arena, 2);
+    const helper = await startedHelper(task);
+    expect(helper.offload(task)).toBe(true);
+    helper.collect(slots, 0);
+    await helper.stop();
+    expect(helper.ready).toBe(false);
+    expect(helper.offload(task)).toBe(false);
+    await until(() => helper.ready);
+    expect(helper.offload(task)).toBe(true);
+    expect(firstDifference(helper.collect(slots, 10_000), alone(arena, task.query, slots))).toBe(
+      -1,
+    );
+    await helper.stop();
+  }, 60_000);
 });

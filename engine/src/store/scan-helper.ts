@@ -148,6 +148,7 @@ export class ScanHelper {
     const worker = this.worker;
     if (!worker) return;
     this.worker = undefined;
+    Atomics.store(this.fields, Field.READY, 0);
     Atomics.store(this.fields, Field.STOP, 1);
     Atomics.notify(this.fields, Field.SEQ);
     await worker.terminate();
@@ -186,6 +187,9 @@ export class ScanHelper {
     };
     Atomics.store(this.fields, Field.STOP, 0);
     Atomics.store(this.fields, Field.READY, 0);
+    // Nothing posted and nothing owed: a thread stopped mid-part left DONE behind SEQ.
+    Atomics.store(this.fields, Field.SEQ, this.seq);
+    Atomics.store(this.fields, Field.DONE, this.seq);
     const worker = startWorker(workerUrl, { workerData: data, transferList: [port2] });
     worker.unref();
     port1.unref();
