@@ -62,4 +62,4 @@ test('qdrant-client (sync and async) checks, reads, writes, indexes, queries, ed
     edits: { points_count: 8 },
     async: { points_count: 10 },
   });
-}, 60_000);
+}, 180_000);
