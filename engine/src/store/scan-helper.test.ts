@@ -164,6 +164,14 @@ function wholeScan(arena: VectorArena, query: number): ScanTask {
   };
 }
 
+/** A scan of 131,072 slots, long enough to still be running right after it is posted. */
+function longScan(query: number) {
+  const slots = 32 * SCAN_CHUNK;
+  const arena = arenaOf(slots);
+  const task = wholeScan(arena, query);
+  return { slots, arena, task, expected: alone(arena, task.query, slots) };
+}
+
 /** A helper of its own, started by its first task (which it does not take) and ready. */
 async function startedHelper(task: ScanTask): Promise<ScanHelper> {
   const helper = new ScanHelper();
@@ -190,11 +198,8 @@ describe('ScanHelper', () => {
   }, 60_000);
 
   it('answers undefined when the part is late, takes no task while busy, then takes one again', async () => {
-    const slots = 32 * SCAN_CHUNK;
-    const arena = arenaOf(slots);
-    const task = wholeScan(arena, 1);
+    const { slots, task, expected } = longScan(1);
     const helper = await startedHelper(task);
-    const expected = alone(arena, task.query, slots);
     // Without patience the part is late, and the helper busy right after, unless this thread
     // was held up longer than the helper took (a loaded machine): then it tries again.
     let lateAndBusy = false;
@@ -213,10 +218,9 @@ describe('ScanHelper', () => {
     expect(helper.ready).toBe(true);
     await helper.stop();
   }, 60_000);
+
   it('starts again after a stop, even one that came while it was on a part', async () => {
-    const slots = 32 * SCAN_CHUNK;
-    const arena = arenaOf(slots);
-    const task = wholeScan(arena, 2);
+    const { slots, task, expected } = longScan(2);
     const helper = await startedHelper(task);
     expect(helper.offload(task)).toBe(true);
     helper.collect(slots, 0);
@@ -225,9 +229,7 @@ describe('ScanHelper', () => {
     expect(helper.offload(task)).toBe(false);
     await until(() => helper.ready);
     expect(helper.offload(task)).toBe(true);
-    expect(firstDifference(helper.collect(slots, 10_000), alone(arena, task.query, slots))).toBe(
-      -1,
-    );
+    expect(firstDifference(helper.collect(slots, 10_000), expected)).toBe(-1);
     await helper.stop();
   }, 60_000);
 });

@@ -86,18 +86,17 @@ export class ScanHelper {
       if (Date.now() - this.postedAt > STUCK_MS) this.fail('stuck on one part for 30 s');
       return false;
     }
-    const port = this.port!;
     let id = this.ids.get(task.memory);
     if (id === undefined) {
       id = this.nextId++;
       this.ids.set(task.memory, id);
       this.forgotten.register(task.memory, id, task.memory);
-      this.post(port, { kind: 'memory', id, memory: task.memory });
+      this.post({ kind: 'memory', id, memory: task.memory });
     }
     if (this.scores.length < task.count) {
       const buffer = new SharedArrayBuffer(Math.max(task.count, 2 * this.scores.length) * 4);
       this.scores = new Float32Array(buffer);
-      this.post(port, { kind: 'scores', buffer });
+      this.post({ kind: 'scores', buffer });
     }
     const f = this.fields;
     f[Field.MEMORY] = id;
@@ -156,13 +155,13 @@ export class ScanHelper {
 
   /** Posts a forget and wakes the helper to read it (it sees no new task). */
   private forget(id: number): void {
-    if (!this.port) return;
-    this.post(this.port, { kind: 'forget', id });
+    this.post({ kind: 'forget', id });
     Atomics.notify(this.fields, Field.SEQ);
   }
 
-  private post(port: MessagePort, message: HelperMessage): void {
-    port.postMessage(message);
+  /** Posts a message to the helper's port (typed: the helper reads only these). */
+  private post(message: HelperMessage): void {
+    this.port?.postMessage(message);
   }
 
   /** Marks the helper broken (scans go on without it), says why, and stops it. */
