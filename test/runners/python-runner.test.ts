@@ -196,6 +196,38 @@ async def app(scope, receive, send):
     expect(await runner.exited).toEqual({ code: 0, signal: null });
   });
 
+  it('stops on a SIGTERM that comes after the app is imported and before uvicorn serves', async () => {
+    // The app's own thread sends the signal the moment the runner puts in its first handler,
+    // which is after the import and before uvicorn listens for signals. The runner once lost such
+    // a signal to a handler that did nothing, and never stopped.
+    const dir = await makeAppDir({
+      'main.py': `
+import os
+import signal
+import threading
+
+def stop_when_handled():
+    while signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        pass
+    os.kill(os.getpid(), signal.SIGTERM)
+
+threading.Thread(target=stop_when_handled, daemon=True).start()
+
+async def app(scope, receive, send):
+    pass
+`,
+    });
+    const { runner } = await serve(dir);
+    const stillRunning = new Promise<'still running'>((resolve) =>
+      setTimeout(() => resolve('still running'), 15_000).unref(),
+    );
+    try {
+      expect(await Promise.race([runner.exited, stillRunning])).toEqual({ code: 0, signal: null });
+    } finally {
+      await stopRunner(runner, 1000);
+    }
+  }, 30_000);
+
   it('exits 3 without ever being healthy when the entry point fails to import', async () => {
     const dir = await makeAppDir({ 'main.py': 'import nope\n\napp = None\n' });
     const { runner, baseUrl, errorFile } = await serve(dir);

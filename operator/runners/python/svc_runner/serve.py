@@ -128,11 +128,14 @@ def serve(
         server_header=False,
         timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
     )
-    # After a graceful shutdown uvicorn re-raises the signal that stopped it to the handler that
-    # was installed before it ran. With these no-ops the runner then returns 0 instead of dying
-    # by the signal, so a stopped service looks like a clean exit.
-    signal.signal(signal.SIGTERM, lambda *_: None)
-    signal.signal(signal.SIGINT, lambda *_: None)
+    server = uvicorn.Server(config)
+    # From here on a SIGTERM/SIGINT is the server's to handle, also one that comes before uvicorn
+    # puts in its own handlers: it is recorded, and uvicorn, once running, shuts down at once (a
+    # handler that did nothing once lost such a signal, and the service never stopped). After a
+    # graceful shutdown uvicorn re-raises the signal to this handler, which only records it again,
+    # so the runner returns 0 instead of dying by the signal: a stopped service is a clean exit.
+    signal.signal(signal.SIGTERM, server.handle_exit)
+    signal.signal(signal.SIGINT, server.handle_exit)
     print(f"svc-runner: serving {entrypoint} on {address}", file=sys.stderr, flush=True)
-    uvicorn.Server(config).run(sockets=[sock])
+    server.run(sockets=[sock])
     return 0
