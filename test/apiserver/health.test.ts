@@ -1,6 +1,7 @@
 /** The control plane's probes and envelopes, against real MongoDB and kube-apiserver. */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { request, type IncomingHttpHeaders } from 'node:http';
+import { deflateSync, gzipSync } from 'node:zlib';
 import {
   call,
   createCaller,
@@ -149,6 +150,42 @@ describe('JSON bodies', () => {
     }
     const agent = await call(server, 'GET', '/api/v1/agents/plain-text', { key });
     expect(agent.status).toBe(404);
+  });
+
+  it('returns 415 with Accept-Encoding: identity for a body sent with a Content-Encoding', async () => {
+    const body = JSON.stringify({ name: 'encoded-body' });
+    for (const [coding, raw] of [
+      ['gzip', gzipSync(body)],
+      ['br', Buffer.from(body)],
+      ['identity, deflate', deflateSync(body)],
+    ] as const) {
+      const res = await call(server, 'POST', '/api/v1/agents', {
+        key,
+        rawBody: raw,
+        headers: { 'content-type': 'application/json', 'content-encoding': coding },
+      });
+      expect(res.status).toBe(415);
+      expect(res.headers.get('accept-encoding')).toBe('identity');
+      const named = coding.replace('identity, ', '');
+      expect(res.body).toEqual({
+        detail: {
+          code: 'UNSUPPORTED_MEDIA_TYPE',
+          message: `The body is sent with Content-Encoding: ${named}; send it unencoded.`,
+        },
+      });
+    }
+    expect((await call(server, 'GET', '/api/v1/agents/encoded-body', { key })).status).toBe(404);
+    const identity = await call(server, 'POST', '/api/v1/agents', {
+      key,
+      rawBody: body,
+      headers: { 'content-type': 'application/json', 'content-encoding': 'identity' },
+    });
+    expect(identity.status).toBe(201);
+    const bodyless = await call(server, 'GET', '/api/v1/agents/encoded-body', {
+      key,
+      headers: { 'content-encoding': 'gzip' },
+    });
+    expect(bodyless.status).toBe(200);
   });
 
   it('still authenticates first: 401 before 415', async () => {

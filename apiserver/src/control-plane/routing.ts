@@ -16,6 +16,7 @@ import type { DeclaredRoute } from '../http/declared-route.js';
 import {
   AccountSuspended,
   AuthenticationError,
+  EncodedBodyRefused,
   InvalidApiKey,
   JsonBodyRequired,
   MethodNotAllowed,
@@ -86,12 +87,12 @@ export const AUTHENTICATED_ROUTE_ERRORS: readonly ErrorClass[] = [
 /**
  * Every catalogue error `route` can return: those of authentication when it
  * is authenticated, 422 when it validates any input, 415 when it reads a JSON
- * body, and its own.
+ * body (not JSON, or sent with a Content-Encoding), and its own.
  */
 export function routeErrors(route: AnyRoute): ErrorClass[] {
   const errors = route.authenticated !== false ? [...AUTHENTICATED_ROUTE_ERRORS] : [];
   if (route.params || route.query || route.body) errors.push(ValidationFailed);
-  if (route.body) errors.push(JsonBodyRequired);
+  if (route.body) errors.push(JsonBodyRequired, EncodedBodyRefused);
   for (const error of route.errors) if (!errors.includes(error)) errors.push(error);
   return [...new Set(errors)];
 }

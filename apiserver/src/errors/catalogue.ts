@@ -117,6 +117,13 @@ export class JsonBodyRequired extends entry(
   'The body must be JSON, sent as Content-Type: application/json.',
 ) {}
 
+/** 415: a request body sent with a content coding (gzip, br, …); bodies are read as sent. */
+export class EncodedBodyRefused extends entry(
+  'UNSUPPORTED_MEDIA_TYPE',
+  415,
+  'The body was sent with a Content-Encoding (gzip, br, deflate, …); request bodies are read as sent, so send it unencoded (the answer says Accept-Encoding: identity).',
+) {}
+
 /** 413: the request body is larger than the route accepts; carries `max_bytes`. */
 export class RequestTooLarge extends entry(
   'REQUEST_TOO_LARGE',

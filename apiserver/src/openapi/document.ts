@@ -76,7 +76,9 @@ function errorResponses(errors: readonly ErrorClass[]): Record<string, JsonSchem
   for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
     responses[String(status)] = {
       description: list.map((e) => `${e.code}: ${e.description}`).join(' | '),
-      'x-error-codes': list.map((e) => e.code),
+      // A code once, though two entries give it at this status for different reasons (415
+      // UNSUPPORTED_MEDIA_TYPE: not JSON, or sent encoded); the description gives both.
+      'x-error-codes': [...new Set(list.map((e) => e.code))],
       content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
     };
   }
