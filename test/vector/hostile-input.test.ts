@@ -1,11 +1,12 @@
 /**
  * Bodies a fuzzer or an attacker sends, through the real gateway and engine:
  * deep nesting, numbers past a float's range, absurd limits and offsets,
- * bodies that are not declared JSON, and member names spelled with escapes
+ * bodies that are not declared JSON or are sent encoded, and member names spelled with escapes
  * to slip past a rewrite. Each is refused with the contract's envelope, never
  * a 500, and never stored.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { gzipSync } from 'node:zlib';
 import {
   createCollection,
   createVectorCaller,
@@ -259,6 +260,41 @@ describe('content type', () => {
         expect(res.body.error.code).toBe('MALFORMED_JSON');
         expect(res.body.error.message).toMatch(/application\/json/);
       }
+    },
+  );
+
+  test.each([
+    ['PUT', path('/points'), '{"points":[{"id":77,"vector":[1,1,1,1]}]}'],
+    ['POST', path('/points/payload'), '{"payload":{"encoded":1},"points":[1]}'],
+    ['POST', path('/points/search'), '{"vector":[1,1,1,1],"limit":1}'],
+    ['POST', '/api/v1/collections', '{"name":"encoded","vectors":{"size":4,"distance":"Dot"}}'],
+  ])(
+    'returns 415 MALFORMED_JSON with Accept-Encoding: identity for a gzip body on %s %s',
+    async (method, target, text) => {
+      for (const [coding, raw] of [
+        ['gzip', gzipSync(text)],
+        ['br', Buffer.from(text)],
+      ] as const) {
+        const res = await vcall<ErrorBody>(server, method, target, {
+          key: owner.key,
+          rawBody: raw,
+          headers: { 'content-type': 'application/json', 'content-encoding': coding },
+        });
+        expect(res.status).toBe(415);
+        expect(res.headers.get('accept-encoding')).toBe('identity');
+        expect(res.body.error).toMatchObject({
+          code: 'MALFORMED_JSON',
+          message: `The body is sent with Content-Encoding: ${coding}; send the JSON unencoded.`,
+        });
+      }
+      // Nothing was written: no point 77, no payload key, no collection.
+      const scroll = await send('POST', path('/points/scroll'), '{"limit":100}');
+      const points = (scroll.body as unknown as { result: { points: object[] } }).result.points;
+      expect(points.map((point) => JSON.stringify(point))).not.toContainEqual(
+        expect.stringMatching(/"id":77|"encoded"/),
+      );
+      const list = await vcall(server, 'GET', '/api/v1/collections', { key: owner.key });
+      expect(list.text).not.toContain('"encoded"');
     },
   );
 

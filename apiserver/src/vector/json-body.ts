@@ -7,6 +7,7 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Context } from 'koa';
 import { ApiError, MalformedJson, UpsertBodyTooLarge } from '../errors/catalogue.js';
+import { ACCEPTED_REQUEST_ENCODING, requestBodyCodings } from '../http/content-encoding.js';
 import { checkFiniteNumbers, checkJsonDepth } from './json-limits.js';
 
 /** The largest JSON body of a route other than upsert (which streams). */
@@ -35,12 +36,37 @@ export class JsonContentTypeRequired extends ApiError {
 }
 
 /**
- * Refuses (415) a declared content type other than `application/json` or
- * `application/<anything>+json`, parameters aside. A body sent without a
- * Content-Type is read as JSON: it declares nothing else, and refusing it
- * would break clients that never set one for a JSON-only API.
+ * 415 on the vector plane: a JSON body sent with a Content-Encoding (gzip, br,
+ * …). Bodies are read as sent; the code is MALFORMED_JSON for the reason
+ * {@link JsonContentTypeRequired} gives, and the answer carries
+ * `Accept-Encoding: identity`.
+ */
+export class EncodedJsonRefused extends ApiError {
+  static readonly code = 'MALFORMED_JSON';
+  static readonly status = 415;
+  static readonly description =
+    'The body was sent with a Content-Encoding (gzip, br, deflate, …); bodies are read as sent, so send the JSON unencoded (the answer says Accept-Encoding: identity).';
+  constructor(message: string) {
+    super(EncodedJsonRefused.status, EncodedJsonRefused.code, message, {
+      headers: ACCEPTED_REQUEST_ENCODING,
+    });
+  }
+}
+
+/**
+ * Refuses (415) a body sent with a Content-Encoding, and a declared content
+ * type other than `application/json` or `application/<anything>+json`,
+ * parameters aside. A body sent without a Content-Type is read as JSON: it
+ * declares nothing else, and refusing it would break clients that never set
+ * one for a JSON-only API.
  */
 export function checkJsonContentType(headers: IncomingHttpHeaders): void {
+  const codings = requestBodyCodings(headers);
+  if (codings.length > 0) {
+    throw new EncodedJsonRefused(
+      `The body is sent with Content-Encoding: ${codings.join(', ')}; send the JSON unencoded.`,
+    );
+  }
   const declared = headers['content-type'];
   if (declared === undefined) return;
   const type = declared.split(';', 1)[0]!.trim().toLowerCase();

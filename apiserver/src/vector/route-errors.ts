@@ -15,14 +15,19 @@ import {
   StorageLimitExceeded,
   VectorValidationError,
 } from '../errors/catalogue.js';
-import { JsonContentTypeRequired } from './json-body.js';
+import { EncodedJsonRefused, JsonContentTypeRequired } from './json-body.js';
 
 /** A route naming a collection of the caller's. */
 export const COLLECTION = [CollectionOwnershipMismatch, VectorValidationError, CollectionNotFound];
 /** A route that calls the engine. */
 export const ENGINE = [ProxyError, GatewayTimeout, ResponseTooLarge];
 /** What every route reading a JSON body can answer about the body itself. */
-export const JSON_BODY = [MalformedJson, VectorValidationError, JsonContentTypeRequired];
+export const JSON_BODY = [
+  MalformedJson,
+  VectorValidationError,
+  JsonContentTypeRequired,
+  EncodedJsonRefused,
+];
 /** A point route that reads. */
 export const POINT_READ = [...COLLECTION, ...JSON_BODY, InvalidPointId, ...ENGINE];
 /** A point route that writes. */
