@@ -6,7 +6,12 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Context } from 'koa';
-import { ApiError, MalformedJson, UpsertBodyTooLarge } from '../errors/catalogue.js';
+import {
+  ApiError,
+  MalformedJson,
+  UpsertBodyTooLarge,
+  type ApiErrorOptions,
+} from '../errors/catalogue.js';
 import { ACCEPTED_REQUEST_ENCODING, requestBodyCodings } from '../http/content-encoding.js';
 import { checkFiniteNumbers, checkJsonDepth } from './json-limits.js';
 
@@ -19,37 +24,20 @@ export async function readJson(ctx: Context, maxBytes = MAX_JSON_BODY_BYTES): Pr
 }
 
 /**
- * 415 on the vector plane: a body whose declared Content-Type is not JSON.
- * The contract's code list has no media-type code; MALFORMED_JSON ("the body
- * is not valid JSON") is the one that says what is wrong, at the status that
- * says why. Kept here rather than in the shared catalogue, whose
- * UNSUPPORTED_MEDIA_TYPE is the control plane's.
+ * 415 on the vector plane: a body whose declared Content-Type is not JSON, or
+ * one sent with a Content-Encoding (bodies are read as sent; that answer
+ * carries `Accept-Encoding: identity`). The contract's code list has no
+ * media-type code; MALFORMED_JSON ("the body is not valid JSON") is the one
+ * that says what is wrong, at the status that says why. Kept here rather than
+ * in the shared catalogue, whose UNSUPPORTED_MEDIA_TYPE is the control plane's.
  */
-export class JsonContentTypeRequired extends ApiError {
+export class PlainJsonRequired extends ApiError {
   static readonly code = 'MALFORMED_JSON';
   static readonly status = 415;
   static readonly description =
-    'The body was declared with a Content-Type other than JSON (application/json or application/*+json).';
-  constructor(message: string) {
-    super(JsonContentTypeRequired.status, JsonContentTypeRequired.code, message);
-  }
-}
-
-/**
- * 415 on the vector plane: a JSON body sent with a Content-Encoding (gzip, br,
- * …). Bodies are read as sent; the code is MALFORMED_JSON for the reason
- * {@link JsonContentTypeRequired} gives, and the answer carries
- * `Accept-Encoding: identity`.
- */
-export class EncodedJsonRefused extends ApiError {
-  static readonly code = 'MALFORMED_JSON';
-  static readonly status = 415;
-  static readonly description =
-    'The body was sent with a Content-Encoding (gzip, br, deflate, …); bodies are read as sent, so send the JSON unencoded (the answer says Accept-Encoding: identity).';
-  constructor(message: string) {
-    super(EncodedJsonRefused.status, EncodedJsonRefused.code, message, {
-      headers: ACCEPTED_REQUEST_ENCODING,
-    });
+    'The body was declared with a Content-Type other than JSON (application/json or application/*+json), or sent with a Content-Encoding (gzip, br, deflate, …: bodies are read as sent, and the answer says Accept-Encoding: identity).';
+  constructor(message: string, options?: ApiErrorOptions) {
+    super(PlainJsonRequired.status, PlainJsonRequired.code, message, options);
   }
 }
 
@@ -63,15 +51,16 @@ export class EncodedJsonRefused extends ApiError {
 export function checkJsonContentType(headers: IncomingHttpHeaders): void {
   const codings = requestBodyCodings(headers);
   if (codings.length > 0) {
-    throw new EncodedJsonRefused(
+    throw new PlainJsonRequired(
       `The body is sent with Content-Encoding: ${codings.join(', ')}; send the JSON unencoded.`,
+      { headers: ACCEPTED_REQUEST_ENCODING },
     );
   }
   const declared = headers['content-type'];
   if (declared === undefined) return;
   const type = declared.split(';', 1)[0]!.trim().toLowerCase();
   if (type === 'application/json' || /^application\/[!#$&^_.+\w-]+\+json$/.test(type)) return;
-  throw new JsonContentTypeRequired(
+  throw new PlainJsonRequired(
     `The body must be JSON sent as Content-Type: application/json, not ${type || 'an empty type'}.`,
   );
 }

@@ -15,19 +15,14 @@ import {
   StorageLimitExceeded,
   VectorValidationError,
 } from '../errors/catalogue.js';
-import { EncodedJsonRefused, JsonContentTypeRequired } from './json-body.js';
+import { PlainJsonRequired } from './json-body.js';
 
 /** A route naming a collection of the caller's. */
 export const COLLECTION = [CollectionOwnershipMismatch, VectorValidationError, CollectionNotFound];
 /** A route that calls the engine. */
 export const ENGINE = [ProxyError, GatewayTimeout, ResponseTooLarge];
 /** What every route reading a JSON body can answer about the body itself. */
-export const JSON_BODY = [
-  MalformedJson,
-  VectorValidationError,
-  JsonContentTypeRequired,
-  EncodedJsonRefused,
-];
+export const JSON_BODY = [MalformedJson, VectorValidationError, PlainJsonRequired];
 /** A point route that reads. */
 export const POINT_READ = [...COLLECTION, ...JSON_BODY, InvalidPointId, ...ENGINE];
 /** A point route that writes. */
