@@ -189,11 +189,13 @@ describe('JSON bodies', () => {
   });
 
   it('still authenticates first: 401 before 415', async () => {
-    const res = await call(server, 'POST', '/api/v1/agents', {
-      rawBody: '{}',
-      headers: { 'content-type': 'text/plain' },
-    });
-    expect(res.status).toBe(401);
+    for (const headers of [
+      { 'content-type': 'text/plain' } as Record<string, string>,
+      { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+    ]) {
+      const res = await call(server, 'POST', '/api/v1/agents', { rawBody: '{}', headers });
+      expect(res.status).toBe(401);
+    }
   });
 
   it('takes JSON with a charset or a +json type, and an empty body of any type', async () => {

@@ -7,7 +7,6 @@ import type { Plan } from '../accounts/plans.js';
 import type { AgentService } from '../agents/agent-service.js';
 import type { LogStore } from '../logs/log-store.js';
 import { requestContext } from '../middleware/request-context.js';
-import { refuseEncodedBodies } from '../middleware/encoded-bodies.js';
 import { secretBodies } from '../middleware/secret-bodies.js';
 import type { SecretService } from '../secrets/secret-service.js';
 import type { WorkspaceSecretService } from '../secrets/workspace-secret-service.js';
@@ -176,7 +175,6 @@ export function createControlPlaneApp(deps: ControlPlaneDeps): Koa<ControlPlaneS
   app.use(requestContext(deps.log));
   app.use(controlPlaneErrors());
   app.use(secretBodies());
-  app.use(refuseEncodedBodies());
   app.use(requestMeter(deps.usage.writer, 'control_request'));
   const guards = controlPlaneGuards(
     { accounts: deps.accounts, plans: deps.plans },

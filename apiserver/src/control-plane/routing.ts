@@ -8,10 +8,12 @@
 import { tagRoute } from '../../../common/metrics/http-metrics.js';
 import Router from '@koa/router';
 import type { Context } from 'koa';
+import type { IncomingHttpHeaders } from 'node:http';
 import * as yup from 'yup';
 import { cloneObject } from '../../../common/clone-object.js';
 import { TtlCache } from '../../../common/ttl-cache.js';
 import type { AuthContext } from '../auth/authenticate.js';
+import { ACCEPTED_REQUEST_ENCODING, requestBodyCodings } from '../http/content-encoding.js';
 import type { DeclaredRoute } from '../http/declared-route.js';
 import {
   AccountSuspended,
@@ -87,12 +89,13 @@ export const AUTHENTICATED_ROUTE_ERRORS: readonly ErrorClass[] = [
 /**
  * Every catalogue error `route` can return: those of authentication when it
  * is authenticated, 422 when it validates any input, 415 when it reads a JSON
- * body (not JSON, or sent with a Content-Encoding), and its own.
+ * body (not JSON) or any body (sent with a Content-Encoding), and its own.
  */
 export function routeErrors(route: AnyRoute): ErrorClass[] {
   const errors = route.authenticated !== false ? [...AUTHENTICATED_ROUTE_ERRORS] : [];
   if (route.params || route.query || route.body) errors.push(ValidationFailed);
-  if (route.body) errors.push(JsonBodyRequired, EncodedBodyRefused);
+  if (route.body) errors.push(JsonBodyRequired);
+  if (route.body || route.rawBody) errors.push(EncodedBodyRefused);
   for (const error of route.errors) if (!errors.includes(error)) errors.push(error);
   return [...new Set(errors)];
 }
@@ -192,6 +195,20 @@ export function methodNotAllowed(router: Router<ControlPlaneState>) {
   };
 }
 
+/**
+ * 415 for a request body sent with a content coding, after authentication like every other
+ * refusal of a body: each route reads its body as sent (JSON, a code upload, a webhook's signed
+ * bytes), so a gzip body was parsed as garbage and a `br` one taken as plain.
+ */
+function refuseEncodedBody(headers: IncomingHttpHeaders): void {
+  const codings = requestBodyCodings(headers);
+  if (codings.length === 0) return;
+  throw new EncodedBodyRefused(
+    `The body is sent with Content-Encoding: ${codings.join(', ')}; send it unencoded.`,
+    { headers: ACCEPTED_REQUEST_ENCODING },
+  );
+}
+
 /** Mounts the routes on a new router, indexed by their leading segments (route-index.ts). */
 export function mountRoutes(
   routes: readonly AnyRoute[],
@@ -208,6 +225,7 @@ export function mountRoutes(
         typed.state.auth = auth;
         await guards.rateLimit(typed, auth);
       }
+      refuseEncodedBody(ctx.req.headers);
       const params = await validateInput(spec.params, { ...ctx.params }, 'path');
       const query = await validateInput(spec.query, { ...ctx.query }, 'query');
       let body: unknown;
