@@ -48,7 +48,7 @@ export class PlainJsonRequired extends ApiError {
  * declares nothing else, and refusing it would break clients that never set
  * one for a JSON-only API.
  */
-export function checkJsonContentType(headers: IncomingHttpHeaders): void {
+export function checkJsonBodyHeaders(headers: IncomingHttpHeaders): void {
   const codings = requestBodyCodings(headers);
   if (codings.length > 0) {
     throw new PlainJsonRequired(
@@ -79,7 +79,7 @@ export async function readRequestBody(
   req: IncomingMessage,
   maxBytes = MAX_JSON_BODY_BYTES,
 ): Promise<Buffer> {
-  checkJsonContentType(req.headers);
+  checkJsonBodyHeaders(req.headers);
   const declared = Number(req.headers['content-length'] || 0);
   if (declared > maxBytes) throw tooLarge(maxBytes);
   const bytes = await readBytes(req, maxBytes);

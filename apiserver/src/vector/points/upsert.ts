@@ -39,7 +39,7 @@ import { engineFailure } from '../engine-errors.js';
 import type { StorageMeter } from '../storage/storage-meter.js';
 import type { PointId } from '../schema/scan.js';
 import { WriteCheck } from '../schema/enforcement.js';
-import { checkJsonContentType } from '../json-body.js';
+import { checkJsonBodyHeaders } from '../json-body.js';
 import { checkFiniteValue } from '../json-limits.js';
 import { attestation } from './payload-keys.js';
 import { BatchSpool } from './batch-spool.js';
@@ -84,7 +84,7 @@ export async function streamUpsert(
   /** Given, collects the id of every point of the body. */
   ids?: PointId[],
 ): Promise<EngineResponse> {
-  checkJsonContentType(ctx.req.headers);
+  checkJsonBodyHeaders(ctx.req.headers);
   const declared = Number(ctx.get('content-length') || 0);
   if (declared > limits.maxBodyBytes) throw bodyTooLarge(limits);
   await storage.assertRoom(caller.account._id, caller.plan);
