@@ -1,8 +1,8 @@
 /**
  * Bodies a fuzzer or an attacker sends, through the real gateway and engine:
  * deep nesting, numbers past a float's range, absurd limits and offsets,
- * bodies that are not declared JSON or are sent encoded, and member names spelled with escapes
- * to slip past a rewrite. Each is refused with the contract's envelope, never
+ * bodies that are not declared JSON or are sent encoded, and member names
+ * spelled with escapes to slip past a rewrite. Each is refused with the contract's envelope, never
  * a 500, and never stored.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
@@ -269,7 +269,7 @@ describe('content type', () => {
     ['POST', path('/points/search'), '{"vector":[1,1,1,1],"limit":1}'],
     ['POST', '/api/v1/collections', '{"name":"encoded","vectors":{"size":4,"distance":"Dot"}}'],
   ])(
-    'returns 415 MALFORMED_JSON with Accept-Encoding: identity for a gzip body on %s %s',
+    'returns 415 MALFORMED_JSON with Accept-Encoding: identity for a gzip or br body on %s %s',
     async (method, target, text) => {
       for (const [coding, raw] of [
         ['gzip', gzipSync(text)],
