@@ -5,7 +5,8 @@
 // selected). `npm test` runs both; `npm run test:unit` starts nothing.
 /** Options both projects share. */
 const shared = {
-  testEnvironment: 'node',
+  // Node's environment plus a check that each file closes what it opened (see the file).
+  testEnvironment: '<rootDir>/test/harness/leak-environment.mjs',
   extensionsToTreatAsEsm: ['.ts'],
   transform: {
     '^.+\\.ts$': [
@@ -38,7 +39,11 @@ export default {
   ],
   // A global option: jest ignores it inside a project, where `shared` also sets it.
   testTimeout: 60000,
-  reporters: ['default', '<rootDir>/test/harness/summary-reporter.js'],
+  reporters: [
+    'default',
+    '<rootDir>/test/harness/timing-reporter.js',
+    '<rootDir>/test/harness/summary-reporter.js',
+  ],
   // No forceExit: a suite that leaves a handle open (a keep-alive socket, a tunnel, a timer)
   // keeps jest from exiting, and that is a leak to fix, not to hide.
 };

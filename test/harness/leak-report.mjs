@@ -32,7 +32,7 @@ function holdersOf(fd) {
 }
 
 /** One line per handle that would keep this process alive. */
-function describe(handle) {
+export function describeHandle(handle) {
   const kind = handle?.constructor?.name ?? typeof handle;
   if (kind === 'ChildProcess') {
     return `child process ${handle.pid}: ${[handle.spawnfile, ...(handle.spawnargs ?? []).slice(1)].join(' ').slice(0, 300)}`;
@@ -68,22 +68,27 @@ export function endLeftovers() {
     const kind = handle?.constructor?.name;
     // jest's own workers and reporters talk over these; a pipe of a child is named with it.
     if (kind === 'Socket' && !handle.remotePort && handle._handle?.fd <= 2) continue;
-    const line = describe(handle);
-    if (kind === 'ChildProcess') {
-      try {
-        process.kill(-handle.pid, 'SIGKILL');
-      } catch {
-        handle.kill('SIGKILL');
-      }
-    } else if (kind === 'Server') {
-      handle.close();
-      handle.closeAllConnections?.();
-    } else if (typeof handle.destroy === 'function') {
-      handle.destroy();
-    } else if (typeof handle.unref === 'function') {
-      handle.unref();
-    }
-    found.push(line);
+    found.push(describeHandle(handle));
+    endHandle(handle);
   }
   return found;
+}
+
+/** Ends one handle so that it no longer keeps the process alive; a child with its process group. */
+export function endHandle(handle) {
+  const kind = handle?.constructor?.name;
+  if (kind === 'ChildProcess') {
+    try {
+      process.kill(-handle.pid, 'SIGKILL');
+    } catch {
+      handle.kill('SIGKILL');
+    }
+  } else if (kind === 'Server') {
+    handle.close();
+    handle.closeAllConnections?.();
+  } else if (typeof handle.destroy === 'function') {
+    handle.destroy();
+  } else if (typeof handle.unref === 'function') {
+    handle.unref();
+  }
 }
