@@ -272,4 +272,41 @@ describe('WorkQueue', () => {
     expect(queue.length).toBe(0);
     await queue.idle();
   });
+
+  it('runNow resolves after a run that began after the call, not after the run in flight', async () => {
+    const queue = newQueue();
+    const holds = [gate(), gate()];
+    let started = 0;
+    queue.start(async () => {
+      const hold = holds[started];
+      started += 1;
+      await hold?.promise;
+    });
+    queue.add('ns/a');
+    await until(() => started === 1);
+    let ran = false;
+    const reconciled = queue.runNow('ns/a').then(() => (ran = true));
+    // The run in flight began before the call: its end does not count.
+    holds[0].open();
+    await until(() => started === 2);
+    await sleep(20);
+    expect(ran).toBe(false);
+    holds[1].open();
+    await reconciled;
+    expect(started).toBe(2);
+  });
+
+  it('runNow resolves after a failed run too, and at once on a stopped queue', async () => {
+    const queue = newQueue({ backoff: { baseDelayMs: 60_000, jitter: 0 } });
+    let runs = 0;
+    queue.start(async () => {
+      runs += 1;
+      throw new Error('cannot');
+    });
+    await queue.runNow('ns/b');
+    expect(runs).toBe(1);
+    await queue.stop();
+    await queue.runNow('ns/b');
+    expect(runs).toBe(1);
+  });
 });

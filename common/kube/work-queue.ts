@@ -57,6 +57,9 @@ export class WorkQueue {
   private readonly failures = new Map<string, number>();
   private readonly inFlight = new Set<Promise<void>>();
   private idleWaiters: Array<() => void> = [];
+  /** Callers of {@link runNow} waiting for a run of the key to start, then for it to end. */
+  private readonly toStart = new Map<string, Array<() => void>>();
+  private readonly toEnd = new Map<string, Array<() => void>>();
   private handler: WorkHandler | undefined;
   private concurrency = 1;
   private stopped = false;
@@ -155,6 +158,8 @@ export class WorkQueue {
     this.delayed.clear();
     this.queued.clear();
     this.dirty.clear();
+    for (const waiting of this.toStart.values()) waiting.forEach((resolve) => resolve());
+    this.toStart.clear();
     await Promise.all([...this.inFlight]);
     this.notifyIdle();
   }
@@ -168,6 +173,22 @@ export class WorkQueue {
       this.idleWaiters.push(resolve);
       this.notifyIdle();
     });
+  }
+
+  /**
+   * Makes `key` ready now and resolves once a run of it that began after this call has ended,
+   * whatever its outcome (at once when the queue is stopped). A test waits on this to see
+   * what a reconcile of the object's present state does, or does not do, instead of a sleep.
+   */
+  runNow(key: string): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    const ran = new Promise<void>((resolve) => {
+      const waiting = this.toStart.get(key) ?? [];
+      waiting.push(resolve);
+      this.toStart.set(key, waiting);
+    });
+    this.add(key);
+    return ran;
   }
 
   private cancelDelayed(key: string): void {
@@ -185,6 +206,11 @@ export class WorkQueue {
       const key = next.value;
       this.queued.delete(key);
       this.active.add(key);
+      const waiting = this.toStart.get(key);
+      if (waiting) {
+        this.toStart.delete(key);
+        this.toEnd.set(key, [...(this.toEnd.get(key) ?? []), ...waiting]);
+      }
       const run: Promise<void> = this.process(key).finally(() => this.inFlight.delete(run));
       this.inFlight.add(run);
     }
@@ -202,6 +228,9 @@ export class WorkQueue {
     }
     this.active.delete(key);
     if (!this.stopped) this.settle(key, result, failure);
+    const ended = this.toEnd.get(key);
+    this.toEnd.delete(key);
+    ended?.forEach((resolve) => resolve());
     this.pump();
     this.notifyIdle();
   }

@@ -130,6 +130,14 @@ export class OperatorManager {
     return controller.reconcile(ref);
   }
 
+  /**
+   * Reconciles one object now and resolves once a reconcile of it that began after the call
+   * has ended: what a test waits on to see what the present state leads to, in place of a sleep.
+   */
+  reconcileNow(kind: ResourceKind, ref: ObjectRef): Promise<void> {
+    return this.queue.runNow(queueKey(kind, ref));
+  }
+
   /** Stops the workers (waiting for those in flight) and the informers. */
   async stop(): Promise<void> {
     this.opts.metrics?.attach(undefined);

@@ -48,6 +48,11 @@ export class KindQueues {
     this.queueOf(key).add(key);
   }
 
+  /** Runs `key` now; resolves once a run that began after the call has ended (see WorkQueue). */
+  runNow(key: string): Promise<void> {
+    return this.queueOf(key).runNow(key);
+  }
+
   /** Consecutive failures of `key` since its last success. */
   retries(key: string): number {
     return this.queueOf(key).retries(key);
