@@ -31,12 +31,16 @@ export interface RegionApiOptions {
   controllerManager?: boolean;
   /** More kube-apiserver flags (a test's `--watch-cache=false`). */
   kubeApiserverArgs?: string[];
+  /** Where its objects live in etcd; default {@link regionEtcdPrefix} of its name. */
+  etcdPrefix?: string;
   supervisor?: Supervisor;
 }
 
 /** A running region API. */
 export interface RegionApi {
   name: string;
+  /** Where its objects live in etcd. */
+  etcdPrefix: string;
   apiServerUrl: string;
   kubeconfigPath: string;
 }
@@ -51,6 +55,7 @@ export async function startRegionApi(opts: RegionApiOptions): Promise<RegionApi>
   const { name, controlPlane, group } = opts;
   const dir = join(controlPlane.dir, 'regions', name);
   const kubeconfigPath = opts.kubeconfigPath ?? join(dir, 'kubeconfig');
+  const etcdPrefix = opts.etcdPrefix ?? regionEtcdPrefix(name);
   await mkdir(dirname(kubeconfigPath), { recursive: true });
   const apiServerUrl = await startKubeApiserver(
     group,
@@ -60,7 +65,7 @@ export async function startRegionApi(opts: RegionApiOptions): Promise<RegionApi>
     opts.supervisor,
     {
       name: `kube-apiserver-${name}`,
-      etcdPrefix: regionEtcdPrefix(name),
+      etcdPrefix,
       extraArgs: opts.kubeApiserverArgs,
     },
   );
@@ -79,7 +84,7 @@ export async function startRegionApi(opts: RegionApiOptions): Promise<RegionApi>
           `kube-controller-manager-${name}`,
         ),
   ]);
-  return { name, apiServerUrl, kubeconfigPath };
+  return { name, etcdPrefix, apiServerUrl, kubeconfigPath };
 }
 
 /**

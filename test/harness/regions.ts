@@ -4,6 +4,8 @@
  * on the harness's etcd under its own `--etcd-prefix` (../../hack/control-plane/region.ts),
  * with the CRDs applied, and optionally its own engine. The test starts the
  * region's operator itself (with the region's KubeConfig), as it does the home one.
+ * Files run side by side and several start a region of the same name (`region-b`), so each
+ * start gets an etcd prefix of its own: two files never share a region's objects.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,14 +13,16 @@ import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { ProcessGroup } from '../../common/processes.js';
 import { ensurePki } from '../../hack/control-plane/pki.js';
-import { startRegionApi } from '../../hack/control-plane/region.js';
+import { regionEtcdPrefix, startRegionApi } from '../../hack/control-plane/region.js';
 import { startEngine, type EngineProcess } from '../engine/support/engine-process.js';
-import { harness } from './env.js';
+import { harness, uniqueSuffix } from './env.js';
 import { HARNESS_ENV } from './state.js';
 
 /** A running second region. */
 export interface TestRegion {
   name: string;
+  /** Where its objects live in the harness's etcd (unique to this start). */
+  etcdPrefix: string;
   kubeconfigPath: string;
   kc: KubeConfig;
   /** Its engine, when one was asked for. */
@@ -54,6 +58,7 @@ export async function startTestRegion(
         kubeconfigPath: join(dir, 'kubeconfig'),
         controllerManager: opts.controllerManager ?? false,
         kubeApiserverArgs: opts.kubeApiserverArgs,
+        etcdPrefix: regionEtcdPrefix(`${name}-${uniqueSuffix()}`),
       }),
       opts.engine ? startEngine() : Promise.resolve(undefined),
     ]);
@@ -62,6 +67,7 @@ export async function startTestRegion(
     kc.loadFromFile(api.kubeconfigPath);
     return {
       name,
+      etcdPrefix: api.etcdPrefix,
       kubeconfigPath: api.kubeconfigPath,
       kc,
       engine,

@@ -12,7 +12,6 @@ import { join } from 'node:path';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { ENCRYPTION_KEY_NAME } from '../../hack/control-plane/encryption.js';
 import { startControlPlane } from '../../hack/control-plane/index.js';
-import { regionEtcdPrefix } from '../../hack/control-plane/region.js';
 import { createNamespace, harness, kubeConfig } from '../harness/env.js';
 import { startTestRegion, type TestRegion } from '../harness/regions.js';
 import { HARNESS_ENV } from '../harness/state.js';
@@ -105,11 +104,7 @@ describe('Secrets in etcd', () => {
 
   it("are sealed by a second region's API on the same etcd", async () => {
     const { value, forms } = distinctiveValue();
-    const { namespace, name, etcdKey } = await writeSecret(
-      region.kc,
-      regionEtcdPrefix(region.name),
-      value,
-    );
+    const { namespace, name, etcdKey } = await writeSecret(region.kc, region.etcdPrefix, value);
     expectSealed(await etcdGet(etcdKey), forms);
     const read = await region.kc.makeApiClient(CoreV1Api).readNamespacedSecret({ name, namespace });
     expect(Buffer.from(read.data!.API_TOKEN!, 'base64').toString()).toBe(value);
