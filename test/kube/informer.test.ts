@@ -263,9 +263,13 @@ describe('ResilientInformer', () => {
     proxy.setMode('refuse');
     proxy.dropConnections();
     await until(() => maps.errors.length >= 1, 5000, 'the watch to fail');
+    const witness = record(configMapSource(kc));
+    witness.informer.start();
+    await witness.informer.synced;
     const missed = `missed-${uniqueSuffix()}`;
     await core.createNamespacedConfigMap({ namespace, body: configMap(missed) });
-    await sleep(500);
+    // An informer with a working connection has the add: the one cut off has not.
+    await until(() => witness.names('add').includes(missed), 5000, 'the witness to see the add');
     expect(maps.names('add')).not.toContain(missed);
 
     proxy.setMode('forward');
@@ -297,9 +301,13 @@ describe('ResilientInformer', () => {
     maps.informer.start();
     await maps.informer.synced;
     await maps.informer.stop();
+    const witness = record(configMapSource(kc));
+    witness.informer.start();
+    await witness.informer.synced;
     const name = `unseen-${uniqueSuffix()}`;
     await core.createNamespacedConfigMap({ namespace, body: configMap(name) });
-    await sleep(500);
+    // A running informer has the add: the stopped one has not.
+    await until(() => witness.names('add').includes(name), 5000, 'the witness to see the add');
     expect(maps.names('add')).not.toContain(name);
     expect(maps.errors).toEqual([]);
   });

@@ -12,6 +12,7 @@ import { createLogger } from '../../common/logger.js';
 import { LeaderElector, type LeaderElectorOptions } from '../../common/kube/leader-election.js';
 import { createNamespace, kubeConfig, uniqueSuffix } from '../harness/env.js';
 import { startTcpProxy, type TcpProxy } from '../harness/tcp-proxy.js';
+import { kubeChanges, waitFor } from '../harness/wait.js';
 
 const LEASE_SECONDS = 2;
 let kc: KubeConfig;
@@ -65,6 +66,26 @@ function readLease(name: string): Promise<V1Lease> {
   return leases.readNamespacedLease({ name, namespace });
 }
 
+/**
+ * Resolves once the lease has been renewed `times` more times (its renewTime moved on), woken
+ * by a watch on the namespace's leases: the wait for the leader to keep leading, in place of
+ * a sleep of a few renew periods.
+ */
+async function renewals(lease: string, times: number): Promise<void> {
+  const seen = new Set([String((await readLease(lease)).spec?.renewTime)]);
+  await waitFor(
+    `${times} renewals of ${lease}`,
+    async () => {
+      seen.add(String((await readLease(lease)).spec?.renewTime));
+      return seen.size > times;
+    },
+    {
+      timeoutMs: 10_000,
+      wakeOn: kubeChanges(kc, `/apis/coordination.k8s.io/v1/namespaces/${namespace}/leases`),
+    },
+  );
+}
+
 beforeAll(async () => {
   kc = kubeConfig();
   namespace = await createNamespace(kc, 'leader');
@@ -89,11 +110,12 @@ describe('LeaderElector', () => {
     b.elector.start();
     await until(() => a.elector.isLeader || b.elector.isLeader, 5000, 'a leader');
     const leader = a.elector.isLeader ? a : b;
-    // Across several renewals (every ~667 ms) the leader stays the only one.
-    for (let i = 0; i < 15; i++) {
+    // After each of several renewals (every ~667 ms) the leader is still the only one.
+    for (let i = 0; i < 3; i++) {
       expect([a, b].filter((c) => c.elector.isLeader)).toEqual([leader]);
-      await sleep(100);
+      await renewals(lease, 1);
     }
+    expect([a, b].filter((c) => c.elector.isLeader)).toEqual([leader]);
     expect(a.started.length + b.started.length).toBe(1);
     const record = await readLease(lease);
     expect(record.spec?.holderIdentity).toBe(leader.elector.identity);
@@ -109,7 +131,7 @@ describe('LeaderElector', () => {
     const racers = Array.from({ length: 5 }, () => candidate(lease));
     for (const racer of racers) racer.elector.start();
     await until(() => racers.some((r) => r.elector.isLeader), 5000, 'a leader');
-    await sleep(1500);
+    await renewals(lease, 2);
     expect(racers.filter((r) => r.elector.isLeader)).toHaveLength(1);
     expect(racers.reduce((sum, r) => sum + r.started.length, 0)).toBe(1);
   });
@@ -121,7 +143,8 @@ describe('LeaderElector', () => {
     await until(() => a.elector.isLeader, 5000, 'a to lead');
     const b = candidate(lease);
     b.elector.start();
-    await sleep(300);
+    // b tried at once; a renewal by a has come since.
+    await renewals(lease, 1);
     expect(b.elector.isLeader).toBe(false);
 
     const stoppedAt = performance.now();
@@ -187,7 +210,7 @@ describe('LeaderElector', () => {
     await until(() => cutOff.elector.isLeader, 5000, 'the proxied candidate to lead');
     const other = candidate(lease);
     other.elector.start();
-    await sleep(300);
+    await renewals(lease, 1);
 
     // A partition: requests hang rather than fail, so only the deadline timer can act.
     proxy.setMode('hang');
@@ -202,7 +225,7 @@ describe('LeaderElector', () => {
 
     // Healed, the old leader stays a follower while the new one renews.
     proxy.setMode('forward');
-    await sleep(1500);
+    await renewals(lease, 2);
     expect(cutOff.elector.isLeader).toBe(false);
     expect(other.elector.isLeader).toBe(true);
   });

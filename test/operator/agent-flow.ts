@@ -8,6 +8,7 @@ import { OBJECT_NAMES, LABELS } from '../../crds/src/index.js';
 import { PYTHON_SERVICE } from '../factories/archives.js';
 import { call, type Caller, type TestServer } from '../apiserver/control-plane-server.js';
 import { deployFiles, type Deployment } from '../apiserver/deploy/deploy-helpers.js';
+import { resourceChanges } from '../harness/wait.js';
 import { clients, eventually, finishPods, readyPods } from './operator-harness.js';
 
 /** The Agent record as these tests read it. */
@@ -83,6 +84,8 @@ export class AgentFlow {
         ).body,
       (d) => d.state === state,
       `deployment ${id} ${state}`,
+      30_000,
+      resourceChanges(this.server.kc, 'AgentDeployment', this.owner.namespace),
     );
   }
 

@@ -18,6 +18,7 @@ import {
   type TestServer,
 } from '../apiserver/control-plane-server.js';
 import { deployFiles, type Deployment } from '../apiserver/deploy/deploy-helpers.js';
+import { resourceChanges } from '../harness/wait.js';
 import {
   clients,
   eventually,
@@ -64,9 +65,17 @@ const waitDeployment = (id: string, state: string) =>
     () => getDeployment(id),
     (d) => d.state === state,
     `deployment ${id} ${state}`,
+    30_000,
+    resourceChanges(server.kc, 'AgentDeployment', owner.namespace),
   );
 const waitAgent = (ref: string, accept: (a: Agent) => boolean, what: string) =>
-  eventually(() => getAgent(ref), accept, what);
+  eventually(
+    () => getAgent(ref),
+    accept,
+    what,
+    30_000,
+    resourceChanges(server.kc, 'Agent', owner.namespace),
+  );
 
 async function newAgent(extra: Record<string, unknown> = {}): Promise<Agent> {
   const name = `op-${++counter}`;
@@ -307,8 +316,8 @@ describe('failed with app_lost_on_provider, recovered by a redeploy', () => {
       'app lost',
     );
     expect(lost).toMatchObject({ status: 'failed', deployed: false });
-    // Not recreated behind the user's back.
-    await new Promise((r) => setTimeout(r, 1500));
+    // Not recreated behind the user's back: a reconcile of the agent's present state has run.
+    await operator.manager.reconcileNow('Agent', { namespace: owner.namespace, name: agent.id });
     await expect(readWorkload(agent.id)).rejects.toMatchObject({ code: 404 });
 
     const redeploy = await deploy(agent.id);

@@ -137,7 +137,8 @@ describe('scale to zero', () => {
 
   it('keeps a keep_alive service running', async () => {
     const { id } = await deployed({ keep_alive: true, tier: 'starter' });
-    await new Promise((r) => setTimeout(r, 1500));
+    // A reconcile on the clock 10 minutes ahead, past the idle timeout, has run.
+    await operator.manager.reconcileNow('Agent', { namespace: owner.namespace, name: id });
     expect(await replicas(id)).toBe(1);
   });
 });

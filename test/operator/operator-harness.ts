@@ -16,6 +16,7 @@ import { generateSecret } from '../../common/secrets.js';
 import { loadOperatorConfig, type OperatorConfig } from '../../operator/src/config.js';
 import { KubernetesDriver } from '../../operator/src/drivers/kubernetes/kubernetes-driver.js';
 import { OperatorManager } from '../../operator/src/manager.js';
+import { waitFor, type ChangeSource } from '../harness/wait.js';
 
 /** A running operator. */
 export interface RunningOperator {
@@ -50,28 +51,32 @@ export async function startOperator(
   return { manager, cfg, stop: () => manager.stop() };
 }
 
-/** Polls `read` until `accept` holds; returns the accepted value. */
+/**
+ * Reads until `accept` holds and returns the accepted value (a 404 counts as not yet), re-reading
+ * at once on each event of `wakeOn` (see ../harness/wait.ts).
+ */
 export async function eventually<T>(
   read: () => Promise<T>,
   accept: (value: T) => boolean,
   what: string,
   timeoutMs = 30_000,
+  wakeOn?: ChangeSource,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
   let last: T | undefined;
-  for (;;) {
-    try {
-      last = await read();
-      if (accept(last)) return last;
-    } catch (err) {
-      if ((err as { code?: number }).code !== 404) throw err;
-    }
-    if (Date.now() > deadline)
-      throw new Error(
-        `timed out waiting for ${what}; last seen: ${JSON.stringify(last)?.slice(0, 800)}`,
-      );
-    await new Promise((r) => setTimeout(r, 150));
-  }
+  const accepted = await waitFor(
+    what,
+    async () => {
+      try {
+        last = await read();
+      } catch (err) {
+        if ((err as { code?: number }).code !== 404) throw err;
+        return undefined;
+      }
+      return accept(last) ? { value: last } : undefined;
+    },
+    { timeoutMs, wakeOn, lastSeen: () => last },
+  );
+  return accepted.value;
 }
 
 /** The pods matching `selector` in `namespace`, once at least one exists. */

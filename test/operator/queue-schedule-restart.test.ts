@@ -285,14 +285,14 @@ describe('restart', () => {
       );
       return created;
     });
-    await runOperator({}, async () => {
-      // Give the new operator time to reconcile everything it found.
+    await runOperator({}, async (op) => {
       await eventually(
         () => getDeployment(d.id),
         (x) => x.state === 'building',
         'still building',
       );
-      await new Promise((r) => setTimeout(r, 1000));
+      // A reconcile of the version by the new operator has run, and made no second build.
+      await op.manager.reconcileNow('AgentDeployment', { namespace: owner.namespace, name: d.id });
       expect(await buildJobs(d.id)).toHaveLength(1);
       await finishPods(
         server.kc,
