@@ -1,8 +1,11 @@
 // Jest global setup. Jest loads this file outside its ESM transform, so it hands
-// the TypeScript harness to tsx; see boot.ts for what starts.
+// the TypeScript harness to tsx; see boot.ts for what starts, and needs.ts for
+// when nothing need start.
 import { tsImport } from 'tsx/esm/api';
 
-export default async function globalSetup() {
-  const { bootComponents } = await tsImport('./boot.ts', import.meta.url);
-  await bootComponents();
+export default async function globalSetup(globalConfig, projectConfig) {
+  const { bootComponents, selectionUsesComponents } = await tsImport('./boot.ts', import.meta.url);
+  if (await selectionUsesComponents(globalConfig, projectConfig)) await bootComponents();
+  else
+    process.stdout.write('\nharness: no selected file uses the shared components; none started\n');
 }
