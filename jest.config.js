@@ -3,6 +3,15 @@
 // `integration` (test/: real components booted once per run by
 // test/harness/global-setup.mjs, which runs only when an integration test is
 // selected). `npm test` runs both; `npm run test:unit` starts nothing.
+/**
+ * Test files run side by side in this many worker processes (`SVC_TEST_WORKERS` overrides; jest's
+ * `-w` too). More than the cores: the integration files spend most of their time waiting on the
+ * platform (a deployment becoming active, a runner starting), so two cores run several at once;
+ * test/README.md has the measurements behind the number. Each file has its own accounts,
+ * namespaces, databases and servers, so none sees another's objects.
+ */
+const workers = Number(process.env.SVC_TEST_WORKERS) || 6;
+
 /** Options both projects share. */
 const shared = {
   // Node's environment plus a check that each file closes what it opened (see the file).
@@ -39,11 +48,14 @@ export default {
   ],
   // A global option: jest ignores it inside a project, where `shared` also sets it.
   testTimeout: 60000,
+  maxWorkers: workers,
+  // A worker that grew past this after a file is replaced before its next one.
+  workerIdleMemoryLimit: '1536MB',
   reporters: [
     'default',
     '<rootDir>/test/harness/timing-reporter.js',
     '<rootDir>/test/harness/summary-reporter.js',
   ],
-  // No forceExit: a suite that leaves a handle open (a keep-alive socket, a tunnel, a timer)
-  // keeps jest from exiting, and that is a leak to fix, not to hide.
+  // No forceExit: a file that leaves a handle open (a keep-alive socket, a tunnel, a child)
+  // fails, named with the handle, by test/harness/leak-environment.mjs; a leak is to fix, not hide.
 };
