@@ -10,7 +10,7 @@
  * test/README.md has the measurements behind the number. Each file has its own accounts,
  * namespaces, databases and servers, so none sees another's objects.
  */
-const workers = Number(process.env.SVC_TEST_WORKERS) || 6;
+const workers = Number(process.env.SVC_TEST_WORKERS) || 4;
 
 /** Options both projects share. */
 const shared = {
