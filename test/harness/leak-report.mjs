@@ -1,12 +1,10 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
-// What a test run left open, found after the harness's components are stopped.
-//
-// On this 2-core machine jest runs every suite in its own process, so a child
-// process, server, socket or interval a suite forgot keeps jest from exiting,
-// and CI times out an hour later saying nothing about which. The global
-// teardown calls this instead: it names each leftover, ends it (so jest can
-// exit) and fails the run.
+// What a test run left open in jest's own process, found after the harness's components are
+// stopped: a handle of global setup's, or of a file run in band (`npm test -- <one file>` runs
+// it in jest's process). Each file's own leaks are found when it ends, by leak-environment.mjs,
+// which uses describeHandle and endHandle from here. The global teardown calls endLeftovers: it
+// names each leftover, ends it (so jest can exit) and fails the run.
 
 /** The other processes holding the pipe of this process's `fd`: who keeps it open. */
 function holdersOf(fd) {

@@ -1,5 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { existsSync, readFileSync } from 'node:fs';
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +10,7 @@ import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { pack } from 'tar-stream';
 import { ArchiveLimitError } from '../../../../common/archive-limits.js';
-import { relativeToCode, unpack } from './builder.js';
+import { fetchAndUnpack, relativeToCode, unpack } from './builder.js';
 
 let dir: string;
 
@@ -115,5 +118,66 @@ describe('relativeToCode', () => {
     expect(
       relativeToCode('see /application/x and /apps and /usr/lib/python3', code, platform),
     ).toBe('see /application/x and /apps and /usr/lib/python3');
+  });
+});
+
+describe('fetchAndUnpack', () => {
+  /** A loopback port nothing listens on (yet). */
+  async function freePort(): Promise<number> {
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as AddressInfo;
+    await new Promise((resolve) => probe.close(resolve));
+    return port;
+  }
+
+  /** Serves `answer` on `port` until closed. */
+  async function serve(port: number, answer: (res: ServerResponse) => void): Promise<Server> {
+    const server = createServer((_req, res) => answer(res));
+    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+    return server;
+  }
+
+  it('keeps trying while the API server is down, and unpacks once it is back', async () => {
+    const port = await freePort();
+    const body = await archive({ 'main.py': 'print(1)\n' });
+    const fetched = fetchAndUnpack(`http://127.0.0.1:${port}/archive`, dir, undefined, limits);
+    // Down for a while (connections refused), then a proxy's 503, then the archive.
+    await sleep(600);
+    let answers = 0;
+    const server = await serve(port, (res) => {
+      answers += 1;
+      if (answers === 1) res.writeHead(503).end();
+      else res.writeHead(200, { 'content-type': 'application/gzip' }).end(body);
+    });
+    try {
+      await fetched;
+      expect(answers).toBe(2);
+      expect(readFileSync(join(dir, 'main.py'), 'utf8')).toBe('print(1)\n');
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('fails at once on an answer that retrying cannot change, and after its deadline when down', async () => {
+    let answers = 0;
+    const server = await serve(await freePort(), (res) => {
+      answers += 1;
+      res.writeHead(404).end();
+    });
+    const { port } = server.address() as AddressInfo;
+    try {
+      await expect(
+        fetchAndUnpack(`http://127.0.0.1:${port}/archive`, dir, undefined, limits),
+      ).rejects.toThrow('Fetching /archive failed (404).');
+      expect(answers).toBe(1);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+    const started = Date.now();
+    await expect(
+      fetchAndUnpack(`http://127.0.0.1:${await freePort()}/archive`, dir, undefined, limits, 500),
+    ).rejects.toThrow('fetch failed');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(500);
   });
 });

@@ -13,6 +13,7 @@ import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { pipeline } from 'node:stream/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   FALLBACK_ARCHIVE_LIMITS,
   type AgentDeployment,
@@ -141,20 +142,62 @@ export function directToolRunner(cwd: string): ToolRunner {
 }
 
 /**
+ * How long a build keeps trying to reach the API server for its archive: the API server is
+ * restarted after a crash (the single-machine supervisor, a Deployment in a cluster), and a
+ * build that began before must not fail for it.
+ */
+export const ARCHIVE_FETCH_RETRY_MS = 60_000;
+
+/**
+ * Whether `err` (from fetch, or from the body stream) says the server could not be reached.
+ * Read by name and code, not `instanceof`: fetch's errors may come from another realm.
+ */
+function unreachable(err: unknown): boolean {
+  const codes = ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED'];
+  for (let e = err as { code?: string; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
+    if (typeof e !== 'object') break;
+    if (codes.includes(e.code ?? '')) return true;
+  }
+  const { name, message } = (err ?? {}) as { name?: string; message?: string };
+  return name === 'TypeError' && (message === 'fetch failed' || message === 'terminated');
+}
+
+/**
  * Downloads a tar.gz from `url` and unpacks it into `dir` (replacing what was
- * there), within `limits` when given.
+ * there), within `limits` when given. While the server cannot be reached (refused, reset, a
+ * 502/503/504 from a proxy in front of it), it tries again with a growing delay for up to
+ * `retryForMs`; any other failure (a 4xx, an archive over its limits) ends it at once.
  */
 export async function fetchAndUnpack(
   url: string,
   dir: string,
   signal?: AbortSignal,
   limits: ArchiveLimits | null = null,
+  retryForMs = ARCHIVE_FETCH_RETRY_MS,
 ): Promise<void> {
-  await rm(dir, { recursive: true, force: true });
-  const res = await fetch(url, { signal });
-  if (!res.ok || !res.body)
-    throw new Error(`Fetching ${new URL(url).pathname} failed (${res.status}).`);
-  await unpack(Readable.fromWeb(res.body as WebReadableStream), dir, limits);
+  const deadline = Date.now() + retryForMs;
+  for (let attempt = 0; ; attempt += 1) {
+    await rm(dir, { recursive: true, force: true });
+    let retryable = false;
+    try {
+      const res = await fetch(url, { signal });
+      if (!res.ok || !res.body) {
+        retryable = [502, 503, 504].includes(res.status);
+        throw new Error(`Fetching ${new URL(url).pathname} failed (${res.status}).`);
+      }
+      await unpack(Readable.fromWeb(res.body as WebReadableStream), dir, limits);
+      return;
+    } catch (err) {
+      if (signal?.aborted || !(retryable || unreachable(err)) || Date.now() >= deadline) throw err;
+    }
+    await sleep(
+      Math.min(250 * 2 ** attempt, 2_000, Math.max(deadline - Date.now(), 0)),
+      undefined,
+      {
+        signal,
+      },
+    );
+  }
 }
 
 /**
