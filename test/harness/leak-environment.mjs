@@ -1,11 +1,15 @@
-// Jest test environment (Node's, plus a leak check): when a test file ends, every handle it
-// opened that would keep the process alive (a child process, a listening server, a socket, a
-// pipe) must be closed. Jest runs files side by side in worker processes, and a worker that
-// will not exit is killed by jest with a vague warning, so a leak would pass unseen there; this
-// check fails the file instead, naming each handle, and ends it so the worker stays usable.
-// Sockets to the harness's own components (kube-apiserver, etcd, FerretDB), which outlive every
-// file, do not count: global teardown stops those components and ends them, as in a run in band,
-// and leak-report.mjs still checks the jest process itself then.
+// Jest test environment (Node's, plus a leak check). Jest runs files side by side in worker
+// processes, and a worker that will not exit when the run ends is killed by jest with a vague
+// warning, so a leak would pass unseen there. Two checks take the place of "jest does not exit":
+// - when a test file ends, every handle it opened that would keep the process alive (a child
+//   process, a listening server, a socket, a pipe, a watcher) and every timer it left pending
+//   must be gone: the file fails, naming each, and the handles are ended so the worker stays
+//   usable;
+// - a worker that jest must kill at the end of the run writes what kept it alive, and the file
+//   it ran last, to `.dev/leaks/`; summary-reporter.js prints that and fails the run.
+// leak-report.mjs still checks jest's own process in global teardown.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TestEnvironment as NodeEnvironment } from 'jest-environment-node';
 import { describeHandle, endHandle } from './leak-report.mjs';
@@ -13,14 +17,9 @@ import { describeHandle, endHandle } from './leak-report.mjs';
 /** How long a file's handles get to close after its last hook (closing sockets, exiting children). */
 const GRACE_MS = 2_000;
 
-/** The loopback ports of the components global setup started (their `SVC_TEST_*` addresses). */
-function harnessPorts() {
-  const ports = new Set();
-  for (const [name, value] of Object.entries(process.env)) {
-    if (!name.startsWith('SVC_TEST_') || !value) continue;
-    for (const match of value.matchAll(/:(\d{2,5})(?=[/,?]|$)/g)) ports.add(Number(match[1]));
-  }
-  return ports;
+/** Where workers killed at the end of a run say what kept them alive (read by summary-reporter.js). */
+export function leaksDir(rootDir) {
+  return join(rootDir, '.dev', 'leaks');
 }
 
 /** Handles that keep this process alive, except its own stdio. */
@@ -35,8 +34,44 @@ function liveTimers() {
   return process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
 }
 
+/** The test file this worker ran last, for the end-of-run report. */
+let lastFile = '';
+
+/**
+ * Once per worker: on the SIGTERM with which jest kills a worker that did not exit after being
+ * told to end (it has stopped listening for jest's messages by then), write what kept it alive.
+ * A SIGTERM while it still listens (a worker replaced for its memory) just ends it.
+ */
+function reportOnForcedExit(rootDir) {
+  if (globalThis[Symbol.for('svc.test.forcedExitReport')]) return;
+  globalThis[Symbol.for('svc.test.forcedExitReport')] = true;
+  process.on('SIGTERM', () => {
+    if (process.listenerCount('message') === 0) {
+      const held = [
+        ...liveHandles().map(describeHandle),
+        ...process
+          .getActiveResourcesInfo()
+          .filter((r) => r === 'Timeout')
+          .map(() => 'a timer'),
+      ];
+      mkdirSync(leaksDir(rootDir), { recursive: true });
+      writeFileSync(
+        join(leaksDir(rootDir), `worker-${process.pid}.txt`),
+        `a jest worker did not exit at the end of the run; it ran ${lastFile} last and held:\n  ${held.join('\n  ')}\n`,
+      );
+    }
+    process.exit(143);
+  });
+}
+
 /** Node's environment, failing a test file that leaves a handle or a timer behind. */
 export default class LeakCheckingEnvironment extends NodeEnvironment {
+  constructor(config, context) {
+    super(config, context);
+    this.testPath = context.testPath;
+    reportOnForcedExit(config.globalConfig.rootDir);
+  }
+
   async setup() {
     await super.setup();
     this.before = new Set(liveHandles());
@@ -44,9 +79,8 @@ export default class LeakCheckingEnvironment extends NodeEnvironment {
   }
 
   async teardown() {
-    const ports = harnessPorts();
-    const opened = () =>
-      liveHandles().filter((h) => !this.before.has(h) && !ports.has(h?.remotePort));
+    lastFile = this.testPath;
+    const opened = () => liveHandles().filter((h) => !this.before.has(h));
     const timers = () => liveTimers() - this.timersBefore;
     const deadline = Date.now() + GRACE_MS;
     while ((opened().length > 0 || timers() > 0) && Date.now() < deadline) await sleep(50);
