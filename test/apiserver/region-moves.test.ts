@@ -327,8 +327,9 @@ describe('a workspace moved from local to region-b', () => {
     );
     expect(record?.status?.state).toBe('completed');
     expect(record?.metadata.annotations?.[ANNOTATIONS.importedState]).toBe('completed');
-    // The version's key moved with it and still works (the reaper revokes at once here).
-    await new Promise((r) => setTimeout(r, 2000));
+    // The version's key moved with it and still works: a check by the reaper (which revokes at
+    // once here) has run since.
+    await two.deps.keys.checkNow(owner.namespace, service.agentId);
     const keys = await two.deps.accounts.liveDeploymentKeys(service.agentId);
     expect(keys.map((k) => k.deploymentId)).toEqual([service.deploymentId]);
     expect(await secretsIn(regionB.kc, service.agentId)).toContainEqual(

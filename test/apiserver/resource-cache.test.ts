@@ -15,7 +15,6 @@
  *   is never returned, whatever the cache's state.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { CustomResourceClient } from '../../common/kube/custom-resources.js';
 import { createLogger } from '../../common/logger.js';
@@ -133,8 +132,11 @@ describe('the resource cache', () => {
     await client.write('Agent', { ...kept, spec: { ...kept.spec, description: 'after' } } as Agent);
     await client.delete('Agent', namespace, dropped.metadata!.name!);
     const added = await client.create('Agent', agentResource(namespace, { description: 'added' }));
-    await sleep(300);
     // The watch is broken: the cache answers nothing, and reads go to the API.
+    await untilValue(
+      'the cache to stop answering once its watch broke',
+      () => cache.get(namespace, kept.metadata!.name!) === undefined,
+    );
     expect(cache.get(namespace, kept.metadata!.name!)).toBeUndefined();
     expect((await repo.get(namespace, kept.metadata!.name!))?.spec.description).toBe('after');
     expect(await repo.get(namespace, dropped.metadata!.name!)).toBeNull();
