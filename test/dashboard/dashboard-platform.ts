@@ -1,11 +1,10 @@
 /**
  * What the dashboard's browser tests run against: the real control plane
- * serving the dashboard (built into a temporary directory) under
+ * serving the dashboard (the run's one build of it) under
  * /dashboard/, the vector plane allowing its origin, the operator with the
  * local driver (real Python agents), the edge in front of them, and an
  * enterprise account (polling never meets a rate limit meant for people).
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -40,14 +39,11 @@ export interface DashboardPlatform {
   stop(): Promise<void>;
 }
 
-/** Builds the dashboard and starts the platform. */
+/** Starts the platform serving the dashboard. */
 export async function startDashboardPlatform(): Promise<DashboardPlatform> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-dashboard-'));
-  const dist = join(dir, 'dist');
-  execFileSync(process.execPath, [
-    fileURLToPath(new URL('../../dashboard/build.mjs', import.meta.url)),
-    dist,
-  ]);
+  // Built once per run, before any test (test/harness/shared-builds.mjs).
+  const dist = fileURLToPath(new URL('../../dashboard/dist', import.meta.url));
   let vectorsUrl: string | null = null;
   const server = await startControlPlaneServer({
     dashboard: { dir: dist, vectorsUrl: () => vectorsUrl },

@@ -201,8 +201,7 @@ function samplesOf(
 
 describe('the web dashboard', () => {
   it('is served under /dashboard/ with its CSP, and the vector plane answers its origin', async () => {
-    // npm start builds it (hack/ensure.mjs); a jest run started by hand may not have.
-    await promisify(execFile)(process.execPath, [join(repoRoot, 'dashboard', 'build.mjs')]);
+    // Built once per run, before any test (test/harness/shared-builds.mjs).
     const vectorsOrigin = new URL(platform.vectorsUrl).origin;
     const page = await fetch(`${platform.apiUrl}/dashboard/`);
     expect(page.status).toBe(200);

@@ -2,7 +2,7 @@
  * The Python runner (operator/runners/python/svc_runner) as the local driver runs it: a real
  * `python -m svc_runner` from .tools/runner-venv, real uvicorn, real HTTP and WebSockets.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, describe, expect, it } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -81,15 +81,6 @@ async def app(scope, receive, send):
 if __name__ == "__main__":
     pathlib.Path("main-block-ran").write_text("the __main__ block must not run")
 `;
-
-beforeAll(() => {
-  // Creates or updates .tools/runner-venv; a no-op when the requirements are unchanged.
-  const result = spawnSync(process.execPath, [join(repoRoot, 'hack', 'runner-venv.mjs')], {
-    cwd: repoRoot,
-    encoding: 'utf8',
-  });
-  expect(`${result.stdout}${result.stderr}exit ${result.status}`).toMatch(/exit 0$/);
-}, 300_000);
 
 afterAll(removeAppDirs);
 
