@@ -37,22 +37,37 @@ function liveTimers() {
 /** The test file this worker ran last, for the end-of-run report. */
 let lastFile = '';
 
+/** jest-worker's message telling a worker to end (CHILD_MESSAGE_END). */
+const END_MESSAGE = 2;
+
 /**
  * Once per worker: on the SIGTERM with which jest kills a worker that did not exit after being
- * told to end (it has stopped listening for jest's messages by then), write what kept it alive.
- * A SIGTERM while it still listens (a worker replaced for its memory) just ends it.
+ * told to end, write what kept it alive. A SIGTERM before that (a worker replaced for its
+ * memory) just ends it. The listener that notes the end removes itself with it, so it never
+ * holds the worker's channel open.
  */
 function reportOnForcedExit(rootDir) {
   if (globalThis[Symbol.for('svc.test.forcedExitReport')]) return;
   globalThis[Symbol.for('svc.test.forcedExitReport')] = true;
+  let told = false;
+  const noteEnd = (message) => {
+    if (!Array.isArray(message) || message[0] !== END_MESSAGE) return;
+    told = true;
+    process.off('message', noteEnd);
+  };
+  process.on('message', noteEnd);
   process.on('SIGTERM', () => {
-    if (process.listenerCount('message') === 0) {
+    if (told) {
       const held = [
         ...liveHandles().map(describeHandle),
         ...process
           .getActiveResourcesInfo()
           .filter((r) => r === 'Timeout')
           .map(() => 'a timer'),
+        // A listener for jest's messages keeps the channel to jest open.
+        ...process
+          .listeners('message')
+          .map((f) => `a 'message' listener: ${String(f).slice(0, 200)}`),
       ];
       mkdirSync(leaksDir(rootDir), { recursive: true });
       writeFileSync(
