@@ -18,6 +18,8 @@ import { CustomResourceClient } from '../../common/kube/custom-resources.js';
 import { bootstrapKey } from '../../hack/platform/bootstrap.js';
 import { startScratchPlatform, type ScratchPlatform } from '../../hack/platform/scratch.js';
 import { request } from 'node:http';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { makeArchive, PYTHON_SERVICE } from '../factories/archives.js';
 
 let platform: ScratchPlatform;
@@ -192,10 +194,18 @@ describe('a workspace with a service and a collection moved between the regions'
     const traffic = keepBusy();
     const id = await changeRegions('movers', ['region-2']);
     // Region-2's operator is killed while it builds the copy; the supervisor restarts it.
-    await until(async () => ((await agentCopy('region-2')) ? true : undefined));
+    await until(
+      async () => ((await agentCopy('region-2')) ? true : undefined),
+      undefined,
+      "the agent's copy in region-2",
+    );
     const operator = pidOf('operator-region-2');
     process.kill(operator, 'SIGKILL');
-    await until(async () => (pidOf('operator-region-2') !== operator ? true : undefined));
+    await until(
+      async () => (pidOf('operator-region-2') !== operator ? true : undefined),
+      undefined,
+      "region-2's operator restarted",
+    );
     const op = await finished(id);
     const seen = await traffic.stop();
     expect(op).toMatchObject({ state: 'succeeded', error: null });
@@ -232,7 +242,11 @@ describe('a workspace with a service and a collection moved between the regions'
     });
     const killed = pidOf('apiserver');
     process.kill(killed, 'SIGKILL');
-    await until(async () => (pidOf('apiserver') !== killed ? true : undefined));
+    await until(
+      async () => (pidOf('apiserver') !== killed ? true : undefined),
+      undefined,
+      'the API server restarted',
+    );
     const op = await finished(id);
     expect(op).toMatchObject({ state: 'succeeded', error: null });
     expect(await agentCopy('region-2')).toBeNull();
@@ -258,10 +272,14 @@ describe('a workspace with a service and a collection moved between the regions'
   }
 
   function finished(id: string): Promise<Operation> {
-    return until(async () => {
-      const op = (await api<Operation>('GET', `/api/v1/operations/${id}`)).body;
-      return ['succeeded', 'failed', 'rolled_back'].includes(op.state) ? op : undefined;
-    }, 360_000);
+    return until(
+      async () => {
+        const op = (await api<Operation>('GET', `/api/v1/operations/${id}`)).body;
+        return ['succeeded', 'failed', 'rolled_back'].includes(op.state) ? op : undefined;
+      },
+      360_000,
+      `operation ${id} finished`,
+    );
   }
 
   const agentCopy = (region: string) =>
@@ -387,12 +405,27 @@ function pidOf(name: string): number {
   return proc.pid;
 }
 
-async function until<T>(check: () => Promise<T | undefined>, timeoutMs = 180_000): Promise<T> {
+/**
+ * Resolves with `check`'s first defined value; after `timeoutMs` fails naming `what` with the
+ * end of the platform's log (its components' exits, restarts and giving up).
+ */
+async function until<T>(
+  check: () => Promise<T | undefined>,
+  timeoutMs = 180_000,
+  what = 'the condition',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check().catch(() => undefined);
     if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out');
+    if (Date.now() > deadline) {
+      const log = await readFile(join(platform.dir, 'logs', 'platform.log'), 'utf8').catch(
+        (err: Error) => `(no log: ${err.message})`,
+      );
+      throw new Error(
+        `timed out after ${timeoutMs / 1000} s waiting for ${what}; the platform's log ends:\n${log.split('\n').slice(-25).join('\n')}`,
+      );
+    }
     await new Promise((r) => setTimeout(r, 500));
   }
 }
