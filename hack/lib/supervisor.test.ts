@@ -162,7 +162,9 @@ describe('Supervisor', () => {
 
   it('starts from the first delay again once an instance has served long enough', async () => {
     const lines: string[] = [];
-    const { spec, launched } = component(() => 'echo ready; sleep 0.5; exit 1');
+    // Each instance serves 1.5 s, five times the 0.3 s that counts as long enough: on a loaded
+    // machine the supervisor may see an instance ready a good while after it said so.
+    const { spec, launched } = component(() => 'echo ready; sleep 1.5; exit 1');
     const sup = supervise({
       lines,
       policy: { initialDelayMs: 50, healthyResetMs: 300 },
