@@ -49,6 +49,8 @@ export default {
   // A global option: jest ignores it inside a project, where `shared` also sets it.
   testTimeout: 60000,
   maxWorkers: workers,
+  // Jest's order, but files marked `@run-last` after all others (see the file).
+  testSequencer: '<rootDir>/test/harness/sequencer.mjs',
   // A worker that grew past this after a file is replaced before its next one.
   workerIdleMemoryLimit: '1536MB',
   reporters: [
