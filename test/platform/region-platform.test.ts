@@ -434,7 +434,8 @@ async function until<T>(
           .join('\n');
       throw new Error(
         `timed out after ${timeoutMs / 1000} s waiting for ${what}; the platform's log ends:\n` +
-          `${await tail('platform.log', 25)}\nthe API server's log ends:\n${await tail('apiserver.log', 40)}`,
+          `${await tail('platform.log', 25)}\nthe API server's log ends:\n${await tail('apiserver.log', 30)}` +
+          `\nthe local operator's log ends:\n${await tail('operator.log', 30)}`,
       );
     }
     await new Promise((r) => setTimeout(r, 500));
