@@ -9,8 +9,7 @@ import {
   type Caller,
   type TestServer,
 } from '../control-plane-server.js';
-import { resourceChanges, waitFor } from '../../harness/wait.js';
-import { createAgentPod, readAgent, setAgentStatus } from './operator-view.js';
+import { createAgentPod, readAgent, setAgentStatus, untilServerSees } from './operator-view.js';
 
 let server: TestServer;
 let owner: Caller;
@@ -46,16 +45,10 @@ async function deployedAgent(name: string): Promise<Agent> {
     url: `http://${name}-abc123.agents.localhost`,
   });
   // The API server reads agents from its watch cache: act once it has seen the status.
-  await waitFor(
-    `the API server to see ${name} deployed`,
-    async () =>
-      (
-        await call<{ deployed: boolean }>(server, 'GET', `/api/v1/agents/${agent.id}`, {
-          key: owner.key,
-        })
-      ).body.deployed,
-    { wakeOn: resourceChanges(server.kc, 'Agent', owner.namespace) },
-  );
+  await untilServerSees(server, owner.key, owner.namespace, agent.id, {
+    status: 'running',
+    deployed: true,
+  });
   return agent;
 }
 

@@ -14,6 +14,8 @@ import {
   type AgentDeploymentStatus,
   type AgentStatusBlock,
 } from '../../../crds/src/index.js';
+import { resourceChanges, waitFor } from '../../harness/wait.js';
+import { call, type TestServer } from '../control-plane-server.js';
 
 /** Replaces the status of the custom resource `kind` named `id`, as the operator would. */
 async function replaceStatus(
@@ -43,6 +45,33 @@ export function setAgentStatus(
   status: AgentStatusBlock,
 ): Promise<void> {
   return replaceStatus(kc, 'Agent', namespace, id, status);
+}
+
+/**
+ * Waits until `server`'s API answers for the agent with the `status` and `deployed` of `written`:
+ * it reads agents from a watch cache, which sees a status written behind its back a moment later
+ * (on a loaded machine, after the test's next request).
+ */
+export async function untilServerSees(
+  server: Pick<TestServer, 'base' | 'kc'>,
+  key: string,
+  namespace: string,
+  id: string,
+  written: Pick<AgentStatusBlock, 'status' | 'deployed'>,
+): Promise<void> {
+  await waitFor(
+    `the API server to see agent ${id} ${written.status}`,
+    async () => {
+      const { body } = await call<{ status: string; deployed: boolean }>(
+        server as TestServer,
+        'GET',
+        `/api/v1/agents/${id}`,
+        { key },
+      );
+      return body.status === written.status && body.deployed === written.deployed;
+    },
+    { wakeOn: resourceChanges(server.kc, 'Agent', namespace) },
+  );
 }
 
 /** Replaces the status of an AgentDeployment, as the operator would. */

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { NODE_SERVICE, PYTHON_SERVICE } from '../../factories/archives.js';
-import { readAgent, setAgentStatus } from '../agents/operator-view.js';
+import { readAgent, setAgentStatus, untilServerSees } from '../agents/operator-view.js';
 import {
   call,
   createCaller,
@@ -119,6 +119,10 @@ describe('POST /api/v1/agents/{agent}/deploy', () => {
       const first = await newAgent('quota-one', {}, caller);
       await newAgent('quota-two', {}, caller);
       await setAgentStatus(server.kc, caller.namespace, first, {
+        status: 'running',
+        deployed: true,
+      });
+      await untilServerSees(limited, caller.key, caller.namespace, first, {
         status: 'running',
         deployed: true,
       });

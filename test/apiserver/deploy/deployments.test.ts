@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { AgentDeploymentStatus } from '../../../crds/src/index.js';
 import {
   setAgentStatus,
+  untilServerSees,
   setDeploymentStatus as writeDeploymentStatus,
 } from '../agents/operator-view.js';
 import { PYTHON_SERVICE } from '../../factories/archives.js';
@@ -347,6 +348,11 @@ describe('rollback and the agent quota', () => {
         status: 'running',
         deployed: true,
       });
+      for (const [id, status] of [
+        [ids[0]!, { status: 'archived', deployed: false }],
+        [ids[1]!, { status: 'running', deployed: true }],
+      ] as const)
+        await untilServerSees(limited, caller.key, caller.namespace, id, status);
       const path = '/api/v1/agents/quota-back/deployments/1/rollback';
       const refused = await call<Detail>(limited, 'POST', path, { key: caller.key });
       expect(refused.status).toBe(403);
@@ -357,6 +363,10 @@ describe('rollback and the agent quota', () => {
         tier: 'free',
       });
       await setAgentStatus(server.kc, caller.namespace, ids[1]!, {
+        status: 'stopped',
+        deployed: false,
+      });
+      await untilServerSees(limited, caller.key, caller.namespace, ids[1]!, {
         status: 'stopped',
         deployed: false,
       });
