@@ -3,7 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { OBJECT_NAMES } from '../../../crds/src/index.js';
 import { PYTHON_SERVICE } from '../../factories/archives.js';
-import { readAgent, setAgentStatus, setDeploymentStatus } from '../agents/operator-view.js';
+import {
+  readAgent,
+  setAgentStatus,
+  setDeploymentStatus,
+  untilServerSees,
+} from '../agents/operator-view.js';
+import { resourceChanges, waitFor } from '../../harness/wait.js';
 import {
   call,
   createCaller,
@@ -48,6 +54,10 @@ async function deployedAgent(
     activeDeploymentId: d.id,
     activeVersion: 1,
   });
+  await untilServerSees(server, owner.key, owner.namespace, created.body.id, {
+    status: 'running',
+    deployed: true,
+  });
   return { id: created.body.id, name, deployment: d };
 }
 
@@ -62,15 +72,6 @@ const run = (
     body,
     headers,
   });
-
-/** A run of `agent`, asked again while the API server's cache has not yet seen a status write. */
-async function eventuallyAccepted(agent: string) {
-  for (let i = 0; ; i++) {
-    const res = await run(agent, {});
-    if (res.status === 202 || i >= 50) return res;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('POST /api/v1/agents/{agent}/run', () => {
   it('returns 401 without a key, 422 for a payload that is not an object, 404 for a foreign agent', async () => {
@@ -93,7 +94,18 @@ describe('POST /api/v1/agents/{agent}/run', () => {
     expect((await run(name, {})).body.detail.code).toBe('AGENT_NOT_DEPLOYED');
     // The operator marks the deployment active; the agent's status is still to come.
     await setDeploymentStatus(server.kc, owner.namespace, d.id, { state: 'active' });
-    const res = await eventuallyAccepted(name);
+    // Once the API server's watch cache has it (it was written behind its back).
+    await waitFor(
+      `the API server to see deployment ${d.id} active`,
+      async () =>
+        (
+          await call<{ state: string }>(server, 'GET', `/api/v1/deployments/${d.id}`, {
+            key: owner.key,
+          })
+        ).body.state === 'active',
+      { wakeOn: resourceChanges(server.kc, 'AgentDeployment', owner.namespace) },
+    );
+    const res = await run(name, {});
     expect(res.status).toBe(202);
   });
 
