@@ -45,6 +45,11 @@ export interface OperatorConfig {
   buildConcurrency: number;
   /** A build taking longer fails. */
   buildTimeoutSeconds: number;
+  /**
+   * How long a local build keeps trying to fetch its archive while the API server cannot be
+   * reached (it restarts after a crash) before the build fails.
+   */
+  archiveFetchRetrySeconds: number;
   /** Where pods reach the API server (archives, artifacts, runs): an in-cluster URL. */
   internalApiUrl: string;
   /**
@@ -105,6 +110,12 @@ export function loadOperatorConfig(env = process.env): OperatorConfig {
       .filter(Boolean),
     buildConcurrency: envInt('SVC_BUILD_CONCURRENCY', 2, { min: 1, max: 100 }, env),
     buildTimeoutSeconds: envInt('SVC_BUILD_TIMEOUT_SECONDS', 900, { min: 30 }, env),
+    archiveFetchRetrySeconds: envInt(
+      'SVC_ARCHIVE_FETCH_RETRY_SECONDS',
+      60,
+      { min: 0, max: 3600 },
+      env,
+    ),
     internalApiUrl: envString(
       'SVC_INTERNAL_API_URL',
       'http://svc-apiserver.svc-system.svc:8000',

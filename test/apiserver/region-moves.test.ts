@@ -368,7 +368,8 @@ describe('a version that fails in the added region', () => {
     // Region-b's operator cannot fetch archives any more: every build there fails.
     await operatorB.stop();
     operatorB = await startLocalOperator({ ...server, kc: regionB.kc }, ours, {
-      overrides: { internalApiUrl: 'http://127.0.0.1:1' },
+      // Not waiting for an API server that is not coming back.
+      overrides: { internalApiUrl: 'http://127.0.0.1:1', archiveFetchRetrySeconds: 0 },
     });
     const label = await addressOf(agentId);
     await eventually(

@@ -142,9 +142,10 @@ export function directToolRunner(cwd: string): ToolRunner {
 }
 
 /**
- * How long a build keeps trying to reach the API server for its archive: the API server is
- * restarted after a crash (the single-machine supervisor, a Deployment in a cluster), and a
- * build that began before must not fail for it.
+ * How long a build keeps trying to reach the API server for its archive by default (the
+ * operator's `SVC_ARCHIVE_FETCH_RETRY_SECONDS`): the API server is restarted after a crash (the
+ * single-machine supervisor, a Deployment in a cluster), and a build that began before must not
+ * fail for it.
  */
 export const ARCHIVE_FETCH_RETRY_MS = 60_000;
 
@@ -354,6 +355,8 @@ export async function buildDeployment(
     tools?: (appDir: string) => Promise<{ run: ToolRunner; toolDir: string }>;
     /** More environment for the dependency installers (the agent's secrets, when opted in). */
     env?: Record<string, string>;
+    /** How long the archive's fetch tries again while the API server is unreachable. */
+    fetchRetryMs?: number;
   },
 ): Promise<void> {
   const runtime = deployment.spec.config.runtime;
@@ -367,6 +370,7 @@ export async function buildDeployment(
     appDir,
     opts.signal,
     deployment.spec.archiveLimits ?? FALLBACK_ARCHIVE_LIMITS,
+    opts.fetchRetryMs,
   );
   opts.output(`unpacked the code of version ${deployment.spec.version}`);
   const tools = opts.tools ? await opts.tools(appDir) : undefined;

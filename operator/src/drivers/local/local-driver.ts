@@ -202,6 +202,7 @@ export class LocalDriver implements WorkloadDriver {
           output: (line) => this.event(agent, id, `build: ${mask(line)}`, 'INFO'),
           tools: this.launcher.buildTools(agent, deployment.spec.config.memoryMb),
           env: secrets,
+          fetchRetryMs: this.cfg.archiveFetchRetrySeconds * 1000,
         });
       })
       .then(
