@@ -1,17 +1,11 @@
-/** Polling for a condition the tests of the resource caches wait on. */
-import { setTimeout as sleep } from 'node:timers/promises';
+/** Polling for a condition the tests of the resource caches wait on (in memory: every 25 ms). */
+import { waitFor } from '../../harness/wait.js';
 
-/** Resolves with `check`'s first truthy value, polled every 25 ms; throws naming `what` after `timeoutMs`. */
-export async function untilValue<T>(
+/** Resolves with `check`'s first truthy value; throws naming `what` after `timeoutMs`. */
+export function untilValue<T>(
   what: string,
   check: () => T | undefined | false,
   timeoutMs = 15_000,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
+  return waitFor(what, () => check() || undefined, { timeoutMs, everyMs: 25 });
 }
