@@ -160,7 +160,8 @@ export function controlPlaneDeps(
       : undefined,
     accounts,
     plans,
-    windows: new MongoWindowStore(c.rateBuckets),
+    // A test's clock (`now`) also ages the other replicas' counts; otherwise the wall clock does.
+    windows: new MongoWindowStore(c.rateBuckets, now ? { clock: now } : {}),
     agents,
     deploy,
     deployments,

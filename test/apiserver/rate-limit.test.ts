@@ -88,19 +88,21 @@ describe('rate limiting', () => {
       shareWith: server,
       plansJson: JSON.stringify({ free: { requestsPerMinute: 3 } }),
     });
-    // Wall-clock time past the staleness bound, so each replica has read the other's count.
-    const fresh = () => new Promise((resolve) => setTimeout(resolve, LIMIT_STALENESS_MS * 2 + 100));
+    // The clock past the staleness bound (both replicas age their readings by it), so each
+    // replica's next request reads the other's count.
+    const fresh = () => (clock += LIMIT_STALENESS_MS);
     const list = (at: TestServer) => call(at, 'GET', '/api/v1/agents', { key: caller.key });
     const caller = await createCaller(server, { tier: 'free' });
     try {
-      clock += 60_000 * 5;
+      // A second into a fresh minute: moving the clock on for staleness stays in its bucket.
+      clock = Math.floor(clock / 60_000) * 60_000 + 60_000 * 5 + 1_000;
       expect((await list(server)).status).toBe(200);
       expect((await list(replica)).status).toBe(200);
-      await fresh();
+      fresh();
       expect((await list(server)).status).toBe(200);
-      await fresh();
+      fresh();
       expect((await list(replica)).status).toBe(429);
-      await fresh();
+      fresh();
       expect((await list(server)).status).toBe(429);
 
       // Within the bound, a replica admits at most what the other admitted meanwhile on top.

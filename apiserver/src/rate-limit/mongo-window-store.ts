@@ -74,8 +74,16 @@ interface Slot {
  */
 export const LIMIT_STALENESS_MS = 250;
 
-/** Wall-clock milliseconds for staleness (the bucket clock may be a test's). */
-const wallClock = () => performance.now();
+/** Options of {@link MongoWindowStore}. */
+export interface MongoWindowStoreOptions {
+  /**
+   * The clock, in milliseconds, that ages the other shards' counts read by
+   * {@link MongoWindowStore.hitCached} (default: the monotonic wall clock); a test that moves the
+   * requests' clock passes the same one, so it decides when a reading is stale instead of waiting
+   * LIMIT_STALENESS_MS of real time.
+   */
+  clock?: () => number;
+}
 
 /**
  * Sliding-window counters in a MongoDB collection: `hit` counts a request and
@@ -87,8 +95,14 @@ export class MongoWindowStore {
   /** This instance's shard id: random, so no two instances ever write the same document. */
   readonly shard = randomBytes(8).toString('hex');
   private readonly slots = new Map<string, Slot>();
+  private readonly clock: () => number;
 
-  constructor(private readonly collection: Collection<RateBucket>) {}
+  constructor(
+    private readonly collection: Collection<RateBucket>,
+    options: MongoWindowStoreOptions = {},
+  ) {
+    this.clock = options.clock ?? (() => performance.now());
+  }
 
   /**
    * Creates the indexes: `{ key: 1, start: 1 }` for reading a key's buckets
@@ -142,7 +156,9 @@ export class MongoWindowStore {
     const start = bucketStart(nowMs, windowMs);
     const slot = this.slot(key, start);
     const rank = ++slot.count;
-    if (!slot.others || wallClock() - slot.others.readAt >= staleMs) {
+    // A reading from the clock's future (a test's clock moved back) counts as stale too.
+    const age = slot.others ? this.clock() - slot.others.readAt : Infinity;
+    if (age < 0 || age >= staleMs) {
       try {
         await (slot.refreshing ?? this.refresh(slot, windowMs));
       } catch (err) {
@@ -166,7 +182,7 @@ export class MongoWindowStore {
         if (doc.start !== slot.start) previous += doc.count;
         else if (doc.shard !== this.shard) current += doc.count;
       }
-      slot.others = { current, previous, readAt: wallClock() };
+      slot.others = { current, previous, readAt: this.clock() };
     };
     const refreshing = run().finally(() => {
       slot.refreshing = null;
