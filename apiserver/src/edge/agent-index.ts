@@ -31,6 +31,7 @@ export class AgentIndex {
   private readonly websocketMarked = new Set<string>();
   /** Whether the informer is this index's own (started and stopped by it) or shared. */
   private readonly owned: boolean;
+  private readonly listeners = new Set<() => void>();
 
   /**
    * Watches the Agents of `kc`, through `shared` when given (the API server's
@@ -54,12 +55,31 @@ export class AgentIndex {
         }),
         { name: 'edge-agents', logger: log },
       );
-    const index = (agent: Agent) => this.index(agent);
+    const index = (agent: Agent) => {
+      this.index(agent);
+      this.changed();
+    };
     this.informer.on('add', index);
     this.informer.on('update', index);
     this.informer.on('delete', (agent) => {
       if (agent.spec.addressLabel) this.byLabel.delete(agent.spec.addressLabel);
+      this.changed();
     });
+  }
+
+  /**
+   * Calls `listener` after each change the watch brought in, once {@link find} answers with it
+   * (tests wait on it); returns the unsubscribe.
+   */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  }
+
+  private changed(): void {
+    for (const listener of this.listeners) listener();
   }
 
   /** Starts watching (a shared informer is its owner's to start); resolves once the first list is in. */
