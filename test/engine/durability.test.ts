@@ -5,6 +5,7 @@
 import { afterEach, expect, test } from '@jest/globals';
 import { call, startEngine } from './support/engine-process.js';
 import type { EngineProcess } from './support/engine-process.js';
+import { waitFor } from '../harness/wait.js';
 
 const running: EngineProcess[] = [];
 afterEach(async () => {
@@ -27,6 +28,7 @@ test('a crash during upserts keeps every acknowledged point', async () => {
   await call(first.url, 'PUT', '/collections/d', { vectors: { size: 4, distance: 'Cosine' } });
   const acknowledged: number[] = [];
   let stop = false;
+  let answered = () => {};
   // Several writers at once, so the crash lands while writes are in flight.
   const writer = async (w: number) => {
     for (let i = 0; !stop; i++) {
@@ -36,13 +38,21 @@ test('a crash during upserts keeps every acknowledged point', async () => {
           points: [{ id, vector: [1, i, w, 1], payload: { i } }],
         });
         if (res.status === 200) acknowledged.push(id);
+        answered();
       } catch {
         return; // the connection died with the process
       }
     }
   };
   const writers = [0, 1, 2, 3].map(writer);
-  await new Promise((resolve) => setTimeout(resolve, 700));
+  // The crash comes once many writes were acknowledged, while the writers keep writing.
+  await waitFor('200 acknowledged writes', () => acknowledged.length >= 200, {
+    wakeOn: (changed) => {
+      answered = changed;
+      return () => (answered = () => {});
+    },
+    lastSeen: () => acknowledged.length,
+  });
   await first.kill();
   stop = true;
   await Promise.all(writers);

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { call, startEngine } from './support/engine-process.js';
 import type { EngineProcess } from './support/engine-process.js';
 import { seededRandom } from '../../common/seeded-random.js';
+import { waitFor } from '../harness/wait.js';
 
 const DIM = 32;
 const N = 3000;
@@ -33,15 +34,20 @@ async function search(body: Record<string, unknown>): Promise<Hit[]> {
   return res.body.result as Hit[];
 }
 
+/** Waits until the engine reports every point in the graph and no build running (green). */
 async function waitIndexed(): Promise<void> {
-  for (;;) {
-    const info = (await call(engine.url, 'GET', '/collections/q')).body.result as {
-      status: string;
-      indexed_vectors_count: number;
-    };
-    if (info.status === 'green' && info.indexed_vectors_count === N) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  let info: Record<string, unknown> | undefined;
+  await waitFor(
+    `collection q green with all ${N} vectors indexed`,
+    async () => {
+      const { status, indexed_vectors_count, points_count } = (
+        await call(engine.url, 'GET', '/collections/q')
+      ).body.result as Record<string, unknown>;
+      info = { status, indexed_vectors_count, points_count };
+      return status === 'green' && indexed_vectors_count === N;
+    },
+    { lastSeen: () => info },
+  );
 }
 
 /** Every query's hits: default params (rescored), not rescored, ignored, oversampled. */

@@ -7,12 +7,34 @@ import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { call, startEngine } from './support/engine-process.js';
 import type { EngineProcess } from './support/engine-process.js';
 import { seededRandom } from '../../common/seeded-random.js';
+import { waitFor } from '../harness/wait.js';
 
 let engine: EngineProcess;
 const DIM = 16;
 const N = 4000;
 const random = seededRandom(12345);
 const vector = () => Array.from({ length: DIM }, () => random() * 2 - 1);
+
+type Info = { status: string; indexed_vectors_count: number; points_count: number };
+
+/**
+ * Waits until the engine reports collection `name` green (no build running) with `count`
+ * vectors in its graph; resolves with that collection info.
+ */
+async function waitIndexed(name: string, count: number, timeoutMs = 30_000): Promise<Info> {
+  let seen: Info | undefined;
+  return waitFor(
+    `collection ${name} green with all ${count} vectors indexed`,
+    async () => {
+      const { status, indexed_vectors_count, points_count } = (
+        await call(engine.url, 'GET', `/collections/${name}`)
+      ).body.result as Info;
+      seen = { status, indexed_vectors_count, points_count };
+      return status === 'green' && indexed_vectors_count === count && seen;
+    },
+    { timeoutMs, lastSeen: () => seen },
+  );
+}
 
 beforeAll(async () => {
   engine = await startEngine({
@@ -27,14 +49,7 @@ beforeAll(async () => {
     }));
     await call(engine.url, 'PUT', '/collections/v/points?wait=true', { points });
   }
-  for (;;) {
-    const info = (await call(engine.url, 'GET', '/collections/v')).body.result as {
-      status: string;
-      indexed_vectors_count: number;
-    };
-    if (info.status === 'green' && info.indexed_vectors_count === N) break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await waitIndexed('v', N);
 });
 afterAll(async () => {
   await engine.dispose();
@@ -80,12 +95,7 @@ test('a tail written while the index builds is indexed once writes go quiet', as
   await call(engine.url, 'PUT', '/collections/t/points?wait=true', { points: points(0, 6000) });
   // A small tail while it runs; the quiet-time build it schedules fires during that build.
   await call(engine.url, 'PUT', '/collections/t/points?wait=true', { points: points(6000, 50) });
-  let info = { status: '', indexed_vectors_count: 0, points_count: 0 };
-  for (let waited = 0; waited < 20_000; waited += 100) {
-    info = (await call(engine.url, 'GET', '/collections/t')).body.result as typeof info;
-    if (info.status === 'green' && info.indexed_vectors_count === 6050) break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  const info = await waitIndexed('t', 6050, 20_000);
   expect(info).toEqual(
     expect.objectContaining({ status: 'green', points_count: 6050, indexed_vectors_count: 6050 }),
   );

@@ -10,6 +10,7 @@ import { call, startEngine } from '../support/engine-process.js';
 import type { EngineProcess } from '../support/engine-process.js';
 import { seededRandom } from '../../../common/seeded-random.js';
 import { EdgeDriver } from './edge-driver.js';
+import { waitFor } from '../../harness/wait.js';
 
 const DIM = 24;
 const POINTS = 600;
@@ -29,15 +30,20 @@ afterAll(async () => {
   await Promise.all([engine?.dispose(), driver?.stop()]);
 });
 
+/** Waits until the engine reports `name` green (no build running) with every point in its graph. */
 async function waitIndexed(name: string): Promise<void> {
-  for (;;) {
-    const info = (await call(engine.url, 'GET', `/collections/${name}`)).body.result as {
-      status: string;
-      indexed_vectors_count: number;
-    };
-    if (info.status === 'green' && info.indexed_vectors_count === POINTS) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  let info: Record<string, unknown> | undefined;
+  await waitFor(
+    `collection ${name} green with all ${POINTS} vectors indexed`,
+    async () => {
+      const { status, indexed_vectors_count, points_count } = (
+        await call(engine.url, 'GET', `/collections/${name}`)
+      ).body.result as Record<string, unknown>;
+      info = { status, indexed_vectors_count, points_count };
+      return status === 'green' && indexed_vectors_count === POINTS;
+    },
+    { lastSeen: () => info },
+  );
 }
 
 test.each(['Cosine', 'Dot', 'Euclid', 'Manhattan'])(
