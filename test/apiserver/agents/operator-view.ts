@@ -14,7 +14,7 @@ import {
   type AgentDeploymentStatus,
   type AgentStatusBlock,
 } from '../../../crds/src/index.js';
-import { resourceChanges, waitFor } from '../../harness/wait.js';
+import { kubeChanges, resourceChanges, waitFor } from '../../harness/wait.js';
 import { call, type TestServer } from '../control-plane-server.js';
 
 /** Replaces the status of the custom resource `kind` named `id`, as the operator would. */
@@ -97,9 +97,9 @@ export async function readAgent(kc: KubeConfig, namespace: string, id: string): 
 }
 
 /**
- * Creates a pod labelled as one of the agent's machines. Retries while the
- * namespace's default ServiceAccount does not exist yet (the controller
- * manager creates it shortly after the namespace).
+ * Creates a pod labelled as one of the agent's machines. While the namespace's default
+ * ServiceAccount does not exist yet (the controller manager creates it shortly after the
+ * namespace), tries again whenever its ServiceAccounts change (and every second), for 15 s at most.
  */
 export async function createAgentPod(
   kc: KubeConfig,
@@ -108,21 +108,29 @@ export async function createAgentPod(
   name: string,
 ): Promise<void> {
   const core = kc.makeApiClient(CoreV1Api);
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    try {
-      await core.createNamespacedPod({
-        namespace,
-        body: {
-          metadata: { name, labels: { [LABELS.agentId]: agentId, 'svc.dev/region': 'local' } },
-          spec: { containers: [{ name: 'agent', image: 'registry.invalid/agent:1' }] },
-        },
-      });
-      return;
-    } catch (err) {
-      const message = String((err as { body?: unknown }).body ?? err);
-      if (Date.now() > deadline || !message.includes('serviceaccount')) throw err;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
+  let refused: string | undefined;
+  await waitFor(
+    `the pod ${name} to be admitted (it needs the default ServiceAccount of ${namespace})`,
+    async () => {
+      try {
+        await core.createNamespacedPod({
+          namespace,
+          body: {
+            metadata: { name, labels: { [LABELS.agentId]: agentId, 'svc.dev/region': 'local' } },
+            spec: { containers: [{ name: 'agent', image: 'registry.invalid/agent:1' }] },
+          },
+        });
+        return true;
+      } catch (err) {
+        refused = String((err as { body?: unknown }).body ?? err);
+        if (!refused.includes('serviceaccount')) throw err;
+        return undefined;
+      }
+    },
+    {
+      timeoutMs: 15_000,
+      wakeOn: kubeChanges(kc, `/api/v1/namespaces/${namespace}/serviceaccounts`),
+      lastSeen: () => refused,
+    },
+  );
 }

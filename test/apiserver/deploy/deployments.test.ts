@@ -7,6 +7,7 @@ import {
   setDeploymentStatus as writeDeploymentStatus,
 } from '../agents/operator-view.js';
 import { PYTHON_SERVICE } from '../../factories/archives.js';
+import { resourceChanges, waitFor } from '../../harness/wait.js';
 import {
   call,
   createCaller,
@@ -55,22 +56,30 @@ async function deploy(agent: string): Promise<Deployment> {
 /**
  * Writes a deployment's status as the operator would, then waits (up to 5 s) until the
  * server answers with its state and queue position: the server reads deployments from
- * its watch of the cluster, which sees another writer's change a moment later.
+ * its watch of the cluster, which sees another writer's change a moment later (the wait
+ * checks again on each change a watch of its own sees).
  */
 async function setDeploymentStatus(id: string, status: AgentDeploymentStatus): Promise<void> {
   await writeDeploymentStatus(server.kc, owner.namespace, id, status);
-  const deadline = Date.now() + 5000;
-  for (;;) {
-    const res = await call<Deployment>(server, 'GET', `/api/v1/deployments/${id}`, {
-      key: owner.key,
-    });
-    const seen = res.body as unknown as { state?: string; queue_position?: number | null };
-    const caughtUp =
-      seen.state === status.state &&
-      (seen.queue_position ?? null) === (status.queuePosition ?? null);
-    if (caughtUp || Date.now() > deadline) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  let seen: { state?: string; queue_position?: number | null } | undefined;
+  await waitFor(
+    `the server to answer deployment ${id} ${status.state}, queue position ${status.queuePosition ?? null}`,
+    async () => {
+      const res = await call<Deployment>(server, 'GET', `/api/v1/deployments/${id}`, {
+        key: owner.key,
+      });
+      seen = res.body as unknown as typeof seen;
+      return (
+        seen?.state === status.state &&
+        (seen.queue_position ?? null) === (status.queuePosition ?? null)
+      );
+    },
+    {
+      timeoutMs: 5000,
+      wakeOn: resourceChanges(server.kc, 'AgentDeployment', owner.namespace),
+      lastSeen: () => ({ state: seen?.state, queue_position: seen?.queue_position }),
+    },
+  );
 }
 
 const built = (state: AgentDeploymentStatus['state']): AgentDeploymentStatus => ({
