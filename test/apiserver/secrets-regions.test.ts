@@ -13,6 +13,7 @@ import { CustomResourceClient } from '../../common/kube/custom-resources.js';
 import { ANNOTATIONS, OBJECT_NAMES, workspaceSecretsName } from '../../crds/src/index.js';
 import { generateSecret } from '../../common/secrets.js';
 import { kubeConfig } from '../harness/env.js';
+import { resourceChanges, waitFor } from '../harness/wait.js';
 import { startTestRegion, type TestRegion } from '../harness/regions.js';
 import { startTwoRegionServer } from './two-region-server.js';
 import { call, createCaller, type Caller, type TestServer } from './control-plane-server.js';
@@ -186,15 +187,27 @@ describe('agent secrets in two regions', () => {
 
 /** Waits until no region holds a copy of the agent (its finalizers done). */
 async function waitForAgentGone(id: string): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const copies = await Promise.all(
-      [home, regionB.kc].map((kc) =>
-        new CustomResourceClient(kc).get('Agent', owner.namespace, id),
-      ),
-    );
-    if (copies.every((c) => c === null)) return;
-    if (Date.now() > deadline) throw new Error(`agent ${id} still has a copy after 60 s`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  let left: string[] = [];
+  const regions = { local: home, 'region-b': regionB.kc };
+  await waitFor(
+    `agent ${id} to be gone from every region`,
+    async () => {
+      left = [];
+      for (const [region, kc] of Object.entries(regions)) {
+        if (await new CustomResourceClient(kc).get('Agent', owner.namespace, id)) left.push(region);
+      }
+      return left.length === 0;
+    },
+    {
+      timeoutMs: 60_000,
+      // A change of the Agents in either region.
+      wakeOn: (changed) => {
+        const stops = Object.values(regions).map((kc) =>
+          resourceChanges(kc, 'Agent', owner.namespace)(changed),
+        );
+        return () => stops.forEach((stop) => stop());
+      },
+      lastSeen: () => ({ still_in: left }),
+    },
+  );
 }
