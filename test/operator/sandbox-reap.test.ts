@@ -12,6 +12,7 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { startReady } from '../../common/component-starter.js';
 import { createLogger } from '../../common/logger.js';
 import { ProcessGroup } from '../../common/processes.js';
+import { waitFor } from '../harness/wait.js';
 import { Sandbox } from '../../operator/src/drivers/local/sandbox/sandbox.js';
 import { processStartTime } from '../../operator/src/drivers/local/sandbox/sandbox-records.js';
 import {
@@ -43,13 +44,49 @@ function markedProcesses(): number[] {
   return found;
 }
 
-async function until(condition: () => boolean, timeoutMs = 10_000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) return false;
-    await new Promise((r) => setTimeout(r, 50));
+/** The kernel's PF_EXITING, in the flags of /proc/<pid>/stat: the process is ending. */
+const PF_EXITING = 0x4;
+/** SIGKILL's bit in the pending masks of /proc/<pid>/status. */
+const SIGKILL_BIT = 1n << 8n;
+
+/** State and flags of `pid` from /proc/<pid>/stat; null once it is gone. */
+function statOf(pid: number): { state: string; flags: number } | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces and parentheses: count from the last `)`.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { state: fields[0] ?? '', flags: Number(fields[6]) };
+  } catch {
+    return null;
   }
-  return true;
+}
+
+/** Whether a process in `state` has ended (a zombie, or being reaped): it sent what its end sends. */
+const ended = (state: string) => state === 'Z' || state === 'X';
+
+/**
+ * Whether `pid` is on its way out: exiting, or a fatal signal pending (the kernel marks every
+ * one, a parent-death signal too, with SIGKILL in the pending masks until the process is
+ * reaped), and not a zombie yet.
+ */
+function dying(pid: number): boolean {
+  const stat = statOf(pid);
+  if (!stat || ended(stat.state)) return false;
+  if (stat.flags & PF_EXITING) return true;
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const pending = (mask: string) =>
+      BigInt(`0x${new RegExp(`^${mask}:\\s*([0-9a-f]+)`, 'm').exec(status)?.[1] ?? '0'}`);
+    return ((pending('SigPnd') | pending('ShdPnd')) & SIGKILL_BIT) !== 0n;
+  } catch {
+    return false; // gone meanwhile
+  }
+}
+
+/** Whether `pid` runs: there, and no zombie. */
+function running(pid: number): boolean {
+  const stat = statOf(pid);
+  return stat !== null && !ended(stat.state);
 }
 
 describe('sandboxes of a killed operator', () => {
@@ -75,10 +112,22 @@ describe('sandboxes of a killed operator', () => {
 
     holder.child.kill('SIGKILL');
     await holder.exited;
-    // What outlived it (the sandbox's first process and the agent in it, pasta) is still there.
-    await new Promise((r) => setTimeout(r, 500));
-    const survivors = recorded.filter((p) => processStartTime(p.pid) === p.startTime);
-    expect(survivors.length + markedProcesses().length).toBeGreaterThan(0);
+    // What outlived it (the sandbox's first process and the agent in it, pasta) is still there
+    // once every death its end causes has played out. The kernel sends the parent-death signals
+    // while the holder exits, before its exit is reported; each process they reach, and each one
+    // those take with them, shows as dying until it is a zombie. So when two looks in a row find
+    // none dying, nothing more is to die of the holder's end.
+    const same = (p: { pid: number; startTime: string }) => processStartTime(p.pid) === p.startTime;
+    const watched = () => [...recorded.filter(same).map((p) => p.pid), ...markedProcesses()];
+    const survivors = await waitFor(
+      "the killed holder's sandbox processes to finish dying",
+      () => {
+        for (let look = 0; look < 2; look++) if (watched().some(dying)) return undefined;
+        return watched().filter(running);
+      },
+      { timeoutMs: 10_000, everyMs: 20, lastSeen: () => watched().filter(dying) },
+    );
+    expect(survivors.length).toBeGreaterThan(0);
 
     const next = await Sandbox.probe({
       stateDir,
@@ -88,9 +137,16 @@ describe('sandboxes of a killed operator', () => {
       log: createLogger('operator', 'silent'),
     });
     expect(next).toBeInstanceOf(Sandbox);
-    expect(await until(() => markedProcesses().length === 0)).toBe(true);
-    expect(await until(() => recorded.every((p) => processStartTime(p.pid) !== p.startTime))).toBe(
-      true,
+    // Ended with SIGKILL by the probe before it resolved; /proc shows them go.
+    await waitFor(
+      'the marked processes of the killed holder to end',
+      () => markedProcesses().length === 0,
+      { timeoutMs: 10_000, everyMs: 20, lastSeen: markedProcesses },
+    );
+    await waitFor(
+      'the recorded processes of the killed holder to end',
+      () => !recorded.some(same),
+      { timeoutMs: 10_000, everyMs: 20, lastSeen: () => recorded.filter(same) },
     );
     expect(readdirSync(join(stateDir, 'sandboxes'))).toEqual([]);
   });
