@@ -54,6 +54,13 @@ export interface InformerSource<T extends ObjectWithMeta> {
 /** Events an informer emits for cached objects. */
 export type InformerEvent = 'add' | 'update' | 'delete';
 
+/**
+ * Events of an informer's watch: `connect` as it starts to list and watch (at start, after a
+ * restart, and each time it resumes after the server ended a watch), `disconnect` as a watch
+ * request ends (the server ended it, the connection broke, or `stop()` closed it).
+ */
+export type WatchEvent = 'connect' | 'disconnect';
+
 /** Options of a {@link ResilientInformer}. */
 export interface ResilientInformerOptions {
   /** Names the informer in logs (default: the path). */
@@ -283,6 +290,10 @@ export class ResilientInformer<T extends ObjectWithMeta> {
     delete: [],
   };
   private readonly errorCallbacks: Array<(err: unknown) => void> = [];
+  private readonly watchCallbacks: Record<WatchEvent, Array<() => void>> = {
+    connect: [],
+    disconnect: [],
+  };
   private readonly name: string;
   private readonly initialBackoffMs: number;
   private readonly maxBackoffMs: number;
@@ -340,20 +351,36 @@ export class ResilientInformer<T extends ObjectWithMeta> {
             ),
         } as Watch)
       : watch;
-    this.informer = new ListWatch(path, transformingWatch, listFn, false, source.labelSelector);
+    // Each watch request's end is reported before the informer hears of it.
+    const reportingWatch = {
+      watch: (...[watchPath, params, handler, done]: Parameters<Watch['watch']>) =>
+        transformingWatch.watch(watchPath, params, handler, (err) => {
+          this.emitWatch('disconnect');
+          done(err);
+        }),
+    } as Watch;
+    this.informer = new ListWatch(path, reportingWatch, listFn, false, source.labelSelector);
     for (const event of ['add', 'update', 'delete'] as const) {
       this.informer.on(event, (obj) => this.emit(event, obj as T));
     }
     this.informer.on('error', (err) => this.onError(err));
+    this.informer.on('connect', () => this.emitWatch('connect'));
   }
 
   /** Registers a callback; callbacks run synchronously in registration order. */
   on(event: InformerEvent, cb: (obj: T) => void): this;
   /** Registers a callback for errors that made the informer restart. */
   on(event: 'error', cb: (err: unknown) => void): this;
-  on(event: InformerEvent | 'error', cb: ((obj: T) => void) | ((err: unknown) => void)): this {
+  /** Registers a callback for its watch's connects and disconnects (see {@link WatchEvent}). */
+  on(event: WatchEvent, cb: () => void): this;
+  on(
+    event: InformerEvent | WatchEvent | 'error',
+    cb: ((obj: T) => void) | ((err: unknown) => void),
+  ): this {
     if (event === 'error') this.errorCallbacks.push(cb as (err: unknown) => void);
-    else this.callbacks[event].push(cb as (obj: T) => void);
+    else if (event === 'connect' || event === 'disconnect') {
+      this.watchCallbacks[event].push(cb as () => void);
+    } else this.callbacks[event].push(cb as (obj: T) => void);
     return this;
   }
 
@@ -450,6 +477,10 @@ export class ResilientInformer<T extends ObjectWithMeta> {
 
   private emit(event: InformerEvent, obj: T): void {
     for (const cb of this.callbacks[event]) this.safely(() => cb(obj));
+  }
+
+  private emitWatch(event: WatchEvent): void {
+    for (const cb of this.watchCallbacks[event]) this.safely(cb);
   }
 
   /**

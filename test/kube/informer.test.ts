@@ -3,7 +3,6 @@
  * typed sources, and recovery from failed lists and broken watch connections.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   AppsV1Api,
   BatchV1Api,
@@ -37,6 +36,7 @@ import {
 import { agentResource } from '../factories/custom-resources.js';
 import { createNamespace, kubeConfig, uniqueSuffix } from '../harness/env.js';
 import { startTcpProxy, type TcpProxy } from '../harness/tcp-proxy.js';
+import { waitFor, type ChangeSource } from '../harness/wait.js';
 
 let kc: KubeConfig;
 let namespace: string;
@@ -49,8 +49,19 @@ interface Recorder<T extends ObjectWithMeta> {
   informer: ResilientInformer<T>;
   events: Array<{ type: 'add' | 'update' | 'delete'; obj: T }>;
   errors: unknown[];
+  /** How many times it started to list and watch, and how many watch requests ended. */
+  connects: number;
+  disconnects: number;
   names(type: 'add' | 'update' | 'delete'): string[];
 }
+
+/** Waits woken by the recorders, each time one records something. */
+const waiting = new Set<() => void>();
+const recorded: ChangeSource = (changed) => {
+  waiting.add(changed);
+  return () => waiting.delete(changed);
+};
+const notify = () => waiting.forEach((changed) => changed());
 
 function record<T extends ObjectWithMeta>(
   source: InformerSource<T>,
@@ -66,6 +77,8 @@ function record<T extends ObjectWithMeta>(
     informer,
     events: [],
     errors: [],
+    connects: 0,
+    disconnects: 0,
     names: (type) =>
       recorder.events.filter((e) => e.type === type).map((e) => e.obj.metadata?.name ?? ''),
   };
@@ -73,18 +86,27 @@ function record<T extends ObjectWithMeta>(
     informer.on(type, (obj) => {
       // Informers are cluster-wide; other test files work in other namespaces.
       if (obj.metadata?.namespace === namespace) recorder.events.push({ type, obj });
+      notify();
     });
   }
-  informer.on('error', (err) => recorder.errors.push(err));
+  informer.on('error', (err) => {
+    recorder.errors.push(err);
+    notify();
+  });
+  informer.on('connect', () => {
+    recorder.connects += 1;
+    notify();
+  });
+  informer.on('disconnect', () => {
+    recorder.disconnects += 1;
+    notify();
+  });
   return recorder;
 }
 
+/** Waits for `check`, checked again at each thing a recorder records; fails naming `what`. */
 async function until(check: () => boolean, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
+  await waitFor(what, check, { timeoutMs: ms, wakeOn: recorded });
 }
 
 function configMap(name: string, labels: Record<string, string> = {}): V1ConfigMap {
@@ -288,7 +310,12 @@ describe('ResilientInformer', () => {
     const maps = record(counted, kc, { watchTimeoutSeconds: 1 });
     maps.informer.start();
     await maps.informer.synced;
-    await sleep(2500);
+    // Its first list-watch, then one resumption after each watch the server ended.
+    await until(
+      () => maps.connects >= 3 && maps.disconnects >= 2,
+      10_000,
+      'the server to end two watches, each resumed',
+    );
     const name = `late-${uniqueSuffix()}`;
     await core.createNamespacedConfigMap({ namespace, body: configMap(name) });
     await until(() => maps.names('add').includes(name), 5000, 'an add after two watch timeouts');
@@ -298,13 +325,16 @@ describe('ResilientInformer', () => {
 
   it('reports nothing after stop', async () => {
     const maps = record(configMapSource(kc));
-    maps.informer.start();
-    await maps.informer.synced;
+    const witness = record(configMapSource(kc));
+    for (const r of [maps, witness]) r.informer.start();
+    await Promise.all([maps.informer.synced, witness.informer.synced]);
     await maps.informer.stop();
+    // A stopped informer has no watch to be told by: its watch request has ended.
+    await until(() => maps.disconnects === 1, 5000, "the stopped informer's watch to end");
     const name = `unseen-${uniqueSuffix()}`;
     await core.createNamespacedConfigMap({ namespace, body: configMap(name) });
-    // A stopped informer has no watch to be told by: nothing comes however long it is given.
-    await sleep(500);
+    // The server has sent the add to the watches there are: a running informer has it.
+    await until(() => witness.names('add').includes(name), 5000, 'the witness to see the add');
     expect(maps.names('add')).not.toContain(name);
     expect(maps.errors).toEqual([]);
   });
