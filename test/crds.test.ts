@@ -12,6 +12,7 @@ import {
   workspaceResource,
 } from './factories/custom-resources.js';
 import { createNamespace, kubeConfig } from './harness/env.js';
+import { waitFor } from './harness/wait.js';
 
 interface KubeObject {
   metadata: { name?: string; resourceVersion?: string; generation?: number };
@@ -59,11 +60,15 @@ describe.each(kinds)('$kind custom resource', ({ plural, make, status }) => {
 
   it('is created, read, status-updated, watched and deleted', async () => {
     const events: string[] = [];
+    let onEvent: (() => void) | undefined;
     const watch = new Watch(kc);
     const controller = await watch.watch(
       `/apis/${API_GROUP}/${API_VERSION}/namespaces/${namespace}/${plural}`,
       {},
-      (type: string, obj: KubeObject) => events.push(`${type}:${obj.metadata.name}`),
+      (type: string, obj: KubeObject) => {
+        events.push(`${type}:${obj.metadata.name}`);
+        onEvent?.();
+      },
       () => undefined,
     );
     try {
@@ -97,7 +102,18 @@ describe.each(kinds)('$kind custom resource', ({ plural, make, status }) => {
         code: 404,
       });
 
-      await waitFor(() => events.includes(`DELETED:${name}`));
+      await waitFor(
+        `the watch to report ${name} deleted`,
+        () => events.includes(`DELETED:${name}`),
+        {
+          timeoutMs: 10_000,
+          wakeOn: (changed) => {
+            onEvent = changed;
+            return () => (onEvent = undefined);
+          },
+          lastSeen: () => events,
+        },
+      );
       const seen = events.filter((e) => e.endsWith(name)).map((e) => e.split(':')[0]);
       expect(seen[0]).toBe('ADDED');
       expect(seen).toContain('MODIFIED');
@@ -151,11 +167,3 @@ describe('structural schemas', () => {
     expect(created.spec.description).toBeNull();
   });
 });
-
-async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}

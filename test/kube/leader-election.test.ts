@@ -1,6 +1,5 @@
 /** Leader election against the real kube-apiserver, with 2 s leases to stay fast. */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   CoordinationV1Api,
   CoreV1Api,
@@ -12,7 +11,7 @@ import { createLogger } from '../../common/logger.js';
 import { LeaderElector, type LeaderElectorOptions } from '../../common/kube/leader-election.js';
 import { createNamespace, kubeConfig, uniqueSuffix } from '../harness/env.js';
 import { startTcpProxy, type TcpProxy } from '../harness/tcp-proxy.js';
-import { kubeChanges, waitFor } from '../harness/wait.js';
+import { kubeChanges, waitFor, type ChangeSource } from '../harness/wait.js';
 
 const LEASE_SECONDS = 2;
 let kc: KubeConfig;
@@ -29,6 +28,14 @@ interface Candidate {
   signals: AbortSignal[];
 }
 
+/** Waits woken by the candidates, each time one starts or stops leading. */
+const waiting = new Set<() => void>();
+const leadershipChanges: ChangeSource = (changed) => {
+  waiting.add(changed);
+  return () => waiting.delete(changed);
+};
+const notify = () => waiting.forEach((changed) => changed());
+
 function candidate(
   lease: string,
   overrides: Partial<LeaderElectorOptions> = {},
@@ -44,9 +51,11 @@ function candidate(
     onStartedLeading: (signal) => {
       record.started.push(performance.now());
       record.signals.push(signal);
+      notify();
     },
     onStoppedLeading: () => {
       record.stopped.push(performance.now());
+      notify();
     },
     ...overrides,
   });
@@ -54,12 +63,12 @@ function candidate(
   return { elector, ...record };
 }
 
+/**
+ * Waits for `check` on the candidates' leadership, checked again each time one starts or stops
+ * leading (an elector sets isLeader before it calls back); fails naming `what`.
+ */
 async function until(check: () => boolean, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
+  await waitFor(what, check, { timeoutMs: ms, wakeOn: leadershipChanges });
 }
 
 function readLease(name: string): Promise<V1Lease> {

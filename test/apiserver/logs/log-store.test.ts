@@ -3,6 +3,7 @@
  * as soon as stored, cursors on empty pages, bounded reads with filters,
  * retention from the oldest chunk, and concurrent writers that share no counter.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import type { Collection, Db, MongoClient } from 'mongodb';
 import { MAX_MESSAGE_BYTES } from '../../../apiserver/src/logs/log-lines.js';
@@ -15,6 +16,7 @@ import {
   type NewLogEntry,
 } from '../../../apiserver/src/logs/log-store.js';
 import { mongoDatabase } from '../../harness/env.js';
+import { waitFor } from '../../harness/wait.js';
 
 let client: MongoClient;
 let db: Db;
@@ -189,32 +191,50 @@ describe('LogStore.query', () => {
   });
 
   it('hides nothing behind a slow append of the same process: a later one waits for it', async () => {
-    let release = () => {};
-    const gate = new Promise<void>((resolve) => (release = resolve));
+    let open = () => {};
+    const gate = new Promise<void>((resolve) => (open = resolve));
     let held = false;
+    let released = false;
+    const release = () => {
+      released = true;
+      open();
+    };
+    let onHeld = () => {};
+    // The calls on the collection the later append makes while the first insert is held.
+    const later = new AsyncLocalStorage<true>();
+    const laterWhileHeld: string[] = [];
     // The first insert stalls until released, as one slow request of several would.
     const slow = new Proxy(chunks, {
       get(target, property) {
-        if (property === 'insertOne') {
-          return async (...args: Parameters<Collection<LogChunkDoc>['insertOne']>) => {
-            if (!held) {
-              held = true;
-              await gate;
-            }
-            return target.insertOne(...args);
-          };
-        }
         const value: unknown = Reflect.get(target, property, target);
-        return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
+        if (typeof value !== 'function') return value;
+        const call = (...args: unknown[]): unknown =>
+          (value as (...a: unknown[]) => unknown).apply(target, args);
+        return (...args: unknown[]) => {
+          if (held && !released && later.getStore()) laterWhileHeld.push(String(property));
+          if (property !== 'insertOne' || held) return call(...args);
+          held = true;
+          onHeld();
+          return gate.then(() => call(...args));
+        };
       },
     });
     const store = new LogStore(slow, heads);
     const early = store.append([line('early')]);
-    const later = store.append([line('later')]);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await waitFor('the first append to reach its insert', () => held, {
+      timeoutMs: 10_000,
+      wakeOn: (changed) => {
+        onHeld = changed;
+        return () => (onHeld = () => {});
+      },
+    });
+    // While it is held, a later append of the same process: one that did not wait for it would
+    // go to the collection for its chunk number at once, before the query below is answered.
+    const laterIds = later.run(true, () => store.append([line('later')]));
     expect((await store.query({ ...tenant, limit: 10 })).items).toEqual([]);
+    expect(laterWhileHeld).toEqual([]);
     release();
-    const [[earlyId], [laterId]] = await Promise.all([early, later]);
+    const [[earlyId], [laterId]] = await Promise.all([early, laterIds]);
     expect(laterId).toBeGreaterThan(earlyId as number);
     const page = await store.query({ ...tenant, limit: 10 });
     expect(page.items.map((d) => [d.id, d.message])).toEqual([
