@@ -15,8 +15,10 @@ import {
   type VectorCaller,
   type VectorServer,
 } from './vector-server.js';
+import { BodyReads } from './streamed-body.js';
 
 let server: VectorServer;
+const reads = new BodyReads();
 let owner: VectorCaller;
 let agent: { key: string; agentId: string; deploymentId: string };
 
@@ -38,7 +40,7 @@ const points = (
 const path = (collection: string, rest = '') => `/api/v1/collections/${collection}${rest}`;
 
 beforeAll(async () => {
-  server = await startVectorServer();
+  server = await startVectorServer({ upsert: { onBodyRead: reads.onBodyRead } });
   owner = await createVectorCaller(server);
   agent = await createAgentKey(server, owner);
   await createCollection(server, owner.key, 'docs');
@@ -307,9 +309,9 @@ describe('PUT /points (upsert)', () => {
 
 describe('a streamed upsert of several batches', () => {
   /**
-   * Upserts `{"points": [...], ...tail}` in two pieces with a pause between,
-   * so the gateway has a full batch (the first 1,100 points) before it sees
-   * the end of `points` and the members after it.
+   * Upserts `{"points": [...], ...tail}` in two pieces, the second once the
+   * gateway has read the first, so it has a full batch (the first 1,100
+   * points) before it sees the end of `points` and the members after it.
    */
   function upsertInTwoPieces(
     collection: string,
@@ -324,21 +326,7 @@ describe('a streamed upsert of several batches', () => {
       `{"points":[${json(all.slice(0, 1_100))},`,
       `${json(all.slice(1_100))}]${members.join('')}}`,
     ];
-    return rawRequest(
-      server.base,
-      'PUT',
-      `${path(collection, '/points')}?wait=true`,
-      { authorization: `Bearer ${owner.key}`, 'content-type': 'application/json' },
-      (req) =>
-        void (async () => {
-          for (const piece of pieces) {
-            if (req.destroyed) return;
-            req.write(piece);
-            await new Promise((resolve) => setTimeout(resolve, 150));
-          }
-          req.end();
-        })(),
-    );
+    return reads.send(server.base, owner.key, collection, pieces);
   }
 
   /** The exact number of points in `collection`. */

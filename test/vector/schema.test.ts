@@ -8,15 +8,17 @@ import {
   createAgentKey,
   createCollection,
   createVectorCaller,
-  rawRequest,
   startVectorServer,
   vcall,
   type ErrorBody,
   type VectorCaller,
   type VectorServer,
 } from './vector-server.js';
+import { BodyReads } from './streamed-body.js';
 
 let server: VectorServer;
+/** What the planes started here report of the upsert bodies they read. */
+const reads = new BodyReads();
 let owner: VectorCaller;
 let other: VectorCaller;
 
@@ -49,7 +51,7 @@ const PRODUCT = {
 const vec = (i: number) => [1, i % 7, (i * 3) % 5, 0.5];
 
 beforeAll(async () => {
-  server = await startVectorServer();
+  server = await startVectorServer({ upsert: { onBodyRead: reads.onBodyRead } });
   [owner, other] = await Promise.all([createVectorCaller(server), createVectorCaller(server)]);
 });
 afterAll(async () => {
@@ -86,28 +88,17 @@ function upsert(
   );
 }
 
-/** Sends an upsert body in pieces, pausing between them. */
+/**
+ * Sends an upsert body in pieces, each once the gateway has read the ones before (or answered),
+ * to a plane started with `reads.onBodyRead`.
+ */
 function streamedUpsert(
   on: Pick<VectorServer, 'base'>,
   key: string,
   collection: string,
   pieces: string[],
 ): Promise<{ status: number; body: Refusal }> {
-  return rawRequest<Refusal>(
-    on.base,
-    'PUT',
-    `/api/v1/collections/${collection}/points?wait=true`,
-    { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    (req) =>
-      void (async () => {
-        for (const piece of pieces) {
-          if (req.destroyed) return;
-          req.write(piece);
-          await new Promise((r) => setTimeout(r, 150));
-        }
-        req.end();
-      })(),
-  );
+  return reads.send<Refusal>(on.base, key, collection, pieces);
 }
 
 function getSchema(key: string, collection: string) {
@@ -778,7 +769,7 @@ describe('with a spent time budget and small upsert batches', () => {
       engineUrl: server.engineUrl,
       engineApiKey: server.engineApiKey,
       schema: { scanBudgetMs: 0, pageSize: 50 },
-      upsert: { batchPoints: 2 },
+      upsert: { batchPoints: 2, onBodyRead: reads.onBodyRead },
     });
     caller = await createVectorCaller(tuned);
     await createCollection(tuned, caller.key, 'big');

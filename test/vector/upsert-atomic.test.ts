@@ -9,10 +9,10 @@
  * before it reads the point that is refused.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { BodyReads } from './streamed-body.js';
 import {
   createCollection,
   createVectorCaller,
-  rawRequest,
   startVectorServer,
   vcall,
   type ErrorBody,
@@ -25,6 +25,7 @@ import {
 const CAP_MB = 1;
 
 let server: VectorServer;
+const reads = new BodyReads();
 
 type Point = { id: number; vector: unknown; payload?: Record<string, unknown> };
 
@@ -38,6 +39,7 @@ beforeAll(async () => {
   server = await startVectorServer({
     plansJson: JSON.stringify({ starter: { vectorStorageMb: CAP_MB } }),
     storageTtlMs: 0,
+    upsert: { onBodyRead: reads.onBodyRead },
   });
 });
 afterAll(async () => {
@@ -45,9 +47,9 @@ afterAll(async () => {
 });
 
 /**
- * Upserts `{"points": [...]}` in two pieces with a pause between: the first
- * 1,100 points (a full batch), then the rest. `rawVector`, when given,
- * replaces the vector of the point at that index with text sent as is.
+ * Upserts `{"points": [...]}` in two pieces: the first 1,100 points (a full
+ * batch), then, once the gateway has read them, the rest. `rawVector`, when
+ * given, replaces the vector of the point at that index with text sent as is.
  */
 function upsertInTwoPieces(
   caller: VectorCaller,
@@ -67,21 +69,7 @@ function upsertInTwoPieces(
     `{"points":[${json(all.slice(0, 1_100), 0)},`,
     `${json(all.slice(1_100), 1_100)}]}`,
   ];
-  return rawRequest(
-    server.base,
-    'PUT',
-    `${path(collection, '/points')}?wait=true`,
-    { authorization: `Bearer ${caller.key}`, 'content-type': 'application/json' },
-    (req) =>
-      void (async () => {
-        for (const piece of pieces) {
-          if (req.destroyed) return;
-          req.write(piece);
-          await new Promise((resolve) => setTimeout(resolve, 150));
-        }
-        req.end();
-      })(),
-  );
+  return reads.send(server.base, caller.key, collection, pieces);
 }
 
 /** The exact number of points in `collection`. */

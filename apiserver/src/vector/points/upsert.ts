@@ -47,7 +47,7 @@ import { BatchWriter } from './batch-writer.js';
 import { stampOf, writeStampedPoint } from './stamped-point.js';
 import { UpsertScanner } from './upsert-scanner.js';
 
-/** The upsert limits of the contract (tests shorten the idle timeout). */
+/** The upsert limits of the contract (tests shorten the idle timeout), and a hook for tests. */
 export interface UpsertLimits {
   maxPoints: number;
   maxBodyBytes: number;
@@ -56,6 +56,12 @@ export interface UpsertLimits {
   batchPoints: number;
   /** Serialised bytes per engine request. */
   batchBytes: number;
+  /**
+   * Called each time a piece of a body has been taken in (its points checked, a full batch set
+   * aside), with the bytes of the body read so far and the collection's name: tests that send a
+   * body in pieces send the next once the gateway holds the ones before.
+   */
+  onBodyRead?: (bytes: number, collection: string) => void;
 }
 
 /** The contract's values. */
@@ -161,6 +167,7 @@ export async function streamUpsert(
       if (batchPoints >= limits.batchPoints || batch.length >= limits.batchBytes) {
         await closeBatch(true);
       }
+      limits.onBodyRead?.(received, collection.name);
     }
     scanner.end();
     if (!scanner.hasPoints) {
