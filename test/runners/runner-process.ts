@@ -9,12 +9,12 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { StringDecoder } from 'node:string_decoder';
 import { fileURLToPath } from 'node:url';
 import { launch, waitUntilReady } from '../../common/component-starter.js';
 import { ProcessGroup, type ManagedProcess } from '../../common/processes.js';
 import { httpOk } from '../../hack/lib/probe.js';
+import { waitFor } from '../harness/wait.js';
 
 /** The repository root, resolved from this file so any working directory works. */
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -112,21 +112,40 @@ export async function waitForHealth(
 
 /**
  * Waits for a runner that must fail and reports whether `/health` ever answered 200 meanwhile:
- * an entry point that does not load must never look healthy, not even briefly.
+ * an entry point that does not load must never look healthy, not even briefly. A runner says
+ * on stderr when it listens, so `/health` is asked each time the runner writes anything (a
+ * question waits in the listen queue until the server answers it or the process is gone).
+ * Fails, and kills the runner, if it has not exited within 15 s.
  */
 export async function exitWithoutHealth(
   runner: RunnerProcess,
   baseUrl: string,
 ): Promise<{ exit: Exit; everHealthy: boolean }> {
   let exit: Exit | undefined;
-  void runner.exited.then((value) => (exit = value));
-  let everHealthy = false;
-  const deadline = Date.now() + 15_000;
-  while (!exit && Date.now() < deadline) {
-    if (await healthy(baseUrl)) everHealthy = true;
-    await sleep(20);
+  const exited = runner.exited.then((value) => (exit = value));
+  const probes: Promise<boolean>[] = [];
+  const probe = () => void probes.push(httpOk(`${baseUrl}/health`, { timeoutMs: 15_000 }));
+  runner.child.stdout?.on('data', probe);
+  runner.child.stderr?.on('data', probe);
+  try {
+    await waitFor('the runner to exit (its entry point must not load)', () => exit, {
+      timeoutMs: 15_000,
+      wakeOn: (changed) => {
+        void exited.then(changed, changed);
+        return () => undefined;
+      },
+      lastSeen: () => runner.stderr().slice(-400),
+    });
+  } catch (err) {
+    runner.child.kill('SIGKILL');
+    await runner.exited;
+    throw err;
+  } finally {
+    runner.child.stdout?.off('data', probe);
+    runner.child.stderr?.off('data', probe);
   }
-  return { exit: await runner.exited, everHealthy };
+  const everHealthy = (await Promise.all(probes)).includes(true);
+  return { exit: exit!, everHealthy };
 }
 
 /** SIGTERM, then the exit; SIGKILL if the runner has not stopped within `graceMs`. */
