@@ -5,6 +5,7 @@
  * never meets a rate limit meant for people), and a home directory of its own
  * for the CLI's config.
  */
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +17,7 @@ import {
 } from '../apiserver/control-plane-server.js';
 import { startLocalOperator, type LocalOperator } from '../operator/local-operator.js';
 import { startVectorServer, type VectorServer } from '../vector/vector-server.js';
+import { waitFor, type ChangeSource, type WaitOptions } from '../harness/wait.js';
 
 /** The agents' domain in these tests. */
 export const CLI_AGENT_DOMAIN = 'agents.localtest';
@@ -63,18 +65,41 @@ export async function startCliPlatform(withVectors = false): Promise<CliPlatform
   };
 }
 
-/** Resolves once `check` holds (after `refresh`, when given); throws naming `what` after `timeoutMs`. */
+/** Options of {@link until}: waitFor's, and what to read before each check. */
+export interface UntilOptions extends WaitOptions {
+  /** Reads what `check` looks at (runs `svc`, say), before each check. */
+  refresh?: () => Promise<void>;
+}
+
+/**
+ * Resolves once `check` holds (after `refresh`, when given), checking again whenever `wakeOn`
+ * reports a change; throws naming `what` after `timeoutMs` (see waitFor).
+ */
 export async function until(
   what: string,
   check: () => boolean,
-  timeoutMs: number,
-  refresh?: () => Promise<void>,
+  { refresh, ...options }: UntilOptions,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    await refresh?.();
-    if (check()) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, refresh ? 500 : 100));
-  }
+  await waitFor(
+    what,
+    async () => {
+      await refresh?.();
+      return check();
+    },
+    options,
+  );
+}
+
+/** Change events of a child's output: each chunk it writes to stdout or stderr, and its exit. */
+export function outputOf(child: ChildProcess): ChangeSource {
+  return (changed) => {
+    child.stdout?.on('data', changed);
+    child.stderr?.on('data', changed);
+    child.on('close', changed);
+    return () => {
+      child.stdout?.off('data', changed);
+      child.stderr?.off('data', changed);
+      child.off('close', changed);
+    };
+  };
 }

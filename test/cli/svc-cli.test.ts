@@ -13,7 +13,8 @@ import { cpSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { startCliPlatform, until, type CliPlatform } from './cli-platform.js';
+import { resourceChanges } from '../harness/wait.js';
+import { outputOf, startCliPlatform, until, type CliPlatform } from './cli-platform.js';
 import {
   SVC_BIN,
   runCommand,
@@ -245,14 +246,22 @@ describe('deploy', () => {
     follow.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => follow.on('close', resolve));
     try {
-      await until('the follow to start', () => stderr.includes('Following'), 30_000);
+      await until('the follow to start', () => stderr.includes('Following'), {
+        timeoutMs: 30_000,
+        wakeOn: outputOf(follow),
+        lastSeen: () => ({ stdout, stderr }),
+      });
       expect(stdout).not.toContain(marker);
       const run = await runSvc(
         ['run', agent, '--payload', JSON.stringify({ marker }), '--wait'],
         options,
       );
       expect(run).toMatchObject({ code: 0 });
-      await until('the marker in the followed log', () => stdout.includes(marker), 60_000);
+      await until('the marker in the followed log', () => stdout.includes(marker), {
+        timeoutMs: 60_000,
+        wakeOn: outputOf(follow),
+        lastSeen: () => ({ stdout, stderr }),
+      });
       expect(stdout).toMatch(new RegExp(`INFO +run requested with .*${marker}`));
     } finally {
       follow.kill('SIGINT');
@@ -280,10 +289,15 @@ describe('deploy', () => {
     await until(
       'the run line in the logs',
       () => logs.items.some((entry) => entry.message.includes(marker)),
-      30_000,
-      async () => {
-        const read = await runSvc(['logs', agent, '--stream', 'stdout', '--json'], options);
-        logs = JSON.parse(read.stdout) as typeof logs;
+      {
+        timeoutMs: 30_000,
+        // The logs route has no push: each check is a run of `svc logs`.
+        everyMs: 500,
+        refresh: async () => {
+          const read = await runSvc(['logs', agent, '--stream', 'stdout', '--json'], options);
+          logs = JSON.parse(read.stdout) as typeof logs;
+        },
+        lastSeen: () => logs.items.map((entry) => entry.message).slice(-5),
       },
     );
     expect(new Set(logs.items.map((entry) => entry.stream))).toEqual(new Set(['stdout']));
@@ -303,12 +317,17 @@ describe('deploy', () => {
     await until(
       'the payload in the logs',
       () => messages.some((message) => message.includes(marker)),
-      30_000,
-      async () => {
-        const read = await runSvc(['logs', agent, '--stream', 'stdout', '--json'], options);
-        messages = (JSON.parse(read.stdout) as { items: { message: string }[] }).items.map(
-          (entry) => entry.message,
-        );
+      {
+        timeoutMs: 30_000,
+        // The logs route has no push: each check is a run of `svc logs`.
+        everyMs: 500,
+        refresh: async () => {
+          const read = await runSvc(['logs', agent, '--stream', 'stdout', '--json'], options);
+          messages = (JSON.parse(read.stdout) as { items: { message: string }[] }).items.map(
+            (entry) => entry.message,
+          );
+        },
+        lastSeen: () => messages.slice(-5),
       },
     );
     expect(messages).toContainEqual(`run requested with ${JSON.stringify({ marker })}`);
@@ -321,15 +340,16 @@ describe('deploy', () => {
     expect(deploy.code).toBe(0);
     const id = (JSON.parse(deploy.stdout) as { deployment: { id: string } }).deployment.id;
     let state = '';
-    await until(
-      'the build to start',
-      () => state === 'building',
-      60_000,
-      async () => {
+    await until('the build to start', () => state === 'building', {
+      timeoutMs: 60_000,
+      // The operator records the build's start on the AgentDeployment.
+      wakeOn: resourceChanges(platform.server.kc, 'AgentDeployment', platform.owner.namespace),
+      refresh: async () => {
         const read = await runSvc(['deployments', 'get', id, '--json'], options);
         state = (JSON.parse(read.stdout) as { state: string }).state;
       },
-    );
+      lastSeen: () => state,
+    });
     const cancel = await runSvc(
       ['cancel', name, '1', '--reason', 'wrong branch', '--json'],
       options,
@@ -354,7 +374,11 @@ describe('deploy', () => {
     let stderr = '';
     child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-    await until('the upload to be accepted', () => /Deployment [0-9a-f-]{36}/.test(stderr), 60_000);
+    await until('the upload to be accepted', () => /Deployment [0-9a-f-]{36}/.test(stderr), {
+      timeoutMs: 60_000,
+      wakeOn: outputOf(child),
+      lastSeen: () => stderr,
+    });
     child.kill('SIGINT');
     expect(await exited).toBe(130);
     const id = /Deployment ([0-9a-f-]{36})/.exec(stderr)![1]!;
