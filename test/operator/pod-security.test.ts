@@ -42,6 +42,7 @@ import {
   startOperator,
   type RunningOperator,
 } from './operator-harness.js';
+import { kubeChanges, waitFor } from '../harness/wait.js';
 
 let server: TestServer;
 let operator: RunningOperator;
@@ -80,25 +81,36 @@ afterAll(async () => {
 
 /** Pod Security's verdict on `spec` in `namespace`, from a server-side dry run: null when admitted. */
 async function admission(namespace: string, spec: V1PodSpec | undefined): Promise<string | null> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    try {
-      await clients(server.kc).core.createNamespacedPod({
-        namespace,
-        dryRun: 'All',
-        body: { metadata: { generateName: 'dry-run-', labels: { [LABELS.agentId]: 'x' } }, spec },
-      });
-      return null;
-    } catch (err) {
-      const message = String((err as { body?: unknown }).body ?? err);
-      // The controller manager creates a new namespace's default ServiceAccount shortly after it.
-      if (message.includes('serviceaccount') && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 200));
-        continue;
-      }
-      if ((err as { code?: number }).code !== 403) throw err;
-      return (JSON.parse(message) as { message: string }).message;
-    }
+  // The controller manager creates a new namespace's default ServiceAccount shortly after it, and
+  // a pod is refused until it is there.
+  await waitFor(
+    `the default ServiceAccount of ${namespace}`,
+    () =>
+      clients(server.kc)
+        .core.readNamespacedServiceAccount({ name: 'default', namespace })
+        .then(
+          () => true,
+          (err: unknown) => {
+            if ((err as { code?: number }).code === 404) return false;
+            throw err;
+          },
+        ),
+    {
+      timeoutMs: 15_000,
+      wakeOn: kubeChanges(server.kc, `/api/v1/namespaces/${namespace}/serviceaccounts`),
+    },
+  );
+  try {
+    await clients(server.kc).core.createNamespacedPod({
+      namespace,
+      dryRun: 'All',
+      body: { metadata: { generateName: 'dry-run-', labels: { [LABELS.agentId]: 'x' } }, spec },
+    });
+    return null;
+  } catch (err) {
+    if ((err as { code?: number }).code !== 403) throw err;
+    const message = String((err as { body?: unknown }).body ?? err);
+    return (JSON.parse(message) as { message: string }).message;
   }
 }
 

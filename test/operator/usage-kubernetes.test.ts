@@ -22,6 +22,7 @@ import {
   startOperator,
   type RunningOperator,
 } from './operator-harness.js';
+import { resourceChanges } from '../harness/wait.js';
 
 type UsageEvent = {
   kind: string;
@@ -74,7 +75,19 @@ describe('usage with the Kubernetes driver', () => {
     await flow.serveReady(agent, d);
     await flow.waitState(d.id, 'active');
     const ready = Date.now();
-    await new Promise((r) => setTimeout(r, 1500));
+    // A stop needs the agent deployed, which the operator records after the deployment is active.
+    await eventually(
+      async () =>
+        (
+          await call<{ deployed: boolean }>(server, 'GET', `/api/v1/agents/${agent.id}`, {
+            key: owner.key,
+          })
+        ).body,
+      (a) => a.deployed,
+      'the agent deployed',
+      30_000,
+      resourceChanges(server.kc, 'Agent', owner.namespace),
+    );
     const stopRequested = Date.now();
     const stopped = await call(server, 'POST', `/api/v1/agents/${agent.id}/stop`, {
       key: owner.key,
