@@ -52,6 +52,8 @@ export interface LeaderElectorOptions {
   onStoppedLeading?: () => void | Promise<void>;
   /** Called when the observed holder changes (an empty string when released). */
   onNewLeader?: (identity: string) => void;
+  /** Called when an attempt to take or renew the lease fails (it is tried again). */
+  onAttemptFailed?: (err: unknown) => void;
   logger?: Logger;
 }
 
@@ -180,6 +182,7 @@ export class LeaderElector {
       } catch (err) {
         attempt = 'failed';
         this.logger.warn('lease update failed', { lease: this.name, error: err });
+        this.options.onAttemptFailed?.(err);
       }
       if (this.stopping) break;
       if (attempt === 'held') {

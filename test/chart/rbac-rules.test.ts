@@ -39,6 +39,7 @@ import {
 } from '../apiserver/control-plane-server.js';
 import { deployFiles } from '../apiserver/deploy/deploy-helpers.js';
 import { createNamespace, kubeConfig, uniqueSuffix } from '../harness/env.js';
+import { waitFor } from '../harness/wait.js';
 import { renderChart, baseValues, type Manifest } from './helm.js';
 
 jest.setTimeout(120_000);
@@ -127,7 +128,10 @@ const probes: Record<string, Probe> = {
       await driver.applySchedule(agent, deployment, true);
     },
   'operator takes its leader Lease': async () => {
-    let leading = false;
+    // It leads, or the cluster refuses an attempt (403: no rule lets it read or write the
+    // lease); other failures, a slow answer, are tried again until the deadline.
+    let outcome: { leading: true } | { failed: unknown } | undefined;
+    let decided = () => {};
     const elector = new LeaderElector({
       kubeConfig: operatorKc,
       namespace: releaseNamespace,
@@ -135,15 +139,30 @@ const probes: Record<string, Probe> = {
       leaseDurationSeconds: 2,
       logger: log,
       onStartedLeading: () => {
-        leading = true;
+        outcome = { leading: true };
+        decided();
       },
       onStoppedLeading: () => undefined,
+      onAttemptFailed: (err) => {
+        if ((err as { code?: unknown }).code !== 403) return;
+        outcome ??= { failed: err };
+        decided();
+      },
     });
     elector.start();
-    const deadline = Date.now() + 4000;
-    while (!leading && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    await elector.stop();
-    expect(leading).toBe(true);
+    try {
+      // A lease a previous probe's elector could not release is taken once it expires (2 s).
+      const seen = await waitFor('the elector to lead, or be refused the lease', () => outcome, {
+        timeoutMs: 4000,
+        wakeOn: (changed) => {
+          decided = changed;
+          return () => (decided = () => {});
+        },
+      });
+      if ('failed' in seen) throw seen.failed;
+    } finally {
+      await elector.stop();
+    }
   },
   'API server creates an account’s namespace and agent, deploys (status warnings), sets a secret':
     async () => {
@@ -210,25 +229,28 @@ async function untilAuthorized(role: Manifest, rule: V1PolicyRule, allowed: bool
   const namespace = role.kind === 'Role' ? releaseNamespace : tenant;
   const api = admin.makeApiClient(AuthorizationV1Api);
   const [resource, subresource] = (rule.resources?.[0] ?? '').split('/');
-  for (let i = 0; i < 100; i++) {
-    const review = await api.createSubjectAccessReview({
-      body: {
-        spec: {
-          user: `system:serviceaccount:${releaseNamespace}:${subject}`,
-          resourceAttributes: {
-            group: rule.apiGroups?.[0],
-            resource,
-            subresource,
-            verb: rule.verbs[0],
-            namespace,
+  await waitFor(
+    `the authorizer to ${allowed ? 'allow' : 'deny'} ${rule.verbs[0]} ${rule.resources?.[0]} to ${subject}`,
+    async () => {
+      const review = await api.createSubjectAccessReview({
+        body: {
+          spec: {
+            user: `system:serviceaccount:${releaseNamespace}:${subject}`,
+            resourceAttributes: {
+              group: rule.apiGroups?.[0],
+              resource,
+              subresource,
+              verb: rule.verbs[0],
+              namespace,
+            },
           },
         },
-      },
-    });
-    if (Boolean(review.status?.allowed) === allowed) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`RBAC did not become ${allowed ? 'allowed' : 'denied'} for ${subject}`);
+      });
+      return Boolean(review.status?.allowed) === allowed;
+    },
+    // RBAC changes reach the authorizer through its own informers; no event says when.
+    { timeoutMs: 10_000, everyMs: 50 },
+  );
 }
 
 beforeAll(async () => {
