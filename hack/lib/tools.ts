@@ -12,7 +12,14 @@ export type ToolName =
   | 'ferretdb'
   | 'helm'
   | 'kwok'
-  | 'kube-scheduler';
+  | 'kube-scheduler'
+  // The real node's (hack/build-tools.sh --node)
+  | 'kubelet'
+  | 'kube-proxy'
+  | 'containerd'
+  | 'ctr'
+  | 'runc'
+  | 'coredns';
 
 /** The path of a built tool; throws a message that says how to build it when it is missing. */
 export function toolPath(name: ToolName): string {
