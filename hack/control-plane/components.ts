@@ -141,6 +141,34 @@ export async function startControllerManager(
   await startComponent({ name, group, launch: controllerManager }, supervisor);
 }
 
+/** Starts kube-scheduler for the API of `kubeconfig` (clusters whose pods get nodes). */
+export async function startScheduler(
+  group: ProcessGroup,
+  kubeconfig: string,
+  pki: Pki,
+  name = 'kube-scheduler',
+): Promise<void> {
+  const port = await freePort();
+  const scheduler = launch(group, {
+    name,
+    command: toolPath('kube-scheduler'),
+    args: [
+      `--kubeconfig=${kubeconfig}`,
+      `--authentication-kubeconfig=${kubeconfig}`,
+      `--authorization-kubeconfig=${kubeconfig}`,
+      '--leader-elect=false',
+      '--bind-address=127.0.0.1',
+      `--secure-port=${port}`,
+      '--v=0',
+    ],
+    readyWhen: {
+      probe: () =>
+        httpOk(`https://127.0.0.1:${port}/healthz`, { token: pki.adminToken, insecure: true }),
+    },
+  });
+  await group.waitReady(scheduler.proc, scheduler.ready, 60_000);
+}
+
 /**
  * Starts FerretDB (SQLite backend) with its databases in `stateDir`; returns its MongoDB URI.
  * It listens on 127.0.0.1 only, with no credentials: FerretDB v1 with SQLite authenticates

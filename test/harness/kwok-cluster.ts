@@ -12,8 +12,8 @@ import { CoreV1Api, type KubeConfig, type V1Node } from '@kubernetes/client-node
 import { launch } from '../../common/component-starter.js';
 import { freePort } from '../../common/ports.js';
 import { ProcessGroup } from '../../common/processes.js';
+import { startScheduler } from '../../hack/control-plane/components.js';
 import { ensurePki } from '../../hack/control-plane/pki.js';
-import { httpOk } from '../../hack/lib/probe.js';
 import { toolPath } from '../../hack/lib/tools.js';
 import { harness } from './env.js';
 import { startTestRegion, type TestRegion } from './regions.js';
@@ -78,27 +78,7 @@ export async function startKwokCluster(
       nodes.map((node) => core.createNode({ body: fakeNode(node, opts.podsPerNode) })),
     );
 
-    const schedulerPort = await freePort();
-    const scheduler = launch(group, {
-      name: `kube-scheduler-${name}`,
-      command: toolPath('kube-scheduler'),
-      args: [
-        `--kubeconfig=${region.kubeconfigPath}`,
-        `--authentication-kubeconfig=${region.kubeconfigPath}`,
-        `--authorization-kubeconfig=${region.kubeconfigPath}`,
-        '--leader-elect=false',
-        '--bind-address=127.0.0.1',
-        `--secure-port=${schedulerPort}`,
-        '--v=0',
-      ],
-      readyWhen: {
-        probe: () =>
-          httpOk(`https://127.0.0.1:${schedulerPort}/healthz`, {
-            token: pki.adminToken,
-            insecure: true,
-          }),
-      },
-    });
+    const scheduler = startScheduler(group, region.kubeconfigPath, pki, `kube-scheduler-${name}`);
     const stages = fileURLToPath(new URL('./kwok-stages.yaml', import.meta.url));
     const kwok = launch(group, {
       name: `kwok-${name}`,
@@ -116,10 +96,7 @@ export async function startKwokCluster(
       ],
       readyWhen: { probe: () => allNodesReady(core, nodes) },
     });
-    await Promise.all([
-      group.waitReady(scheduler.proc, scheduler.ready, 60_000),
-      group.waitReady(kwok.proc, kwok.ready, 60_000),
-    ]);
+    await Promise.all([scheduler, group.waitReady(kwok.proc, kwok.ready, 60_000)]);
     return {
       region,
       kc: region.kc,
