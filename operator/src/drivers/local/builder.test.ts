@@ -1,8 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +10,7 @@ import { gzipSync } from 'node:zlib';
 import { pack } from 'tar-stream';
 import { ArchiveLimitError } from '../../../../common/archive-limits.js';
 import { fetchAndUnpack, relativeToCode, unpack } from './builder.js';
+import { waitFor } from '../../../../test/harness/wait.js';
 
 let dir: string;
 
@@ -141,21 +141,47 @@ describe('fetchAndUnpack', () => {
   it('keeps trying while the API server is down, and unpacks once it is back', async () => {
     const port = await freePort();
     const body = await archive({ 'main.py': 'print(1)\n' });
-    const fetched = fetchAndUnpack(`http://127.0.0.1:${port}/archive`, dir, undefined, limits);
-    // Down for a while (connections refused), then a proxy's 503, then the archive.
-    await sleep(600);
-    let answers = 0;
-    const server = await serve(port, (res) => {
-      answers += 1;
-      if (answers === 1) res.writeHead(503).end();
-      else res.writeHead(200, { 'content-type': 'application/gzip' }).end(body);
+    // The builder's fetches, counted as each is refused.
+    const realFetch = globalThis.fetch;
+    let refused = 0;
+    let onRefused = () => {};
+    const fetches = jest.spyOn(globalThis, 'fetch').mockImplementation((...args) => {
+      const answer = realFetch(...args);
+      answer.catch(() => {
+        refused += 1;
+        onRefused();
+      });
+      return answer;
     });
+    let server: Server | undefined;
+    const stop = new AbortController();
     try {
+      const url = `http://127.0.0.1:${port}/archive`;
+      const fetched = fetchAndUnpack(url, dir, stop.signal, limits);
+      // Awaited below; a wait that fails first leaves its failure to the test.
+      fetched.catch(() => undefined);
+      // Down for a while (two attempts refused), then a proxy's 503, then the archive.
+      await waitFor('two refused fetches of the archive', () => refused >= 2, {
+        timeoutMs: 10_000,
+        wakeOn: (changed) => {
+          onRefused = changed;
+          return () => (onRefused = () => {});
+        },
+        lastSeen: () => refused,
+      });
+      let answers = 0;
+      server = await serve(port, (res) => {
+        answers += 1;
+        if (answers === 1) res.writeHead(503).end();
+        else res.writeHead(200, { 'content-type': 'application/gzip' }).end(body);
+      });
       await fetched;
       expect(answers).toBe(2);
       expect(readFileSync(join(dir, 'main.py'), 'utf8')).toBe('print(1)\n');
     } finally {
-      await new Promise((resolve) => server.close(resolve));
+      stop.abort();
+      fetches.mockRestore();
+      if (server) await new Promise((resolve) => server!.close(resolve));
     }
   });
 
