@@ -2,6 +2,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { createLogger } from '../../../common/logger.js';
 import { concurrencyOf, KindQueues, kindOfKey } from './kind-queues.js';
+import { waitFor, type ChangeSource } from '../../../test/harness/wait.js';
 
 const log = createLogger('test', 'silent');
 let queues: KindQueues | undefined;
@@ -9,11 +10,6 @@ afterEach(async () => {
   await queues?.stop();
   queues = undefined;
 });
-
-/** Resolves once `check` holds, polling the event loop. */
-async function until(check: () => boolean): Promise<void> {
-  while (!check()) await new Promise((r) => setTimeout(r, 1));
-}
 
 describe('kindOfKey and concurrencyOf', () => {
   it('reads the kind of a queue key', () => {
@@ -42,15 +38,25 @@ describe('KindQueues', () => {
     /** Per key: the version each run saw, and the latest version added. */
     const seen = new Map<string, number[]>();
     const latest = new Map<string, number>();
+    /** Runs ended so far, and a change source that fires as each ends. */
+    let ended = 0;
+    let runEnded = () => {};
+    const ends: ChangeSource = (changed) => {
+      runEnded = changed;
+      return () => (runEnded = () => {});
+    };
     queues.start(
       async (key) => {
         if (running.has(key)) overlaps += 1;
         running.add(key);
         peak = Math.max(peak, [...running].filter((k) => kindOfKey(k) === 'Agent').length);
         const version = latest.get(key) ?? 0;
-        await new Promise((r) => setTimeout(r, 1 + (version % 3)));
+        // Runs take one to three turns of the event loop, so they end out of order.
+        for (let turn = 0; turn <= version % 3; turn++) await new Promise((r) => setImmediate(r));
         seen.set(key, [...(seen.get(key) ?? []), version]);
         running.delete(key);
+        ended += 1;
+        runEnded();
       },
       { default: 1, Agent: 8 },
     );
@@ -61,9 +67,19 @@ describe('KindQueues', () => {
         queues.add(key);
       }
       queues.add('Workspace:ns/w');
-      await new Promise((r) => setTimeout(r, 2));
+      // The next version comes while this one's runs are under way: a wave of them has ended.
+      const wave = ended + 8;
+      await waitFor(`8 more runs to end after version ${version} was added`, () => ended >= wave, {
+        timeoutMs: 10_000,
+        wakeOn: ends,
+        lastSeen: () => ended,
+      });
     }
-    await until(() => keys.every((key) => seen.get(key)?.at(-1) === 5) && running.size === 0);
+    await waitFor(
+      'a run of every key at version 5, and none running',
+      () => keys.every((key) => seen.get(key)?.at(-1) === 5) && running.size === 0,
+      { timeoutMs: 10_000, wakeOn: ends, lastSeen: () => ({ ended, running: [...running] }) },
+    );
 
     expect(overlaps).toBe(0);
     expect(peak).toBeGreaterThan(1);
