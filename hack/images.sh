@@ -62,9 +62,10 @@ if $local_bases; then
     echo "images: $tag: $(buildah images --format '{{.Size}}' "$tag" | head -1)," \
       "user $(buildah inspect --format '{{.OCIv1.Config.User}}' "$tag"), $((SECONDS - start)) s"
   done
-  for base in "registry.k8s.io/pause:3.10"; do
-    buildah push --quiet "$base" "oci-archive:$out/pause.tar:$base" >/dev/null
-  done
+  # The pod sandbox's image, and the cluster tests' MongoDB-wire server.
+  buildah push --quiet registry.k8s.io/pause:3.10 "oci-archive:$out/pause.tar:registry.k8s.io/pause:3.10" >/dev/null
+  ferretdb=$(buildah images --format '{{.Name}}:{{.Tag}}' | grep '^localhost/svc-test/ferretdb:' | head -1)
+  buildah push --quiet "$ferretdb" "oci-archive:$out/ferretdb.tar:$ferretdb" >/dev/null
   echo "images: done (${images[*]} at $version, archives in ${out#"$root"/})"
   exit 0
 fi
