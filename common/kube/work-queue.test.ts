@@ -1,8 +1,11 @@
-/** The work queue's guarantees, with real timers and short delays; no cluster needed. */
-import { afterEach, describe, expect, it } from '@jest/globals';
-import { setTimeout as sleep } from 'node:timers/promises';
+/**
+ * The work queue's guarantees, with real timers and short delays (jest's clock where a test
+ * must see that a timer did nothing); no cluster needed.
+ */
+import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { createLogger } from '../logger.js';
 import { WorkQueue, type ReconcileResult, type WorkQueueOptions } from './work-queue.js';
+import { waitFor } from '../../test/harness/wait.js';
 
 const queues: WorkQueue[] = [];
 
@@ -24,14 +27,22 @@ function gate(): { promise: Promise<void>; open: () => void } {
   return { promise, open };
 }
 
-/** Polls until `check` holds, failing after `ms`. */
-async function until(check: () => boolean, ms = 2000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await sleep(2);
-  }
+/** Handlers call this as a run starts or ends; it wakes {@link until}. */
+let changed = () => {};
+
+/** Waits until `check` holds, checked again whenever a handler calls `changed`; fails after `ms`. */
+function until(what: string, check: () => boolean, ms = 2000): Promise<true> {
+  return waitFor(what, check, {
+    timeoutMs: ms,
+    wakeOn: (wake) => {
+      changed = wake;
+      return () => (changed = () => {});
+    },
+  });
 }
+
+/** A turn of the event loop: whatever promise chains were due (no timer) have run. */
+const turn = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('WorkQueue', () => {
   it('processes each added key once and then is idle', async () => {
@@ -67,21 +78,26 @@ describe('WorkQueue', () => {
     let maxRunning = 0;
     let runs = 0;
     queue.start(
-      async () => {
+      async (key) => {
+        // Other keys only mark a point in the queue's order.
+        if (key !== 'ns/a') return;
         runs += 1;
         running += 1;
         maxRunning = Math.max(maxRunning, running);
+        changed();
         if (runs === 1) await hold.promise;
         running -= 1;
       },
       { concurrency: 4 },
     );
     queue.add('ns/a');
-    await until(() => runs === 1);
+    await until('the first run of ns/a', () => runs === 1);
     for (let i = 0; i < 10; i++) queue.add('ns/a');
+    // A key added after them has run: a queued ns/a would have started before it.
+    await queue.runNow('ns/b');
     // Still one run: the adds only marked the key dirty.
-    await sleep(20);
     expect(runs).toBe(1);
+    expect(queue.length).toBe(0);
     hold.open();
     await queue.idle();
     expect(runs).toBe(2);
@@ -99,14 +115,16 @@ describe('WorkQueue', () => {
         started.push(key);
         running += 1;
         maxRunning = Math.max(maxRunning, running);
+        changed();
         await hold.promise;
         running -= 1;
       },
       { concurrency: 3 },
     );
     for (const key of ['a', 'b', 'c', 'd', 'e', 'f']) queue.add(`ns/${key}`);
-    await until(() => started.length === 3);
-    await sleep(20);
+    await until('three runs started', () => started.length === 3);
+    // No fourth: every worker is held, and the other three keys wait, ready.
+    await turn();
     expect(started).toEqual(['ns/a', 'ns/b', 'ns/c']);
     expect(queue.length).toBe(3);
     hold.open();
@@ -149,11 +167,12 @@ describe('WorkQueue', () => {
       if (outcomes[times.length - 1] === 'fail') throw new Error('boom');
     });
     queue.add('ns/a');
-    await until(() => times.length === 3);
+    // Two failures, then the success: nothing is left to run.
     await queue.idle();
+    expect(times).toHaveLength(3);
     queue.add('ns/a');
-    await until(() => times.length === 5);
     await queue.idle();
+    expect(times).toHaveLength(5);
     // The delay is a function of the failure count (see backoffDelay), which the success
     // reset: the failure after it waited the base delay again, not 120 ms.
     expect(retriesSeen).toEqual([0, 1, 2, 0, 1]);
@@ -180,17 +199,18 @@ describe('WorkQueue', () => {
     let runs = 0;
     queue.start(async () => {
       runs += 1;
+      changed();
       if (runs === 1) {
         await hold.promise;
         throw new Error('failed on the old state');
       }
     });
     queue.add('ns/a');
-    await until(() => runs === 1);
+    await until('the first run', () => runs === 1);
     queue.add('ns/a');
     hold.open();
     // No 10 s backoff: the change that arrived mid-run is looked at now.
-    await until(() => runs === 2, 1000);
+    await until('the second run, at once rather than after the back-off', () => runs === 2, 1000);
     await queue.idle();
     expect(queue.retries('ns/a')).toBe(0);
   });
@@ -211,13 +231,16 @@ describe('WorkQueue', () => {
   it('lets a later add run a requeued key sooner, without an extra run at the requeue time', async () => {
     const queue = newQueue();
     let runs = 0;
-    queue.start(async () => {
+    queue.start(async (key) => {
+      if (key !== 'ns/a') return;
       runs += 1;
       return runs === 1 ? { requeueAfter: 60_000 } : {};
     });
     queue.add('ns/a');
-    await until(() => runs === 1);
-    await sleep(5);
+    // A key added after it has run (one worker): the first run has ended and left its requeue.
+    await queue.runNow('ns/b');
+    expect(runs).toBe(1);
+    expect(queue.delayedCount).toBe(1);
     queue.add('ns/a');
     // idle() would wait a minute if the delayed run were still pending.
     await queue.idle();
@@ -242,35 +265,48 @@ describe('WorkQueue', () => {
   });
 
   it('waits for in-flight handlers on stop and ignores everything after', async () => {
-    const queue = newQueue({ backoff: { baseDelayMs: 5, jitter: 0 } });
-    const hold = gate();
-    const seen: string[] = [];
-    let finished = false;
-    queue.start(async (key) => {
-      seen.push(key);
-      if (key === 'ns/slow') {
-        await hold.promise;
-        finished = true;
-        throw new Error('would be retried');
-      }
+    // The queue's timers are jest's (keeping pace with real time until told to jump): the
+    // delayed run and the retry are jumped past, not waited for.
+    jest.useFakeTimers({
+      advanceTimers: true,
+      doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'],
     });
-    queue.add('ns/slow');
-    await until(() => seen.length === 1);
-    queue.add('ns/queued');
-    queue.addAfter('ns/delayed', 10);
-    const stopped = queue.stop();
-    let stopResolved = false;
-    void stopped.then(() => (stopResolved = true));
-    await sleep(20);
-    expect(stopResolved).toBe(false);
-    hold.open();
-    await stopped;
-    expect(finished).toBe(true);
-    queue.add('ns/late');
-    await sleep(30);
-    expect(seen).toEqual(['ns/slow']);
-    expect(queue.length).toBe(0);
-    await queue.idle();
+    try {
+      const queue = newQueue({ backoff: { baseDelayMs: 5, jitter: 0 } });
+      const hold = gate();
+      const seen: string[] = [];
+      let finished = false;
+      queue.start(async (key) => {
+        seen.push(key);
+        changed();
+        if (key === 'ns/slow') {
+          await hold.promise;
+          finished = true;
+          throw new Error('would be retried');
+        }
+      });
+      queue.add('ns/slow');
+      await until('the run of ns/slow', () => seen.length === 1);
+      queue.add('ns/queued');
+      queue.addAfter('ns/delayed', 10);
+      const stopped = queue.stop();
+      let stopResolved = false;
+      void stopped.then(() => (stopResolved = true));
+      // Only the handler in flight keeps stop from resolving.
+      await turn();
+      expect(stopResolved).toBe(false);
+      hold.open();
+      await stopped;
+      expect(finished).toBe(true);
+      queue.add('ns/late');
+      // Past the delayed run's time and the failed run's retry: neither comes.
+      await jest.advanceTimersByTimeAsync(30);
+      expect(seen).toEqual(['ns/slow']);
+      expect(queue.length).toBe(0);
+      await queue.idle();
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it('runNow resolves after a run that began after the call, not after the run in flight', async () => {
@@ -280,16 +316,18 @@ describe('WorkQueue', () => {
     queue.start(async () => {
       const hold = holds[started];
       started += 1;
+      changed();
       await hold?.promise;
     });
     queue.add('ns/a');
-    await until(() => started === 1);
+    await until('the first run', () => started === 1);
     let ran = false;
     const reconciled = queue.runNow('ns/a').then(() => (ran = true));
     // The run in flight began before the call: its end does not count.
     holds[0].open();
-    await until(() => started === 2);
-    await sleep(20);
+    await until('the second run', () => started === 2);
+    // What the first run's end set off has happened; the second run is held.
+    await turn();
     expect(ran).toBe(false);
     holds[1].open();
     await reconciled;
