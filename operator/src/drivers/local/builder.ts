@@ -8,7 +8,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync } from 'node:fs';
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
@@ -178,7 +178,7 @@ export async function fetchAndUnpack(
 ): Promise<void> {
   const deadline = Date.now() + retryForMs;
   for (let attempt = 0; ; attempt += 1) {
-    await rm(dir, { recursive: true, force: true });
+    await emptyDirectory(dir);
     let retryable = false;
     try {
       const res = await fetch(url, { signal });
@@ -199,6 +199,19 @@ export async function fetchAndUnpack(
       },
     );
   }
+}
+
+/**
+ * Removes what `dir` holds, keeping the directory itself: in a pod it is a volume's mount
+ * point (an emptyDir), which a non-root process cannot remove and root only gets EBUSY for.
+ */
+async function emptyDirectory(dir: string): Promise<void> {
+  const entries = await readdir(dir).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return null;
+    throw err;
+  });
+  if (entries === null) return;
+  for (const entry of entries) await rm(join(dir, entry), { recursive: true, force: true });
 }
 
 /**
