@@ -29,6 +29,7 @@ import {
 import { deployFiles, type Deployment } from '../apiserver/deploy/deploy-helpers.js';
 import { startLocalOperator, type LocalOperator } from './local-operator.js';
 import { eventually } from './operator-harness.js';
+import { waitFor } from '../harness/wait.js';
 
 // A deploy may wait 120 s for its build on a cold machine, then for its run.
 jest.setTimeout(240_000);
@@ -416,15 +417,19 @@ describe('single machine, end to end', () => {
       },
     );
     expect(accepted.status).toBe(202);
-    // Polled often, so the poll's own interval adds little to what is measured.
-    let printed: { message: string } | undefined;
-    let seenAt = 0;
-    for (const deadline = Date.now() + 20_000; !printed && Date.now() < deadline;) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      printed = (await logs('py-tail')).find((l) => l.message.startsWith('printed at '));
-      seenAt = Date.now();
-    }
-    const printedAt = Number(printed?.message.split(' ')[2]);
+    // Followed through the logs route, which is what is measured (it has no push: a follower
+    // reads again after a pause); a short pause adds little to the latency measured.
+    let lines: Array<{ message: string }> = [];
+    const { printed, seenAt } = await waitFor(
+      'the "printed at" line of py-tail in its logs',
+      async () => {
+        lines = await logs('py-tail');
+        const printed = lines.find((l) => l.message.startsWith('printed at '));
+        return printed && { printed, seenAt: Date.now() };
+      },
+      { timeoutMs: 20_000, everyMs: 20, lastSeen: () => lines.slice(-5).map((l) => l.message) },
+    );
+    const printedAt = Number(printed.message.split(' ')[2]);
     // The run sleeps on after printing: the line did not wait for the process to end.
     expect(seenAt - printedAt).toBeLessThan(1000);
     const run = await getDeployment(accepted.body.deployment_id);
