@@ -4,6 +4,7 @@ import { ScanHelper, scanHelper } from './scan-helper.js';
 import type { ScanTask } from './scan-helper.js';
 import { SCAN_CHUNK } from './scan-protocol.js';
 import { VectorArena, helperOutput } from './vector-arena.js';
+import { waitFor } from '../../../test/harness/wait.js';
 
 const DIM = 64;
 /** Enough 64-float slots (4.6 MB) that a scan asks the helper. */
@@ -49,27 +50,35 @@ function firstDifference(a: Float32Array | undefined, b: Float32Array): number {
   return a.length === b.length ? -1 : Math.min(a.length, b.length);
 }
 
-async function until(check: () => boolean, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met');
-    await new Promise((r) => setTimeout(r, 10));
-  }
+/**
+ * Waits until `check` gives a value, checked again each time `helper` says its state changed
+ * (ready, memories held, a part done); fails after 30 s naming `what`.
+ */
+function until<T>(
+  what: string,
+  check: () => T | false | undefined,
+  helper: ScanHelper = scanHelper(),
+): Promise<T> {
+  return waitFor(what, check, {
+    timeoutMs: 30_000,
+    wakeOn: (changed) => helper.onChange(changed),
+    lastSeen: () => ({ ready: helper.ready, memoriesHeld: helper.memoriesHeld }),
+  });
 }
 
 /**
  * Scans until the helper scored a part (it may start, or answer late, under load), checking
- * every scan's scores against `expected`; returns the scan it helped with.
+ * every scan's scores against `expected`; returns the scan it helped with. A scan it did not
+ * help is tried again once the helper's state changes.
  */
-async function helpedScan(arena: VectorArena, q: number, end: number, expected: Float32Array) {
-  for (;;) {
+function helpedScan(arena: VectorArena, q: number, end: number, expected: Float32Array) {
+  return until('a scan the helper scored a part of', () => {
     const before = scanHelper().finished;
     const scan = scanned(arena, q, end);
     expect(contiguous(scan.runs, end)).toBe(true);
     expect(firstDifference(scan.out, expected)).toBe(-1);
-    if (scanHelper().finished === before + 1) return scan;
-    await new Promise((r) => setTimeout(r, 10));
-  }
+    return scanHelper().finished === before + 1 && scan;
+  });
 }
 
 /** Whether the runs cover `0 .. end - 1` in order, each starting where the last ended. */
@@ -107,7 +116,7 @@ describe('VectorArena.scanAll with the scan helper', () => {
     const arena = arenaOf(POINTS);
     const q = arena.placeQuery(arena.get(3));
     scanned(arena, q, POINTS);
-    await until(() => scanHelper().ready);
+    await until('the helper ready', () => scanHelper().ready);
     const more = arenaOf(POINTS, 'Dot', 99);
     for (let slot = 0; slot < POINTS; slot++) arena.push(more.get(slot));
     const end = 2 * POINTS;
@@ -119,7 +128,7 @@ describe('VectorArena.scanAll with the scan helper', () => {
 
   it('keeps a short scan on the calling thread', async () => {
     const arena = arenaOf(2 * SCAN_CHUNK);
-    await until(() => scanHelper().ready);
+    await until('the helper ready', () => scanHelper().ready);
     const before = scanHelper().finished;
     const q = arena.placeQuery(arena.get(0));
     expect(
@@ -131,22 +140,22 @@ describe('VectorArena.scanAll with the scan helper', () => {
   it('lets go of a closed arena', async () => {
     const warm = arenaOf(POINTS);
     scanned(warm, warm.placeQuery(warm.get(0)), POINTS);
-    await until(() => scanHelper().ready);
+    await until('the helper ready', () => scanHelper().ready);
     warm.close();
     // Every arena the tests above scanned is closed: the helper ends up holding none.
-    await until(() => scanHelper().memoriesHeld === 0);
+    await until('the helper holding no memory', () => scanHelper().memoriesHeld === 0);
     const a = arenaOf(POINTS);
     const b = arenaOf(POINTS, 'Dot', 5);
     // A scan while the helper is busy with a late part posts nothing: scan until both posted.
-    await until(() => {
+    await until('the helper holding both memories', () => {
       scanned(a, a.placeQuery(a.get(0)), POINTS);
       scanned(b, b.placeQuery(b.get(0)), POINTS);
       return scanHelper().memoriesHeld === 2;
     });
     a.close();
-    await until(() => scanHelper().memoriesHeld === 1);
+    await until('the helper holding one memory', () => scanHelper().memoriesHeld === 1);
     b.close();
-    await until(() => scanHelper().memoriesHeld === 0);
+    await until('the helper holding no memory', () => scanHelper().memoriesHeld === 0);
   }, 60_000);
 });
 
@@ -176,7 +185,7 @@ function longScan(query: number) {
 async function startedHelper(task: ScanTask): Promise<ScanHelper> {
   const helper = new ScanHelper();
   expect(helper.offload(task)).toBe(false);
-  await until(() => helper.ready);
+  await until('the new helper ready', () => helper.ready, helper);
   return helper;
 }
 
@@ -204,7 +213,7 @@ describe('ScanHelper', () => {
     // was held up longer than the helper took (a loaded machine): then it tries again.
     let lateAndBusy = false;
     for (let attempt = 0; attempt < 50 && !lateAndBusy; attempt++) {
-      await until(() => helper.offload(task));
+      await until('the helper taking a part', () => helper.offload(task), helper);
       const got = helper.collect(slots, 0);
       if (got) expect(firstDifference(got, expected)).toBe(-1);
       else if (helper.offload(task))
@@ -213,7 +222,7 @@ describe('ScanHelper', () => {
     }
     expect(lateAndBusy).toBe(true);
     // It takes a part again once done with the late one.
-    await until(() => helper.offload(task));
+    await until('the helper taking a part after the late one', () => helper.offload(task), helper);
     expect(firstDifference(helper.collect(slots, 10_000), expected)).toBe(-1);
     expect(helper.ready).toBe(true);
     await helper.stop();
@@ -227,7 +236,7 @@ describe('ScanHelper', () => {
     await helper.stop();
     expect(helper.ready).toBe(false);
     expect(helper.offload(task)).toBe(false);
-    await until(() => helper.ready);
+    await until('the restarted helper ready', () => helper.ready, helper);
     expect(helper.offload(task)).toBe(true);
     expect(firstDifference(helper.collect(slots, 10_000), expected)).toBe(-1);
     await helper.stop();

@@ -40,6 +40,15 @@ export interface ScanTask {
   out: number;
 }
 
+/** The part of ES2024's `Atomics` that {@link ScanHelper.onChange} uses (the lib is ES2023). */
+const atomics = Atomics as typeof Atomics & {
+  waitAsync(
+    array: Int32Array,
+    index: number,
+    value: number,
+  ): { async: false } | { async: true; value: Promise<unknown> };
+};
+
 /** Plain JavaScript whatever runs the engine (see the file). */
 const workerUrl = new URL('./scan-worker.mjs', import.meta.url);
 
@@ -68,6 +77,32 @@ export class ScanHelper {
   /** Memories the helper holds. */
   get memoriesHeld(): number {
     return Atomics.load(this.fields, Field.MEMORIES);
+  }
+
+  /**
+   * Calls `changed` each time the helper thread says it became ready, holds another number of
+   * memories or finished a part, until the returned function is called: tests wait on the
+   * helper's state through it instead of polling.
+   */
+  onChange(changed: () => void): () => void {
+    const fields = this.fields;
+    let stopped = false;
+    void (async () => {
+      let seen = Atomics.load(fields, Field.CHANGES);
+      while (!stopped) {
+        const wait = atomics.waitAsync(fields, Field.CHANGES, seen);
+        if (wait.async) await wait.value;
+        const now = Atomics.load(fields, Field.CHANGES);
+        if (stopped || now === seen) continue;
+        seen = now;
+        changed();
+      }
+    })();
+    return () => {
+      stopped = true;
+      // Wakes the wait above, so it ends.
+      Atomics.notify(fields, Field.CHANGES);
+    };
   }
 
   /**

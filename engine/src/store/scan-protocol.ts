@@ -35,6 +35,11 @@ export const Field = {
   STOP: 12,
   /** How many memories the helper holds (it drops one when told to forget it). */
   MEMORIES: 13,
+  /**
+   * Counts up, with a notify, each time the helper becomes ready, holds another number of
+   * memories or finishes a task: what `ScanHelper.onChange` waits on.
+   */
+  CHANGES: 14,
 } as const;
 
 /** Int32 fields in the control block. */

@@ -29,7 +29,13 @@ function readMessages() {
     } else if (message.kind === 'forget') memories.delete(message.id);
     else scores = new Float32Array(message.buffer);
   }
-  Atomics.store(fields, field.MEMORIES, memories.size);
+  if (Atomics.exchange(fields, field.MEMORIES, memories.size) !== memories.size) changed();
+}
+
+/** Tells the main thread's waiters on CHANGES that READY, MEMORIES or DONE moved. */
+function changed() {
+  Atomics.add(fields, field.CHANGES, 1);
+  Atomics.notify(fields, field.CHANGES);
 }
 
 /** Runs the posted task; throws when it names a memory or kernel the helper lacks. */
@@ -53,6 +59,7 @@ function scan() {
 
 let seen = Atomics.load(fields, field.SEQ);
 Atomics.store(fields, field.READY, 1);
+changed();
 while (Atomics.load(fields, field.STOP) === 0) {
   Atomics.wait(fields, field.SEQ, seen, 1000);
   readMessages();
@@ -68,5 +75,6 @@ while (Atomics.load(fields, field.STOP) === 0) {
   Atomics.store(fields, field.FAILED, failed);
   Atomics.store(fields, field.DONE, seq);
   Atomics.notify(fields, field.DONE);
+  changed();
 }
 port.close();
