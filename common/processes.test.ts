@@ -4,7 +4,8 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ProcessGroup } from './processes.js';
+import { ProcessGroup, type ManagedProcess } from './processes.js';
+import { waitFor, type ChangeSource } from '../test/harness/wait.js';
 
 const logDir = () => mkdtempSync(join(tmpdir(), 'svc-proc-'));
 /** Running and not a zombie waiting to be reaped. */
@@ -17,63 +18,105 @@ const alive = (pid: number) => {
   }
 };
 
-async function waitUntil(condition: () => boolean, timeoutMs = 5000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) return false;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return true;
+/** A flag that a callback sets, with the change source that tells a wait about it. */
+function flag(): { set: () => void; isSet: () => boolean; changes: ChangeSource } {
+  let value = false;
+  const listeners = new Set<() => void>();
+  return {
+    set: () => {
+      value = true;
+      for (const listener of listeners) listener();
+    },
+    isSet: () => value,
+    changes: (changed) => {
+      listeners.add(changed);
+      return () => listeners.delete(changed);
+    },
+  };
+}
+
+/** The first line `start` hands its `onStdoutLine`, and its wait (5 s). */
+function firstLine() {
+  const lines: string[] = [];
+  const got = flag();
+  return {
+    onStdoutLine: (line: string) => {
+      lines.push(line);
+      got.set();
+    },
+    next: () =>
+      waitFor('the first line of its output', () => lines[0], {
+        timeoutMs: 5000,
+        wakeOn: got.changes,
+      }),
+  };
+}
+
+/**
+ * A wait for `proc`'s stdout pipe to close, which is when every process holding it (the child
+ * and what it forked, which inherits it) has exited; fails after 5 s naming `what`.
+ */
+function outputClosed(proc: ManagedProcess): (what: string) => Promise<true> {
+  const closed = flag();
+  proc.child.stdout!.once('close', closed.set);
+  return (what) =>
+    waitFor(`${what} (the output pipe it holds to close)`, closed.isSet, {
+      timeoutMs: 5000,
+      wakeOn: closed.changes,
+    });
 }
 
 describe('ProcessGroup', () => {
   it('stops what a child forked as well', async () => {
     const group = new ProcessGroup(logDir());
-    const lines: string[] = [];
-    group.start({
+    const output = firstLine();
+    const leader = group.start({
       name: 'forker',
       command: 'bash',
       args: ['-c', 'sleep 30 & echo $!; wait'],
-      onStdoutLine: (l) => lines.push(l),
+      onStdoutLine: output.onStdoutLine,
     });
-    expect(await waitUntil(() => lines.length > 0)).toBe(true);
-    const grandchild = Number(lines[0]);
+    const gone = outputClosed(leader);
+    const grandchild = Number(await output.next());
     expect(alive(grandchild)).toBe(true);
     await group.stopAll();
-    expect(await waitUntil(() => !alive(grandchild))).toBe(true);
+    await gone('the forked sleep to exit');
+    expect(alive(grandchild)).toBe(false);
   });
 
   it('kills what a child forked once the child itself has exited, even if it ignored SIGTERM', async () => {
     const group = new ProcessGroup(logDir());
-    const lines: string[] = [];
+    const output = firstLine();
     const leader = group.start({
       name: 'leaver',
       command: 'bash',
       args: ['-c', '(trap "" TERM; exec sleep 30) & echo $!; sleep 30'],
-      onStdoutLine: (l) => lines.push(l),
+      onStdoutLine: output.onStdoutLine,
     });
-    expect(await waitUntil(() => lines.length > 0)).toBe(true);
-    const grandchild = Number(lines[0]);
+    const gone = outputClosed(leader);
+    const grandchild = Number(await output.next());
     expect(alive(grandchild)).toBe(true);
     // Only the leader is signalled, as when it dies on its own.
     process.kill(leader.pid, 'SIGTERM');
     await leader.exited;
-    expect(await waitUntil(() => !alive(grandchild))).toBe(true);
+    await gone('the forked sleep to be killed');
+    expect(alive(grandchild)).toBe(false);
   });
 
   it('stop leaves nothing of the group when a forked process ignores SIGTERM', async () => {
     const group = new ProcessGroup(logDir());
-    const lines: string[] = [];
+    const output = firstLine();
     const leader = group.start({
       name: 'stubborn-fork',
       command: 'bash',
       args: ['-c', '(trap "" TERM; exec sleep 30) & echo $!; wait'],
-      onStdoutLine: (l) => lines.push(l),
+      onStdoutLine: output.onStdoutLine,
     });
-    expect(await waitUntil(() => lines.length > 0)).toBe(true);
-    const grandchild = Number(lines[0]);
+    const gone = outputClosed(leader);
+    const grandchild = Number(await output.next());
     await group.stop(leader, 5000);
-    expect(await waitUntil(() => !alive(grandchild))).toBe(true);
+    await gone('the forked sleep to be killed');
+    expect(alive(grandchild)).toBe(false);
   });
 
   it('stops every child it started', async () => {
@@ -88,12 +131,15 @@ describe('ProcessGroup', () => {
 
   it('kills a child that ignores SIGTERM after the grace period', async () => {
     const group = new ProcessGroup(logDir());
+    const output = firstLine();
     const stubborn = group.start({
       name: 'stubborn',
       command: 'bash',
-      args: ['-c', 'trap "" TERM; while :; do sleep 0.1; done'],
+      args: ['-c', 'trap "" TERM; echo trapped; while :; do sleep 0.1; done'],
+      onStdoutLine: output.onStdoutLine,
     });
-    await new Promise((r) => setTimeout(r, 200));
+    // SIGTERM once it ignores it.
+    expect(await output.next()).toBe('trapped');
     await group.stopAll(300);
     await expect(stubborn.exited).resolves.toBe('SIGKILL');
     expect(alive(stubborn.pid)).toBe(false);
@@ -145,7 +191,13 @@ describe('ProcessGroup', () => {
       parent.once('exit', () => reject(new Error('fixture exited early')));
     });
     expect(alive(pid)).toBe(true);
+    const parentExited = new Promise((resolve) => parent.once('exit', resolve));
     parent.kill('SIGKILL');
-    expect(await waitUntil(() => !alive(pid))).toBe(true);
+    // The kernel signals the sleeper as the parent exits (its parent-death signal); the
+    // sleeper holds nothing of this process's to close, so its end is looked for in /proc.
+    await parentExited;
+    await waitFor('the sleeper to be gone once its parent was killed', () => !alive(pid), {
+      timeoutMs: 5000,
+    });
   });
 });
