@@ -6,6 +6,7 @@ import { connect } from 'node:net';
 import { launch, readyLine, startReady, waitUntilReady } from './component-starter.js';
 import { freePort } from './ports.js';
 import { ProcessGroup } from './processes.js';
+import { waitFor } from '../test/harness/wait.js';
 
 const group = () => new ProcessGroup(mkdtempSync(join(tmpdir(), 'svc-starter-')));
 const node = (script: string) => ({ command: process.execPath, args: ['-e', script] });
@@ -95,12 +96,21 @@ describe('launch', () => {
   it('reports ready only once every condition holds', async () => {
     const g = group();
     let healthy = false;
+    let printed = () => {};
     const started = launch(g, {
       name: 'probed',
       ...node(`console.log('hello'); setInterval(() => {}, 1000)`),
+      onStdoutLine: () => printed(),
       readyWhen: { line: /hello/, probe: async () => healthy },
     });
-    await g.waitReady(started.proc, async () => started.announced() !== undefined, 10_000);
+    // Checked again as each line comes out.
+    await waitFor('the hello line announced', () => started.announced() !== undefined, {
+      timeoutMs: 10_000,
+      wakeOn: (changed) => {
+        printed = changed;
+        return () => (printed = () => {});
+      },
+    });
     expect(await started.ready()).toBe(false);
     healthy = true;
     expect(await started.ready()).toBe(true);
@@ -136,7 +146,7 @@ describe('waitUntilReady', () => {
     await expect(
       waitUntilReady(g, { proc: stuck.proc, ready: async () => false }, 500),
     ).rejects.toThrow(/stuck was not ready after 500 ms/);
-    await new Promise((r) => setTimeout(r, 100));
+    // Stopped before the failure came: its exit has been seen (and it was reaped).
     expect(alive(stuck.proc.pid)).toBe(false);
   });
 });
