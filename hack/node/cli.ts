@@ -2,7 +2,8 @@
  * `hack/node.sh up`: brings the real node up in the foreground (state in `.dev/node`, the
  * kubeconfig at `.dev/node/kubeconfig`, image archives from `.dev/images` imported), Ctrl-C
  * stops it and removes it from the host. `hack/node.sh down` stops one started elsewhere and
- * cleans up after one that crashed. `hack/node.sh check` says whether this machine can run it.
+ * cleans up after one that crashed. `hack/node.sh check` says whether this machine can run it;
+ * `hack/node.sh load` imports the archives of `.dev/images` into a running node.
  */
 import { join } from 'node:path';
 import { devDir } from '../lib/paths.js';
@@ -13,6 +14,7 @@ import {
 } from '../control-plane/pidfile.js';
 import { toolPath } from '../lib/tools.js';
 import { cleanHost } from './host.js';
+import { importImages } from './components.js';
 import { archivesIn, startNode } from './index.js';
 import { nodePaths } from './layout.js';
 import { nodeProblems } from './preflight.js';
@@ -51,6 +53,13 @@ async function down(): Promise<void> {
   if (problems.length) process.exitCode = 1;
 }
 
+/** Imports the archives of .dev/images into a running node (after hack/images.sh --local). */
+async function load(): Promise<void> {
+  const archives = await archivesIn(join(devDir, 'images'));
+  await importImages(nodePaths(dir), archives);
+  console.log(`node: imported ${archives.length} image archive(s)`);
+}
+
 async function check(): Promise<void> {
   const problems = await nodeProblems();
   if (problems.length === 0) {
@@ -65,7 +74,8 @@ const command = process.argv[2] ?? 'up';
 if (command === 'up') await up();
 else if (command === 'down') await down();
 else if (command === 'check') await check();
+else if (command === 'load') await load();
 else {
-  console.error('usage: hack/node.sh up|down|check');
+  console.error('usage: hack/node.sh up|down|check|load');
   process.exitCode = 2;
 }

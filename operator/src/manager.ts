@@ -127,7 +127,14 @@ export class OperatorManager {
     const { kind, ref } = parseQueueKey(key);
     const controller = this.controllers.get(kind);
     if (!controller) throw new Error(`no controller for ${key}`);
-    return controller.reconcile(ref);
+    const started = performance.now();
+    this.opts.log.debug('reconcile started', { kind, ...ref });
+    try {
+      return await controller.reconcile(ref);
+    } finally {
+      const ms = Math.round(performance.now() - started);
+      this.opts.log.debug('reconcile ended', { kind, ...ref, ms });
+    }
   }
 
   /**
