@@ -15,8 +15,10 @@
  *   route templates (never names or keys) as labels.
  */
 import { execFile } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import { watch } from 'node:fs';
 import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ComponentStatus } from '../../common/component-status.js';
@@ -24,6 +26,7 @@ import { repoRoot } from '../../hack/lib/paths.js';
 import { bootstrapKey } from '../../hack/platform/bootstrap.js';
 import { writeEnvFile } from '../../hack/platform/env-file.js';
 import { startScratchPlatform, type ScratchPlatform } from '../../hack/platform/scratch.js';
+import { waitFor, type ChangeSource } from '../harness/wait.js';
 
 let dir: string;
 let platform: ScratchPlatform;
@@ -53,22 +56,38 @@ async function health(): Promise<Record<string, ComponentStatus>> {
   return ((await res.json()) as { components?: Record<string, ComponentStatus> }).components ?? {};
 }
 
-async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 90_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+/**
+ * Change events of the supervisor's report, which the health route serves: it is written (to a
+ * temporary file renamed over it) on every change of a component's state.
+ */
+const reportChanges: ChangeSource = (changed) => {
+  const report = basename(platform.statusFile);
+  const watcher = watch(dirname(platform.statusFile), (_event, file) => {
+    if (file === report) changed();
+  });
+  return () => watcher.close();
+};
+
+/** Change events of `emitter`'s `event`. */
+function eventsOf(emitter: EventEmitter, event: string): ChangeSource {
+  return (changed) => {
+    emitter.on(event, changed);
+    return () => emitter.off(event, changed);
+  };
 }
 
 /** Waits until the health route reports `name` running again after `restarts` restarts. */
 function restarted(name: string, restarts: number) {
-  return until(`${name} restarted`, async () => {
-    const status = (await health())[name];
-    return status?.state === 'running' && status.restarts === restarts ? status : undefined;
-  });
+  let last: ComponentStatus | undefined;
+  return waitFor(
+    `the health route to report ${name} running after ${restarts} restart(s)`,
+    async () => {
+      // A restarting API server may break off its answer: not yet, as when it refuses.
+      last = (await health().catch(() => ({}) as Record<string, ComponentStatus>))[name];
+      return last?.state === 'running' && last.restarts === restarts ? last : undefined;
+    },
+    { timeoutMs: 90_000, wakeOn: reportChanges, lastSeen: () => last },
+  );
 }
 
 function vectors(method: string, path: string, body?: unknown): Promise<Response> {
@@ -360,6 +379,8 @@ describe('the single-machine platform under SIGKILL', () => {
 
     const acknowledged = new Set<number>();
     const refused: number[] = [];
+    /** Emits `ack` whenever the engine acknowledged a batch. */
+    const progress = new EventEmitter();
     let nextId = 1;
     let streaming = true;
     const writer = async () => {
@@ -374,18 +395,25 @@ describe('the single-machine platform under SIGKILL', () => {
           () => undefined,
         );
         await res?.arrayBuffer();
-        if (res?.status === 200) for (const id of ids) acknowledged.add(id);
-        else {
+        if (res?.status === 200) {
+          for (const id of ids) acknowledged.add(id);
+          progress.emit('ack');
+        } else {
           refused.push(res?.status ?? 0);
+          // The writer's pace while the engine is down (a client backing off), not a wait.
           await new Promise((r) => setTimeout(r, 100));
         }
       }
     };
+    const acknowledgedAtLeast = (count: number, what: string) =>
+      waitFor(what, () => acknowledged.size >= count, {
+        timeoutMs: 90_000,
+        wakeOn: eventsOf(progress, 'ack'),
+        lastSeen: () => ({ acknowledged: acknowledged.size, refused: refused.length }),
+      });
     const writers = [writer(), writer(), writer()];
     try {
-      await until('points acknowledged', async () =>
-        acknowledged.size >= 3000 ? true : undefined,
-      );
+      await acknowledgedAtLeast(3000, '3000 points acknowledged before the kill');
       const killed = pidOf('engine');
       process.kill(killed, 'SIGKILL');
       const status = await restarted('engine', 1);
@@ -393,9 +421,7 @@ describe('the single-machine platform under SIGKILL', () => {
       expect(pidOf('engine')).not.toBe(killed);
       // The vector plane answers 200 again: the stream goes on.
       const before = acknowledged.size;
-      await until('writes after the restart', async () =>
-        acknowledged.size >= before + 3000 ? true : undefined,
-      );
+      await acknowledgedAtLeast(before + 3000, '3000 more points acknowledged after the restart');
     } finally {
       streaming = false;
       await Promise.all(writers);
@@ -444,12 +470,19 @@ describe('the single-machine platform under SIGKILL', () => {
   it('restarts a control-plane component (FerretDB) on the same port, and the API answers again', async () => {
     process.kill(pidOf('ferretdb'), 'SIGKILL');
     await restarted('ferretdb', 1);
-    await until('the control plane to answer', async () => {
-      const res = await fetch(`${platform.apiUrl}/api/v1/agents`, {
-        headers: { authorization: `Bearer ${key}` },
-      });
-      return res.status === 200 ? true : undefined;
-    });
+    let last: unknown;
+    await waitFor(
+      'GET /api/v1/agents to answer 200 after the FerretDB restart',
+      async () => {
+        const res = await fetch(`${platform.apiUrl}/api/v1/agents`, {
+          headers: { authorization: `Bearer ${key}` },
+        }).catch((err: Error) => err);
+        last = res instanceof Error ? res.message : res.status;
+        await (res instanceof Error ? undefined : res.arrayBuffer());
+        return last === 200;
+      },
+      { timeoutMs: 90_000, lastSeen: () => last },
+    );
     expect((await health()).engine?.restarts).toBe(1);
   }, 120_000);
 });
