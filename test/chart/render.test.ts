@@ -35,6 +35,8 @@ describe('every value set', () => {
         owner,
         expect.objectContaining({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } }),
       ]);
+      // Service links would put SVC_<SERVICE>_PORT=tcp://... beside the SVC_* settings.
+      expect([owner, spec.enableServiceLinks]).toEqual([owner, false]);
       for (const c of spec.containers) {
         expect([owner, c.securityContext]).toEqual([
           owner,
