@@ -68,10 +68,11 @@ async function setDeploymentStatus(id: string, status: AgentDeploymentStatus): P
       const res = await call<Deployment>(server, 'GET', `/api/v1/deployments/${id}`, {
         key: owner.key,
       });
-      seen = res.body as unknown as typeof seen;
+      const body = res.body as unknown as NonNullable<typeof seen>;
+      seen = body;
       return (
-        seen?.state === status.state &&
-        (seen.queue_position ?? null) === (status.queuePosition ?? null)
+        body.state === status.state &&
+        (body.queue_position ?? null) === (status.queuePosition ?? null)
       );
     },
     {
