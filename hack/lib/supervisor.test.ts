@@ -1,10 +1,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { readComponentReport } from '../../common/component-status.js';
 import { ProcessGroup, type ManagedProcess } from '../../common/processes.js';
 import { Supervisor, type Component, type SupervisorOptions } from './supervisor.js';
+import { waitFor } from '../../test/harness/wait.js';
 
 let dir: string;
 let group: ProcessGroup;
@@ -18,7 +19,28 @@ afterEach(async () => {
   await supervisor?.stop();
   await group.stopAll(1000);
   await rm(dir, { recursive: true, force: true });
+  jest.useRealTimers();
 });
+
+/**
+ * Puts the supervisor's timers on jest's clock, which keeps pace with real time until
+ * {@link afterAnyRestart} makes it jump: a test that must see that nothing is restarted
+ * looks once the longest delay a restart could wait has passed on it.
+ */
+function onJestClock(): void {
+  jest.useFakeTimers({
+    advanceTimers: true,
+    doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'],
+  });
+}
+
+/** Jumps jest's clock past `delayMs`, the longest a restart could be waiting for. */
+async function afterAnyRestart(delayMs: number): Promise<void> {
+  await jest.advanceTimersByTimeAsync(delayMs);
+}
+
+/** Called by every callback of the supervisor and the component: wakes {@link until}. */
+let changed = () => {};
 
 /** A component whose n-th instance (0 = the first start) runs `script(n)` in bash; ready once it prints "ready". */
 function component(script: (n: number) => string) {
@@ -37,6 +59,7 @@ function component(script: (n: number) => string) {
         },
       });
       launched.push(proc);
+      changed();
       return { proc, ready: async () => ready };
     },
   };
@@ -44,20 +67,35 @@ function component(script: (n: number) => string) {
 }
 
 function supervise(opts: SupervisorOptions & { lines: string[] }) {
+  const { lines, onRestart, onGiveUp, ...rest } = opts;
   supervisor = new Supervisor({
     statusFile: join(dir, 'status.json'),
-    log: (line) => opts.lines.push(line),
-    ...opts,
+    log: (line) => {
+      lines.push(line);
+      changed();
+    },
+    onRestart: (name, proc) => {
+      onRestart?.(name, proc);
+      changed();
+    },
+    onGiveUp: (err) => {
+      onGiveUp?.(err);
+      changed();
+    },
+    ...rest,
   });
   return supervisor;
 }
 
-async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
+/** Waits until `condition` holds, checked again at each launch, log line, restart or give-up. */
+function until(what: string, condition: () => boolean, timeoutMs = 10_000): Promise<true> {
+  return waitFor(what, condition, {
+    timeoutMs,
+    wakeOn: (wake) => {
+      changed = wake;
+      return () => (changed = () => {});
+    },
+  });
 }
 
 describe('Supervisor', () => {
@@ -78,7 +116,7 @@ describe('Supervisor', () => {
     });
 
     process.kill(first.pid, 'SIGKILL');
-    await until(() => restarted.length === 1);
+    await until('the restart', () => restarted.length === 1);
 
     expect(launched).toHaveLength(2);
     expect(restarted[0]).toBe(launched[1]!.pid);
@@ -104,13 +142,14 @@ describe('Supervisor', () => {
     const gaveUp: Error[] = [];
     // Every instance serves briefly, then crashes.
     const { spec, launched } = component(() => 'echo ready; sleep 0.3; exit 3');
+    onJestClock();
     const sup = supervise({
       lines,
       policy: { initialDelayMs: 100, maxDelayMs: 400, maxRestarts: 4, windowMs: 60_000 },
       onGiveUp: (err) => gaveUp.push(err),
     });
     await sup.start(spec);
-    await until(() => gaveUp.length === 1, 20_000);
+    await until('the supervisor to give up', () => gaveUp.length === 1, 20_000);
 
     const delays = lines
       .map((line) => /restarting in ([\d.]+) s/.exec(line)?.[1])
@@ -121,7 +160,7 @@ describe('Supervisor', () => {
       /^thing keeps failing \(last: exit code 3; 4 restarts within 1 min\); giving up and stopping the platform; its log: .*thing\.log$/,
     );
     expect(lines.at(-1)).toBe(`platform: ${gaveUp[0]!.message}`);
-    await new Promise((r) => setTimeout(r, 600));
+    await afterAnyRestart(400);
     expect(launched).toHaveLength(5);
     await sup.stop();
     expect((await readComponentReport(join(dir, 'status.json')))?.thing).toMatchObject({
@@ -144,7 +183,7 @@ describe('Supervisor', () => {
     });
     const first = await sup.start(spec);
     process.kill(first.pid, 'SIGKILL');
-    await until(() => gaveUp.length === 1);
+    await until('the supervisor to give up', () => gaveUp.length === 1);
 
     expect(launched).toHaveLength(3);
     expect(lines).toContainEqual(
@@ -162,15 +201,23 @@ describe('Supervisor', () => {
 
   it('starts from the first delay again once an instance has served long enough', async () => {
     const lines: string[] = [];
-    // Each instance serves 1.5 s, five times the 0.3 s that counts as long enough: on a loaded
-    // machine the supervisor may see an instance ready a good while after it said so.
-    const { spec, launched } = component(() => 'echo ready; sleep 1.5; exit 1');
+    const restarted: number[] = [];
+    const { spec, launched } = component(() => 'echo ready; exec sleep 30');
+    onJestClock();
     const sup = supervise({
       lines,
       policy: { initialDelayMs: 50, healthyResetMs: 300 },
+      onRestart: (_, proc) => restarted.push(proc.pid),
     });
-    await sup.start(spec);
-    await until(() => launched.length === 4, 20_000);
+    let serving = await sup.start(spec);
+    for (let restart = 1; restart <= 3; restart++) {
+      // Each instance serves 0.3 s, long enough, on the supervisor's clock, then dies.
+      await jest.advanceTimersByTimeAsync(300);
+      process.kill(serving.pid, 'SIGKILL');
+      await until(`restart ${restart}`, () => restarted.length === restart);
+      serving = launched[restart]!;
+    }
+    expect(launched).toHaveLength(4);
     const delays = lines
       .map((line) => /restarting in ([\d.]+) s/.exec(line)?.[1])
       .filter((delay) => delay !== undefined);
@@ -180,12 +227,13 @@ describe('Supervisor', () => {
   it('restarts nothing once stopped', async () => {
     const lines: string[] = [];
     const { spec, launched } = component(() => 'echo ready; exec sleep 30');
+    onJestClock();
     const sup = supervise({ lines, policy: { initialDelayMs: 20 } });
     const first = await sup.start(spec);
     await sup.stop();
     process.kill(first.pid, 'SIGKILL');
     await first.exited;
-    await new Promise((r) => setTimeout(r, 300));
+    await afterAnyRestart(20);
     expect(launched).toHaveLength(1);
     expect(lines).toEqual([]);
   });
@@ -193,20 +241,22 @@ describe('Supervisor', () => {
   it('restarts nothing of a group that is being stopped', async () => {
     const lines: string[] = [];
     const { spec, launched } = component(() => 'echo ready; exec sleep 30');
+    onJestClock();
     const sup = supervise({ lines, policy: { initialDelayMs: 20 } });
     const first = await sup.start(spec);
     await group.stopAll(1000);
     await expect(first.exited).resolves.toBe('SIGTERM');
-    await new Promise((r) => setTimeout(r, 300));
+    await afterAnyRestart(20);
     expect(launched).toHaveLength(1);
     expect(lines).toEqual([]);
   });
 
   it('does not retry a first start that fails', async () => {
     const { spec, launched } = component(() => 'echo broken >&2; exit 2');
+    onJestClock();
     const sup = supervise({ lines: [], policy: { initialDelayMs: 20 } });
     await expect(sup.start(spec)).rejects.toThrow(/thing exited \(2\) before it was ready\nbroken/);
-    await new Promise((r) => setTimeout(r, 200));
+    await afterAnyRestart(20);
     expect(launched).toHaveLength(1);
   });
 });
