@@ -53,17 +53,22 @@ function firstLine() {
 }
 
 /**
- * A wait for `proc`'s stdout pipe to close, which is when every process holding it (the child
- * and what it forked, which inherits it) has exited; fails after 5 s naming `what`.
+ * A wait for `pid`, which inherited `proc`'s stdout pipe, to be gone: first the pipe closes,
+ * once every process holding it (the child and what it forked) has closed its files on the way
+ * out, then /proc shows the exit the kernel finishes just after. Fails after 5 s naming `what`.
  */
-function outputClosed(proc: ManagedProcess): (what: string) => Promise<true> {
+function exitOf(proc: ManagedProcess): (what: string, pid: number) => Promise<void> {
   const closed = flag();
   proc.child.stdout!.once('close', closed.set);
-  return (what) =>
-    waitFor(`${what} (the output pipe it holds to close)`, closed.isSet, {
+  return async (what, pid) => {
+    await waitFor(`${what} (the output pipe it holds to close)`, closed.isSet, {
       timeoutMs: 5000,
       wakeOn: closed.changes,
     });
+    await waitFor(`${what} (gone from /proc once its pipe closed)`, () => !alive(pid), {
+      timeoutMs: 5000,
+    });
+  };
 }
 
 describe('ProcessGroup', () => {
@@ -76,11 +81,11 @@ describe('ProcessGroup', () => {
       args: ['-c', 'sleep 30 & echo $!; wait'],
       onStdoutLine: output.onStdoutLine,
     });
-    const gone = outputClosed(leader);
+    const gone = exitOf(leader);
     const grandchild = Number(await output.next());
     expect(alive(grandchild)).toBe(true);
     await group.stopAll();
-    await gone('the forked sleep to exit');
+    await gone('the forked sleep to exit', grandchild);
     expect(alive(grandchild)).toBe(false);
   });
 
@@ -93,13 +98,13 @@ describe('ProcessGroup', () => {
       args: ['-c', '(trap "" TERM; exec sleep 30) & echo $!; sleep 30'],
       onStdoutLine: output.onStdoutLine,
     });
-    const gone = outputClosed(leader);
+    const gone = exitOf(leader);
     const grandchild = Number(await output.next());
     expect(alive(grandchild)).toBe(true);
     // Only the leader is signalled, as when it dies on its own.
     process.kill(leader.pid, 'SIGTERM');
     await leader.exited;
-    await gone('the forked sleep to be killed');
+    await gone('the forked sleep to be killed', grandchild);
     expect(alive(grandchild)).toBe(false);
   });
 
@@ -112,10 +117,10 @@ describe('ProcessGroup', () => {
       args: ['-c', '(trap "" TERM; exec sleep 30) & echo $!; wait'],
       onStdoutLine: output.onStdoutLine,
     });
-    const gone = outputClosed(leader);
+    const gone = exitOf(leader);
     const grandchild = Number(await output.next());
     await group.stop(leader, 5000);
-    await gone('the forked sleep to be killed');
+    await gone('the forked sleep to be killed', grandchild);
     expect(alive(grandchild)).toBe(false);
   });
 
