@@ -16,7 +16,7 @@ beforeEach(async () => {
   root = await mkdtemp(join(tmpdir(), 'svc-volume-'));
   const tar = pack();
   const chunks: Buffer[] = [];
-  tar.on('data', (c: Buffer) => chunks.push(c));
+  tar.on('data', (c: unknown) => chunks.push(c as Buffer));
   const ended = new Promise<void>((resolve) => tar.on('end', () => resolve()));
   tar.entry({ name: 'main.py' }, 'print(1)\n');
   tar.finalize();
