@@ -46,6 +46,11 @@ export interface PageWindow {
     key(i: number): string | null;
   };
   localStorage: { length: number };
+  /** Reports changes of the document: the tests' waits check again at each one. */
+  MutationObserver: new (callback: () => void) => {
+    observe(target: unknown, options: Record<string, boolean>): void;
+    disconnect(): void;
+  };
 }
 
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser'];
@@ -181,11 +186,32 @@ export async function waitForText(
 ): Promise<void> {
   try {
     await page.waitForFunction(
-      (sel: string, want: string) =>
-        Array.from((globalThis as unknown as PageWindow).document.querySelectorAll(sel)).some(
-          (el) => (el.textContent ?? '').includes(want),
-        ),
-      { timeout, polling: 200 },
+      (sel: string, want: string) => {
+        const { document, MutationObserver } = globalThis as unknown as PageWindow;
+        const shown = () =>
+          Array.from(document.querySelectorAll(sel)).some((el) =>
+            (el.textContent ?? '').includes(want),
+          );
+        // Checked now and at each change of the document (nodes, attributes, text).
+        return new Promise<true>((resolve) => {
+          const observer = new MutationObserver(() => {
+            if (!shown()) return;
+            observer.disconnect();
+            resolve(true);
+          });
+          observer.observe(document, {
+            childList: true,
+            subtree: true,
+            attributes: true,
+            characterData: true,
+          });
+          if (shown()) {
+            observer.disconnect();
+            resolve(true);
+          }
+        });
+      },
+      { timeout },
       selector,
       text,
     );
@@ -213,22 +239,43 @@ export async function clickButton(
   scope = 'body',
   timeoutMs = 10_000,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const clicked = await page.evaluate(
+  try {
+    await page.waitForFunction(
       (sel: string, want: string) => {
-        const { document } = globalThis as unknown as PageWindow;
-        const buttons = Array.from(document.querySelectorAll(`${sel} button`));
-        const button = buttons.find((b) => b.textContent?.trim() === want && !b.disabled);
-        button?.click();
-        return Boolean(button);
+        const { document, MutationObserver } = globalThis as unknown as PageWindow;
+        const clicked = () => {
+          const buttons = Array.from(document.querySelectorAll(`${sel} button`));
+          const button = buttons.find((b) => b.textContent?.trim() === want && !b.disabled);
+          button?.click();
+          return Boolean(button);
+        };
+        // Tried now and at each change of the document (nodes, attributes, text).
+        return new Promise<true>((resolve) => {
+          const observer = new MutationObserver(() => {
+            if (!clicked()) return;
+            observer.disconnect();
+            resolve(true);
+          });
+          observer.observe(document, {
+            childList: true,
+            subtree: true,
+            attributes: true,
+            characterData: true,
+          });
+          if (clicked()) {
+            observer.disconnect();
+            resolve(true);
+          }
+        });
       },
+      { timeout: timeoutMs },
       scope,
       label,
     );
-    if (clicked) return;
-    if (Date.now() > deadline) throw new Error(`no enabled button "${label}" in ${scope}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+  } catch (err) {
+    throw new Error(`no enabled button "${label}" in ${scope} after ${timeoutMs} ms`, {
+      cause: err,
+    });
   }
 }
 
