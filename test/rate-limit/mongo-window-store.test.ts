@@ -151,7 +151,9 @@ describe('MongoWindowStore', () => {
   });
 
   describe('hitCached', () => {
-    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    /** A clock for the readings' age, moved by the test instead of waiting. */
+    let now = 0;
+    const clock = () => now;
 
     it('counts exactly within one instance, with one round trip for the bucket', async () => {
       const key = newKey();
@@ -167,18 +169,20 @@ describe('MongoWindowStore', () => {
 
     it("sees another instance's count once its own reading is stale, and publishes its own", async () => {
       const key = newKey();
+      // This instance ages its readings by the test's clock.
+      const cached = new MongoWindowStore(buckets, { clock });
       const other = new MongoWindowStore(buckets);
       for (let i = 0; i < 3; i++) await other.hit(key, T0 + i);
       // The first request of a bucket waits for the read: the other instance's 3 are in.
-      expect(await store.hitCached(key, T0 + 10, WINDOW, 50)).toEqual({ previous: 0, current: 4 });
+      expect(await cached.hitCached(key, T0 + 10, WINDOW, 50)).toEqual({ previous: 0, current: 4 });
       for (let i = 0; i < 2; i++) await other.hit(key, T0 + 20 + i);
       // Fresh reading: the other's 2 new hits are not seen yet...
-      expect((await store.hitCached(key, T0 + 30, WINDOW, 50)).current).toBe(5);
-      await sleep(60);
+      expect((await cached.hitCached(key, T0 + 30, WINDOW, 50)).current).toBe(5);
+      now += 60;
       // ...stale now: this request waits for a fresh reading: 5 of the other's + 3 of ours.
-      expect((await store.hitCached(key, T0 + 40, WINDOW, 50)).current).toBe(8);
+      expect((await cached.hitCached(key, T0 + 40, WINDOW, 50)).current).toBe(8);
       // Fresh again: counted in memory, 5 + 4.
-      expect((await store.hitCached(key, T0 + 50, WINDOW, 50)).current).toBe(9);
+      expect((await cached.hitCached(key, T0 + 50, WINDOW, 50)).current).toBe(9);
       // The refresh published this instance's count for the others.
       expect(await bucketCount(key, T0)).toBeGreaterThanOrEqual(5 + 3);
     });
@@ -196,11 +200,11 @@ describe('MongoWindowStore', () => {
       });
       const other = new MongoWindowStore(buckets);
       await other.hit(key, T0);
-      const flakyStore = new MongoWindowStore(flaky);
+      const flakyStore = new MongoWindowStore(flaky, { clock });
       expect((await flakyStore.hitCached(key, T0 + 1, WINDOW, 50)).current).toBe(2);
       broken = true;
       await other.hit(key, T0 + 2);
-      await sleep(60);
+      now += 60;
       // The other's second hit is not seen: the read failed and the last one serves.
       expect((await flakyStore.hitCached(key, T0 + 3, WINDOW, 50)).current).toBe(3);
     });
