@@ -42,6 +42,8 @@ export default {
       ...shared,
       displayName: 'integration',
       testMatch: ['<rootDir>/test/**/*.test.ts'],
+      // test/cluster/ runs on a real node, through `npm run test:cluster` (its own config).
+      testPathIgnorePatterns: [...shared.testPathIgnorePatterns, '<rootDir>/test/cluster/'],
       globalSetup: '<rootDir>/test/harness/global-setup.mjs',
       globalTeardown: '<rootDir>/test/harness/global-teardown.mjs',
     },

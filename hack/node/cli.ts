@@ -45,7 +45,11 @@ async function up(): Promise<void> {
 async function down(): Promise<void> {
   const stopped = await stopRecordedProcesses(pidFile);
   await clearRecordedProcesses(pidFile);
-  const problems = await cleanHost(nodePaths(dir), toolPath('runc'));
+  // The cluster tests' node (test/cluster) is the same machine's one node, in a folder of its own.
+  const problems: string[] = [];
+  for (const nodeDir of [dir, join(devDir, 'cluster-test', 'node')]) {
+    problems.push(...(await cleanHost(nodePaths(nodeDir), toolPath('runc'))));
+  }
   console.log(
     stopped ? `node: stopped ${stopped} process(es), host cleaned` : 'node: host cleaned',
   );

@@ -1,0 +1,29 @@
+// `npm run test:cluster`: the cluster path on a real node (hack/node): the platform's images
+// built here, the chart installed as the README says, agents in real pods. One worker: the
+// files share one node and run in order; the global setup brings the node up (and fails,
+// naming what is missing, on a machine that cannot run one), the teardown removes it.
+import { fileURLToPath } from 'node:url';
+
+const rootDir = fileURLToPath(new URL('../..', import.meta.url));
+
+/** @type {import('jest').Config} */
+export default {
+  rootDir,
+  displayName: 'cluster',
+  testMatch: ['<rootDir>/test/cluster/**/*.test.ts'],
+  testEnvironment: '<rootDir>/test/harness/leak-environment.mjs',
+  extensionsToTreatAsEsm: ['.ts'],
+  transform: {
+    '^.+\\.ts$': [
+      '@swc/jest',
+      { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'es6' } },
+    ],
+  },
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  modulePathIgnorePatterns: ['<rootDir>/.tools/', '<rootDir>/.dev/'],
+  globalSetup: '<rootDir>/test/cluster/global-setup.mjs',
+  globalTeardown: '<rootDir>/test/cluster/global-teardown.mjs',
+  maxWorkers: 1,
+  testTimeout: 300_000,
+  reporters: ['default', '<rootDir>/test/harness/timing-reporter.js'],
+};

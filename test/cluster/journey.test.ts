@@ -1,0 +1,250 @@
+/**
+ * The README's "Install on a cluster", run as written on a real node (test/cluster/node-cluster.ts),
+ * then an agent's journey through the public REST API with the Kubernetes driver: services of
+ * every runtime in real pods answering through the edge, logs, a run with a payload, a cron
+ * schedule that fires, a secret the agent reads, and a delete whose pods go. The files share
+ * one node and one install; they run in order.
+ */
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { CoreV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { repoRoot, toolsBin } from '../../hack/lib/paths.js';
+import { makeArchive } from '../factories/archives.js';
+import { kubeChanges, resourceChanges, waitFor } from '../harness/wait.js';
+import { clusterState } from './node-cluster.js';
+
+const run = promisify(execFile);
+let kubeconfig: string;
+let kc: KubeConfig;
+let core: CoreV1Api;
+let apiUrl: string;
+let edgeUrl: string;
+let key: string;
+
+beforeAll(async () => {
+  ({ kubeconfig } = await clusterState());
+  kc = new KubeConfig();
+  kc.loadFromFile(kubeconfig);
+  core = kc.makeApiClient(CoreV1Api);
+});
+
+/** Runs `script` with bash as a cluster admin would: kubectl and helm on PATH, the node's kubeconfig. */
+async function asAdmin(script: string): Promise<string> {
+  const { stdout } = await run('timeout', ['300', 'bash', '-e', '-c', script], {
+    cwd: repoRoot,
+    env: {
+      PATH: `${toolsBin}:${process.env.PATH}`,
+      HOME: process.env.HOME,
+      KUBECONFIG: kubeconfig,
+    },
+    maxBuffer: 16 << 20,
+  });
+  return stdout;
+}
+
+/** The sh blocks of the README section `heading`, in order. */
+async function readmeBlocks(heading: string): Promise<string[]> {
+  const readme = await readFile(join(repoRoot, 'README.md'), 'utf8');
+  const start = readme.indexOf(`\n## ${heading}\n`);
+  if (start < 0) throw new Error(`README has no section "${heading}"`);
+  const end = readme.indexOf('\n## ', start + 1);
+  return [...readme.slice(start, end).matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
+}
+
+/** A control-plane request with the first key. */
+async function api<T = Record<string, unknown>>(
+  method: string,
+  path: string,
+  body?: unknown,
+  archive?: Buffer,
+): Promise<{ status: number; body: T }> {
+  const headers: Record<string, string> = { authorization: `Bearer ${key}` };
+  if (archive) headers['content-type'] = 'application/gzip';
+  else if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${apiUrl}${path}`, {
+    method,
+    headers,
+    body: archive ?? (body === undefined ? undefined : JSON.stringify(body)),
+  });
+  const text = await res.text();
+  return { status: res.status, body: (text ? JSON.parse(text) : {}) as T };
+}
+
+/** GETs an agent's URL through the edge Service, with the agent's Host (fetch cannot set it). */
+function viaEdge(url: string): Promise<{ status: number; text: string }> {
+  const { host, pathname } = new URL(url);
+  const edge = new URL(edgeUrl);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: edge.hostname, port: Number(edge.port), path: pathname, headers: { host } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** The pods of the platform's release. */
+async function platformPods(): Promise<V1Pod[]> {
+  return (await core.listNamespacedPod({ namespace: 'svc-system' })).items;
+}
+
+/** Deploys `files` as agent `name` and waits for the version to be active; its deployment. */
+async function deployed(name: string, files: Record<string, string>) {
+  const res = await api<{ id: string }>(
+    'POST',
+    `/api/v1/agents/${name}/deploy`,
+    undefined,
+    await makeArchive(files),
+  );
+  expect(res.status).toBe(202);
+  const id = res.body.id;
+  const accountNs = `svc-live-${account}`;
+  return waitFor(
+    `deployment ${id} of ${name} to become active`,
+    async () => {
+      const d = (
+        await api<{ state: string; error_message: string | null }>(
+          'GET',
+          `/api/v1/deployments/${id}`,
+        )
+      ).body;
+      if (d.state === 'failed') throw new Error(`deployment of ${name} failed: ${d.error_message}`);
+      return d.state === 'active' ? d : undefined;
+    },
+    { timeoutMs: 180_000, wakeOn: resourceChanges(kc, 'AgentDeployment', accountNs) },
+  );
+}
+
+/** The first account's id (from the README's create-account). */
+let account: string;
+
+/** An example's files, as a user's archive has them. */
+async function example(name: string): Promise<Record<string, string>> {
+  const dir = join(repoRoot, 'examples', name);
+  const out: Record<string, string> = {};
+  for (const file of (await run('ls', [dir])).stdout.split('\n').filter(Boolean)) {
+    out[file] = await readFile(join(dir, file), 'utf8');
+  }
+  return out;
+}
+
+describe('the README install on a real node', () => {
+  it('installs the chart as written; every platform pod becomes Ready, as non-root', async () => {
+    const [install] = await readmeBlocks('Install on a cluster');
+    expect(install).toContain('helm install svc charts/svc');
+    // The one placeholder: the README's MongoDB is "yours"; here FerretDB, which takes no
+    // password over the wire (its SQLite backend authenticates nobody).
+    const uri = /mongodb\.uri='([^']+)'/.exec(install!)?.[1];
+    expect(uri).toBeDefined();
+    await asAdmin(install!.replace(uri!, 'mongodb://mongodb.db.svc:27017/svc'));
+    const pods = await waitFor(
+      'every platform pod Ready (2 API servers, 2 operators, the engine)',
+      async () => {
+        const items = await platformPods();
+        const ready = items.filter((p) =>
+          p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+        );
+        return ready.length >= 5 && ready.length === items.length ? items : undefined;
+      },
+      { timeoutMs: 180_000, wakeOn: kubeChanges(kc, '/api/v1/namespaces/svc-system/pods') },
+    );
+    for (const pod of pods) {
+      expect([pod.metadata?.name, pod.spec?.securityContext?.runAsNonRoot]).toEqual([
+        pod.metadata?.name,
+        true,
+      ]);
+      for (const status of pod.status?.containerStatuses ?? []) {
+        // What the container really runs as: the kubelet reports the uid it started it with.
+        expect([pod.metadata?.name, status.user?.linux?.uid]).not.toEqual([pod.metadata?.name, 0]);
+      }
+    }
+    const service = await core.readNamespacedService({
+      name: 'svc-apiserver',
+      namespace: 'svc-system',
+    });
+    const ip = service.spec?.clusterIP;
+    apiUrl = `http://${ip}:8000`;
+    edgeUrl = `http://${ip}:8002`;
+  });
+
+  it('makes the first key with the README commands, and the key lists agents', async () => {
+    const [, firstKey] = await readmeBlocks('Install on a cluster');
+    const lines = firstKey!
+      .replace(/\\\n\s*/g, '')
+      .split('\n')
+      .filter(Boolean);
+    const made = JSON.parse(await asAdmin(lines[0]!)) as { _id: string };
+    expect(made._id).toMatch(/^[0-9a-f-]{36}$/);
+    account = made._id;
+    const created = JSON.parse(await asAdmin(lines[1]!.replace('<the _id printed>', made._id))) as {
+      text: string;
+    };
+    key = created.text;
+    expect(key).toMatch(/^svc_live_/);
+    const curl = lines[2]!.replace('<key>', key).replace('https://api.example.com', apiUrl);
+    expect(JSON.parse(await asAdmin(curl))).toMatchObject({ items: [], total: 0 });
+  });
+});
+
+describe('agents on the Kubernetes driver, in real pods', () => {
+  const services: Array<[string, string, Record<string, string> | string, string]> = [
+    ['py-svc', 'python3.11', 'python-service', '"hello": "from python"'],
+    ['node-svc', 'node22', 'node-service', '"hello":"from node"'],
+    [
+      'bun-svc',
+      'bun',
+      {
+        'server.ts': [
+          'export default {',
+          '  fetch(request: Request): Response {',
+          '    return new Response(`bun ${Bun.version}:${new URL(request.url).pathname}`);',
+          '  },',
+          '};',
+          '',
+        ].join('\n'),
+        'svc.yaml': 'runtime: bun\ntype: service\nentrypoint: server.ts\n',
+      },
+      'bun 1.4.5:/',
+    ],
+  ];
+
+  it.each(services)(
+    'deploys %s (%s) and it answers through the edge',
+    async (name, runtime, source, answer) => {
+      expect((await api('POST', '/api/v1/agents', { name, runtime })).status).toBe(201);
+      const files = typeof source === 'string' ? await example(source) : source;
+      await deployed(name, files);
+      const agent = await waitFor(`${name}'s URL`, async () => {
+        const a = (await api<{ url: string | null }>('GET', `/api/v1/agents/${name}`)).body;
+        return a.url ? a : undefined;
+      });
+      const reply = await waitFor(`${name} to answer through the edge`, async () => {
+        const r = await viaEdge(agent.url!).catch(() => null);
+        return r?.status === 200 ? r : undefined;
+      });
+      expect(reply.text).toContain(answer);
+    },
+  );
+
+  it("reads the service's logs through the API", async () => {
+    const logs = await waitFor('a log line of py-svc', async () => {
+      const res = await api<{ items: Array<{ message: string }> }>(
+        'GET',
+        '/api/v1/agents/py-svc/logs',
+      );
+      return res.body.items?.length ? res.body.items : undefined;
+    });
+    expect(logs.length).toBeGreaterThan(0);
+  });
+});
