@@ -25,6 +25,7 @@ import { request } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { makeArchive, PYTHON_SERVICE } from '../factories/archives.js';
+import { waitFor } from '../harness/wait.js';
 
 let platform: ScratchPlatform;
 let key: string;
@@ -104,13 +105,14 @@ describe('npm start with two regions', () => {
       await makeArchive({ 'main.py': 'print("from region-2")\n' }),
     );
     expect(deployed.status).toBe(202);
-    const deadline = Date.now() + 180_000;
-    let last: Record<string, unknown> = {};
-    while (Date.now() < deadline) {
-      last = (await api('GET', `/api/v1/deployments/${deployed.body.id}`)).body;
-      if (last.state === 'active' || last.state === 'failed') break;
-      await new Promise((r) => setTimeout(r, 500));
-    }
+    const last = await until(
+      async () => {
+        const d = (await api('GET', `/api/v1/deployments/${deployed.body.id}`)).body;
+        return d.state === 'active' || d.state === 'failed' ? d : undefined;
+      },
+      180_000,
+      `deployment ${deployed.body.id} in region-2 finished`,
+    );
     expect(last).toMatchObject({
       state: 'active',
       regions: ['region-2'],
@@ -410,35 +412,33 @@ function pidOf(name: string): number {
 }
 
 /**
- * Resolves with `check`'s first defined value; after `timeoutMs` fails naming `what` with the
- * end of the platform's log (its components' exits, restarts and giving up).
+ * Resolves with `check`'s first defined value (checked every 250 ms through the test kit's
+ * waitFor); after `timeoutMs` fails naming `what`, with the end of the platform's log (its
+ * components' exits, restarts and giving up) and of the API server's and operator's.
  */
 async function until<T>(
   check: () => Promise<T | undefined>,
   timeoutMs = 180_000,
   what = 'the condition',
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) {
-      const tail = async (file: string, lines: number) =>
-        (
-          await readFile(join(platform.dir, 'logs', file), 'utf8').catch(
-            (err: Error) => `(no log: ${err.message})`,
-          )
+  try {
+    return await waitFor(what, () => check().catch(() => undefined), { timeoutMs, everyMs: 250 });
+  } catch (err) {
+    const tail = async (file: string, lines: number) =>
+      (
+        await readFile(join(platform.dir, 'logs', file), 'utf8').catch(
+          (e: Error) => `(no log: ${e.message})`,
         )
-          .split('\n')
-          .slice(-lines)
-          .join('\n');
-      throw new Error(
-        `timed out after ${timeoutMs / 1000} s waiting for ${what}; the platform's log ends:\n` +
-          `${await tail('platform.log', 25)}\nthe API server's log ends:\n${await tail('apiserver.log', 30)}` +
-          `\nthe local operator's log ends:\n${await tail('operator.log', 30)}`,
-      );
-    }
-    await new Promise((r) => setTimeout(r, 500));
+      )
+        .split('\n')
+        .slice(-lines)
+        .join('\n');
+    throw new Error(
+      `${(err as Error).message}; the platform's log ends:\n${await tail('platform.log', 25)}` +
+        `\nthe API server's log ends:\n${await tail('apiserver.log', 30)}` +
+        `\nthe local operator's log ends:\n${await tail('operator.log', 30)}`,
+      { cause: err },
+    );
   }
 }
 
