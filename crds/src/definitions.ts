@@ -92,9 +92,20 @@ function crd(opts: {
               description: opts.description,
               required: ['spec'],
               properties: {
-                apiVersion: { type: 'string' },
-                kind: { type: 'string' },
-                metadata: { type: 'object' },
+                apiVersion: {
+                  type: 'string',
+                  description:
+                    'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources',
+                },
+                kind: {
+                  type: 'string',
+                  description:
+                    'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
+                },
+                metadata: {
+                  type: 'object',
+                  description: `Standard object metadata. metadata.name is the ${opts.kind}'s UUID, its id in the platform's API. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata`,
+                },
                 spec: plain(opts.spec),
                 status: plain(opts.status),
               },

@@ -11,6 +11,8 @@ describe('nullable', () => {
   });
 
   it('refuses an enumeration, which kube-apiserver would check against null', () => {
-    expect(() => nullable(stringEnum(['a', 'b'] as const))).toThrow(/Type.Optional/);
+    expect(() => nullable(stringEnum(['a', 'b'] as const, { description: 'a or b' }))).toThrow(
+      /Type.Optional/,
+    );
   });
 });

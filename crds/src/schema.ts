@@ -18,45 +18,84 @@ export function nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null
   return Type.Unsafe<Static<T> | null>({ ...schema, nullable: true });
 }
 
-/** A string enumeration, rendered as `{type: string, enum: [...]}`. */
+/**
+ * A string enumeration, rendered as `{type: string, enum: [...]}`. The
+ * description is what `kubectl explain` shows; it should name what each value
+ * means.
+ */
 export function stringEnum<const T extends readonly string[]>(
   values: T,
-  options: { description?: string; default?: T[number] } = {},
+  options: { description: string; default?: T[number] },
 ): TUnsafe<T[number]> {
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 }
 
-/** An RFC 3339 timestamp string. */
-export function dateTime(description?: string) {
-  return Type.String({ format: 'date-time', ...(description ? { description } : {}) });
+/** An RFC 3339 timestamp string, described for `kubectl explain`. */
+export function dateTime(description: string) {
+  return Type.String({ format: 'date-time', description });
 }
 
-/** A list of strings treated as a set by server-side apply. */
-export function stringSet(description?: string) {
-  return Type.Array(Type.String(), {
-    'x-kubernetes-list-type': 'set',
-    ...(description ? { description } : {}),
-  });
+/** A list of strings treated as a set by server-side apply, described for `kubectl explain`. */
+export function stringSet(description: string) {
+  return Type.Array(Type.String(), { 'x-kubernetes-list-type': 'set', description });
 }
 
-/** Shaped like `metav1.Condition`, the status vocabulary every reconciler writes. */
-export const Condition = Type.Object({
-  type: Type.String({ maxLength: 316 }),
-  status: stringEnum(['True', 'False', 'Unknown'] as const),
-  reason: Type.String({ maxLength: 1024 }),
-  message: Type.String({ maxLength: 32768 }),
-  lastTransitionTime: dateTime(),
-  observedGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
-});
+/**
+ * Shaped like `metav1.Condition`, the status vocabulary every reconciler
+ * writes: the same fields, required fields, enumeration and length limits
+ * (its `type` and `reason` patterns, `reason`'s minimum length and
+ * `observedGeneration`'s int64 format are not checked here). Described in the words of the Kubernetes API reference.
+ */
+export const Condition = Type.Object(
+  {
+    type: Type.String({
+      maxLength: 316,
+      description:
+        'Type of the condition, in CamelCase (or in foo.example.com/CamelCase). Each type appears at most once in the list.',
+    }),
+    status: stringEnum(['True', 'False', 'Unknown'] as const, {
+      description: 'Status of the condition: one of True, False or Unknown.',
+    }),
+    reason: Type.String({
+      maxLength: 1024,
+      description:
+        "A programmatic identifier of the reason for the condition's last transition. May not be empty.",
+    }),
+    message: Type.String({
+      maxLength: 32768,
+      description: 'A human-readable message with details about the transition. May be empty.',
+    }),
+    lastTransitionTime: dateTime(
+      'When the condition last changed from one status to another (RFC 3339). A write that keeps the status keeps this time.',
+    ),
+    observedGeneration: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description:
+          "The object's metadata.generation the condition was set from; when lower than the current one, the condition is out of date.",
+      }),
+    ),
+  },
+  {
+    description:
+      'One observation of the state of the object, shaped like metav1.Condition. Written by the operator.',
+  },
+);
 
 /** One `metav1.Condition`. */
 export type Condition = Static<typeof Condition>;
 
-/** The `conditions` list, keyed by `type` for server-side apply. */
-export const Conditions = Type.Array(Condition, {
-  'x-kubernetes-list-type': 'map',
-  'x-kubernetes-list-map-keys': ['type'],
-});
+/**
+ * The `conditions` list, keyed by `type` for server-side apply; `description`
+ * names the condition types the kind's reconciler writes.
+ */
+export function conditionList(description: string) {
+  return Type.Array(Condition, {
+    'x-kubernetes-list-type': 'map',
+    'x-kubernetes-list-map-keys': ['type'],
+    description,
+  });
+}
 
 /** Object metadata as the custom resources use it (a subset of `metav1.ObjectMeta`). */
 export interface ObjectMeta {

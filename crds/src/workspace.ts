@@ -6,25 +6,68 @@
  */
 import { createHash } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
-import { Conditions, dateTime, nullable, stringSet, type ObjectMeta } from './schema.js';
+import { conditionList, dateTime, nullable, stringSet, type ObjectMeta } from './schema.js';
 
 /** What the API server asks for. */
-export const WorkspaceSpec = Type.Object({
-  name: Type.String({ minLength: 3, maxLength: 63 }),
-  userId: Type.String({ format: 'uuid' }),
-  description: Type.Optional(nullable(Type.String())),
-  regions: stringSet(),
-  updatedAt: dateTime(),
-});
+export const WorkspaceSpec = Type.Object(
+  {
+    name: Type.String({
+      minLength: 3,
+      maxLength: 63,
+      description:
+        "The workspace's name, unique in its namespace; agents join it by this name (an Agent's spec.workspaceName). Fixed at creation: metadata.name is a UUID derived from the namespace and this name.",
+    }),
+    userId: Type.String({
+      format: 'uuid',
+      description: 'UUID of the account that owns the workspace. Set by the API server.',
+    }),
+    description: Type.Optional(
+      nullable(
+        Type.String({
+          description:
+            'Free text the owner gave the workspace (up to 2000 characters); null for none.',
+        }),
+      ),
+    ),
+    regions: stringSet(
+      "Regions the workspace is placed in; its agents run and its collections live there. The account's home region unless the request names others; changed only through a region change (PATCH /api/v1/workspaces/{workspace}/regions).",
+    ),
+    updatedAt: dateTime(
+      'When the API server last changed this spec (RFC 3339); the API reports it as updated_at.',
+    ),
+  },
+  {
+    description:
+      'What the owner asked for: written by the API server from the platform API; do not edit by hand.',
+  },
+);
 /** Spec of a {@link Workspace}. */
 export type WorkspaceSpec = Static<typeof WorkspaceSpec>;
 
 /** What the operator observed. */
-export const WorkspaceStatus = Type.Object({
-  observedGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
-  conditions: Type.Optional(Conditions),
-  agentCount: Type.Optional(Type.Integer({ minimum: 0 })),
-});
+export const WorkspaceStatus = Type.Object(
+  {
+    observedGeneration: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description: 'The metadata.generation the operator last wrote this status for.',
+      }),
+    ),
+    conditions: Type.Optional(
+      conditionList(
+        'Standard conditions (metav1.Condition). The operator writes none for a Workspace in this release.',
+      ),
+    ),
+    agentCount: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description:
+          "How many Agents in the workspace's namespace, not being deleted, have spec.workspaceName equal to this workspace's name. Written by the operator.",
+      }),
+    ),
+  },
+  { description: 'What the operator observed. Written by the operator only.' },
+);
 /** Status of a {@link Workspace}. */
 export type WorkspaceStatus = Static<typeof WorkspaceStatus>;
 
