@@ -36,8 +36,19 @@ module.exports = {
       name: 'shared-code-stays-below',
       severity: 'error',
       comment: 'common/ and crds/ are what the components share; they import none of them.',
-      from: { path: '^(common|crds)/' },
+      from: { path: '^(common|crds)/', pathNot: '\\.test\\.ts$' },
       to: { path: '^(apiserver|operator|engine|hack|bench|test|cli|dashboard)/' },
+    },
+    {
+      name: 'shared-code-tests-use-the-kit-only',
+      severity: 'error',
+      comment:
+        "Tests beside common/ and crds/ may wait through the test kit's waitFor (test/harness/wait.ts), and import nothing else above them.",
+      from: { path: '^(common|crds)/.*\\.test\\.ts$' },
+      to: {
+        path: '^(apiserver|operator|engine|hack|bench|test|cli|dashboard)/',
+        pathNot: '^test/harness/wait\\.ts$',
+      },
     },
     {
       name: 'cli-is-a-client',
