@@ -102,10 +102,9 @@ function crd(opts: {
                   description:
                     'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
                 },
-                metadata: {
-                  type: 'object',
-                  description: `Standard object metadata. metadata.name is the ${opts.kind}'s UUID, its id in the platform's API. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata`,
-                },
+                // The API server allows nothing but the type here (not even a description):
+                // kubectl explain gives ObjectMeta's own. metadata.name is the object's UUID.
+                metadata: { type: 'object' },
                 spec: plain(opts.spec),
                 status: plain(opts.status),
               },

@@ -9,3 +9,4 @@ export * from './definitions.js';
 export * from './builders.js';
 export * from './owner-reference.js';
 export * from './secret-data-keys.js';
+export * from './tenant-namespace.js';
