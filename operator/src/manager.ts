@@ -59,6 +59,7 @@ export class OperatorManager {
   private readonly usage: UsageReporter;
   /** The driver's own metering of the machines it runs (a cluster's pods), once started. */
   private machineMeter: { stop(): Promise<void> } | undefined;
+  private logShipping: { stop(): Promise<void> } | undefined;
 
   constructor(private readonly opts: ManagerOptions) {
     const { kc, log } = opts;
@@ -108,6 +109,7 @@ export class OperatorManager {
   async start(): Promise<void> {
     await this.cache.start();
     this.machineMeter = await this.opts.driver.meterUsage?.(this.usage, this.opts.log);
+    this.logShipping = await this.opts.driver.shipLogs?.(this.opts.log);
     const list: ListCached = (source) => this.cache.list(source);
     // Before any reconcile: what was kept for objects deleted while no operator ran.
     await this.opts.driver
@@ -150,6 +152,7 @@ export class OperatorManager {
     this.opts.metrics?.attach(undefined);
     await this.queue.stop();
     await this.machineMeter?.stop();
+    await this.logShipping?.stop();
     await this.usage.close();
     await this.cache.stop();
   }

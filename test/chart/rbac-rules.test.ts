@@ -209,6 +209,25 @@ const probes: Record<string, Probe> = {
     const list = await podSource(operatorKc, `${LABELS.component}=service`).listFn();
     expect(Array.isArray(list.items)).toBe(true);
   },
+  'operator reads agent pods’ logs to ship them': async () => {
+    // kwok's nodes serve no logs, so the probe is the authorizer's answer for the operator
+    // itself (pod-logs.ts reads GET pods/{name}/log; test/cluster reads real ones).
+    const review = await operatorKc
+      .makeApiClient(AuthorizationV1Api)
+      .createSelfSubjectAccessReview({
+        body: {
+          spec: {
+            resourceAttributes: {
+              namespace: tenant,
+              verb: 'get',
+              resource: 'pods',
+              subresource: 'log',
+            },
+          },
+        },
+      });
+    if (!review.status?.allowed) throw new Error('the operator may not read pods/log');
+  },
 };
 
 /** Runs every probe; those that failed: each its name, then the start of its error. */
@@ -323,7 +342,7 @@ describe('the chart’s roles', () => {
 
   it('fail a probe whenever any one rule is removed', async () => {
     const rules = everyRule();
-    expect(rules.length).toBe(13);
+    expect(rules.length).toBe(14);
     const unnoticed: string[] = [];
     const observed: Record<string, string[]> = {};
     for (const { label, role, index } of rules) {
@@ -345,7 +364,7 @@ describe('the chart’s roles', () => {
     const by = (role: string, index: number) =>
       Object.entries(observed).find(([label]) => label.includes(`${role} #${index} `))?.[1];
     const [crs, status, service, build, lease] = Object.keys(probes);
-    const [apiWrites, apiPods, podsWatch] = Object.keys(probes).slice(5);
+    const [apiWrites, apiPods, podsWatch, podLogs] = Object.keys(probes).slice(5);
     expect(by('-operator', 0)).toEqual([crs]);
     expect(by('-operator', 1)).toEqual([status]);
     expect(by('-operator', 2)).toEqual([service]);
@@ -353,6 +372,7 @@ describe('the chart’s roles', () => {
     expect(by('-operator', 4)).toEqual([service]);
     expect(by('-operator', 5)).toEqual([service, build]);
     expect(by('-operator', 6)).toEqual([podsWatch]);
+    expect(by('-operator', 7)).toEqual([podLogs]);
     expect(by('-operator-leader-election', 0)).toEqual([lease]);
     expect(by('-apiserver', 1)).toEqual([apiWrites]);
     expect(by('-apiserver', 2)).toEqual([apiPods]);

@@ -46,6 +46,12 @@ export interface WorkloadDriver {
    * its processes as it runs them. Stopped with the manager.
    */
   meterUsage?(reports: UsageReports, log: Logger): Promise<{ stop(): Promise<void> }>;
+  /**
+   * Starts shipping what agents print to the platform's logs, when the driver reads it from
+   * elsewhere (a cluster's pod logs); the local driver ships its processes' output as it runs
+   * them. Stopped with the manager.
+   */
+  shipLogs?(log: Logger): Promise<{ stop(): Promise<void> }>;
   /** Subscribes the reconcilers to changes the driver sees first (optional: a cluster has watches). */
   notify?(notifier: DriverNotifier): void;
   /** Starts the deployment's build. */

@@ -7,6 +7,8 @@
  * twice is a no-op.
  */
 import { PodUsageMeter } from './pod-usage.js';
+import { PodLogFollower } from './pod-logs.js';
+import { LogShipper } from '../local/log-shipper.js';
 import { isKubeNotFound } from '../../../../common/kube/errors.js';
 import type { Logger } from '../../../../common/logger.js';
 import type { UsageReports } from '../../usage-reporter.js';
@@ -245,6 +247,19 @@ export class KubernetesDriver implements WorkloadDriver {
   async forgetAgent(): Promise<void> {}
 
   async collectOrphans(): Promise<void> {}
+
+  /** Ships what agents' service and run pods print to the platform's logs (see pod-logs.ts). */
+  async shipLogs(log: Logger): Promise<{ stop(): Promise<void> }> {
+    const shipper = new LogShipper(this.cfg.internalApiUrl, this.cfg.internalSecret, log);
+    const follower = new PodLogFollower(this.kc, shipper, log);
+    await follower.start();
+    return {
+      stop: async () => {
+        await follower.stop();
+        await shipper.close();
+      },
+    };
+  }
 
   /** Reports the time of every service pod (see pod-usage.ts). */
   async meterUsage(reports: UsageReports, log: Logger): Promise<{ stop(): Promise<void> }> {
