@@ -136,6 +136,22 @@ ferretdb_image() {
   commit "$c" "$image"
 }
 
+# What the cluster's CronJobs run (the chart's operator.triggerImage, curlimages/curl by
+# default): curl from Debian as the entry point, for the cluster tests.
+curl_image() {
+  local image="localhost/svc-test/curl:$suite" c tar="$work/curl.tar"
+  fresh "$image" curl_image && return 0
+  mmdebstrap --quiet --variant=minbase --include=ca-certificates,curl \
+    --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*' \
+    --dpkgopt='path-exclude=/usr/share/locale/*' "$suite" "$tar"
+  c=$(buildah from scratch)
+  buildah add --quiet "$c" "$tar" / >/dev/null
+  buildah config --cmd '' "$c"
+  buildah config --user 10001:10001 --entrypoint '["curl"]' "$c"
+  commit "$c" "$image"
+  rm -f "$tar"
+}
+
 for tool in buildah mmdebstrap npm gcc go; do
   command -v "$tool" >/dev/null || {
     echo "image-bases: $tool is missing (apt-get install buildah mmdebstrap; Go and Node from the machine)" >&2
@@ -148,5 +164,6 @@ node_base "localhost/svc-base/node:20-$suite" "$node20"
 node_base "localhost/svc-base/node:22-$suite" "$node22"
 bun_base "localhost/svc-base/bun:$bun_version-$suite"
 pause_image
+curl_image
 ferretdb_image "$(grep -oE 'github.com/FerretDB/FerretDB v[^ ]+' "$root/hack/tools/ferretdb/go.mod" | head -1 | cut -d' ' -f2)"
 echo "image-bases: done"

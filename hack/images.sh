@@ -62,7 +62,8 @@ if $local_bases; then
     echo "images: $tag: $(buildah images --format '{{.Size}}' "$tag" | head -1)," \
       "user $(buildah inspect --format '{{.OCIv1.Config.User}}' "$tag"), $((SECONDS - start)) s"
   done
-  # The pod sandbox's image, and the cluster tests' MongoDB-wire server.
+  # The pod sandbox's image, and the cluster tests' MongoDB-wire server and cron trigger.
+  buildah push --quiet "localhost/svc-test/curl:$suite" "oci-archive:$out/curl.tar:localhost/svc-test/curl:$suite" >/dev/null
   buildah push --quiet registry.k8s.io/pause:3.10 "oci-archive:$out/pause.tar:registry.k8s.io/pause:3.10" >/dev/null
   ferretdb=$(buildah images --format '{{.Name}}:{{.Tag}}' | grep '^localhost/svc-test/ferretdb:' | head -1)
   buildah push --quiet "$ferretdb" "oci-archive:$out/ferretdb.tar:$ferretdb" >/dev/null

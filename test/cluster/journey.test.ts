@@ -12,6 +12,7 @@ import { readFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { LABELS } from '../../crds/src/index.js';
 import { repoRoot, toolsBin } from '../../hack/lib/paths.js';
 import { makeArchive } from '../factories/archives.js';
 import { kubeChanges, resourceChanges, waitFor } from '../harness/wait.js';
@@ -246,5 +247,152 @@ describe('agents on the Kubernetes driver, in real pods', () => {
       return res.body.items?.length ? res.body.items : undefined;
     });
     expect(logs.length).toBeGreaterThan(0);
+  });
+});
+
+/** A run's deployment once it has ended (completed or failed). */
+async function runEnded(deploymentId: string) {
+  return waitFor(
+    `run ${deploymentId} to end`,
+    async () => {
+      const d = (
+        await api<{ state: string; error_message: string | null }>(
+          'GET',
+          `/api/v1/deployments/${deploymentId}`,
+        )
+      ).body;
+      return d.state === 'completed' || d.state === 'failed' ? d : undefined;
+    },
+    { timeoutMs: 120_000, wakeOn: resourceChanges(kc, 'AgentDeployment', `svc-live-${account}`) },
+  );
+}
+
+/** A job that reads its payload back from the API and exits 0 only when it is `{"n": 7}`. */
+const PAYLOAD_CHECKING_JOB = [
+  'import json, os, sys, urllib.request',
+  "url = f\"{os.environ['SVC_API_URL']}/api/v1/deployments/{os.environ['SVC_DEPLOYMENT_ID']}/payload\"",
+  'req = urllib.request.Request(url, headers={"Authorization": f"Bearer {os.environ[\'SVC_API_KEY\']}"})',
+  'payload = json.load(urllib.request.urlopen(req))["payload"]',
+  'print("payload", payload, flush=True)',
+  'sys.exit(0 if payload == {"n": 7} else 3)',
+  '',
+].join('\n');
+
+describe('jobs, schedules, spawns and secrets on the Kubernetes driver', () => {
+  it('runs a job whose pod reads its payload back (it exits 3 on any other payload)', async () => {
+    expect(
+      (await api('POST', '/api/v1/agents', { name: 'payload-job', agent_type: 'job' })).status,
+    ).toBe(201);
+    await deployed('payload-job', { 'main.py': PAYLOAD_CHECKING_JOB });
+    const good = await api<{ deployment_id: string }>('POST', '/api/v1/agents/payload-job/run', {
+      payload: { n: 7 },
+    });
+    expect(good.status).toBe(202);
+    expect(await runEnded(good.body.deployment_id)).toMatchObject({ state: 'completed' });
+    const bad = await api<{ deployment_id: string }>('POST', '/api/v1/agents/payload-job/run', {
+      payload: { n: 8 },
+    });
+    expect((await runEnded(bad.body.deployment_id)).state).toBe('failed');
+  });
+
+  it('spawns the job from another agent; the child runs with its own payload', async () => {
+    expect(
+      (
+        await api('POST', '/api/v1/agents', {
+          name: 'spawner',
+          spawn_enabled: true,
+          allowed_workers: ['payload-job'],
+        })
+      ).status,
+    ).toBe(201);
+    await deployed('spawner', await example('python-service'));
+    const spawned = await api<{ spawn_id: string; child_agent_id: string }>(
+      'POST',
+      '/api/v1/agents/spawner/spawn',
+      { child_agent_id: 'payload-job', payload: { n: 7 } },
+    );
+    expect(spawned.status).toBeLessThan(300);
+    expect(await runEnded(spawned.body.spawn_id)).toMatchObject({ state: 'completed' });
+  });
+
+  it('fires a cron schedule after a helm upgrade points CronJobs at a local curl image', async () => {
+    // The chart's trigger image (curlimages/curl) is not built here; an upgrade with a changed
+    // value rolls the operators, which keep reconciling.
+    await asAdmin(
+      'helm upgrade svc charts/svc -n svc-system --reuse-values ' +
+        '--set operator.triggerImage=localhost/svc-test/curl:bookworm --wait --timeout 3m',
+    );
+    // Minutes five apart (the 300 s minimum) starting at the next minute with time to spare.
+    const now = new Date();
+    const first = (now.getUTCMinutes() + (now.getUTCSeconds() > 40 ? 2 : 1)) % 5;
+    const minutes = Array.from({ length: 12 }, (_, i) => first + 5 * i).join(',');
+    const files = await example('scheduled-job');
+    files['svc.yaml'] = files['svc.yaml']!.replace(
+      /schedule: .*/,
+      `schedule: '${minutes} * * * *'`,
+    );
+    expect(
+      (await api('POST', '/api/v1/agents', { name: 'ticker', agent_type: 'job' })).status,
+    ).toBe(201);
+    await deployed('ticker', files);
+    const run = await waitFor(
+      'a cron-triggered run of ticker that completed',
+      async () => {
+        const runs = (
+          await api<{ items: Array<{ trigger_source: string; state: string }> }>(
+            'GET',
+            '/api/v1/agents/ticker/runs',
+          )
+        ).body.items;
+        return runs?.find((r) => r.trigger_source === 'cron' && r.state === 'completed');
+      },
+      { timeoutMs: 200_000, everyMs: 2_000 },
+    );
+    expect(run.trigger_source).toBe('cron');
+  });
+
+  it('gives the agent its secret as an environment variable, and never returns the value', async () => {
+    expect((await api('POST', '/api/v1/agents', { name: 'secret-svc' })).status).toBe(201);
+    const value = `s3cret-${Date.now()}`;
+    expect(
+      (await api('POST', '/api/v1/agents/secret-svc/secrets', { key: 'GREETING', value })).status,
+    ).toBeLessThan(300);
+    const listed = await api('GET', '/api/v1/agents/secret-svc/secrets');
+    expect(JSON.stringify(listed.body)).not.toContain(value);
+    await deployed('secret-svc', {
+      'main.py': [
+        'import os',
+        'async def app(scope, receive, send):',
+        '    if scope["type"] != "http":',
+        '        return',
+        '    body = os.environ.get("GREETING", "missing").encode()',
+        '    await send({"type": "http.response.start", "status": 200, "headers": []})',
+        '    await send({"type": "http.response.body", "body": body})',
+        '',
+      ].join('\n'),
+    });
+    const agent = (await api<{ url: string }>('GET', '/api/v1/agents/secret-svc')).body;
+    const reply = await waitFor('secret-svc to answer through the edge', async () => {
+      const r = await viaEdge(agent.url).catch(() => null);
+      return r?.status === 200 ? r : undefined;
+    });
+    expect(reply.text).toBe(value);
+  });
+
+  it('deletes an agent: its pods and workloads go', async () => {
+    const agent = (await api<{ id: string }>('GET', '/api/v1/agents/node-svc')).body;
+    const namespace = `svc-live-${account}`;
+    const selector = `${LABELS.agentId}=${agent.id}`;
+    expect(
+      (await core.listNamespacedPod({ namespace, labelSelector: selector })).items.length,
+    ).toBeGreaterThan(0);
+    expect((await api('DELETE', '/api/v1/agents/node-svc')).status).toBeLessThan(300);
+    await waitFor(
+      `node-svc's pods to be gone`,
+      async () =>
+        (await core.listNamespacedPod({ namespace, labelSelector: selector })).items.length === 0,
+      { timeoutMs: 120_000, wakeOn: kubeChanges(kc, `/api/v1/namespaces/${namespace}/pods`) },
+    );
+    expect((await api('GET', '/api/v1/agents/node-svc')).status).toBe(404);
   });
 });

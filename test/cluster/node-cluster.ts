@@ -35,6 +35,7 @@ const IMAGES = [
   'runner-bun',
   'pause',
   'ferretdb',
+  'curl',
 ];
 
 /** The node's StorageClass, one volume for the engine's claim, and FerretDB as `mongodb.db`. */
