@@ -133,6 +133,7 @@ describe('defaults', () => {
         verbs: ['create', 'patch', 'delete'],
       },
       { apiGroups: [''], resources: ['pods'], verbs: ['list', 'watch'] },
+      { apiGroups: [''], resources: ['pods/log'], verbs: ['get'] },
     ]);
     const lease = find(objects, 'Role', 'svc-operator-leader-election');
     expect(lease.metadata?.namespace).toBe('svc-system');

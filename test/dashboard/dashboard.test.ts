@@ -449,7 +449,17 @@ describe('the dashboard', () => {
       `/api/v1/collections/${COLLECTION}/points/count`,
       { exact: true, filter },
     );
+    // The explorer has loaded the collection (its unfiltered count) before the filter is typed:
+    // typed into the form while it still renders, the text was lost and the filter applied empty.
+    await waitForText(page, '[data-testid=explorer-count]', '118 points');
     await page.type('#explorer-filter', JSON.stringify(filter));
+    await page.waitForFunction(
+      (want: string) =>
+        (globalThis as unknown as PageWindow).document.getElementById('explorer-filter')?.value ===
+        want,
+      { timeout: 10_000 },
+      JSON.stringify(filter),
+    );
     await clickButton(page, 'Apply filter');
     await waitForText(
       page,
