@@ -12,8 +12,8 @@
  */
 const workers = Number(process.env.SVC_TEST_WORKERS) || 4;
 
-/** Options both projects share. */
-const shared = {
+/** Options both projects share (and test/cluster/jest.config.js). */
+export const shared = {
   // Node's environment plus a check that each file closes what it opened (see the file).
   testEnvironment: '<rootDir>/test/harness/leak-environment.mjs',
   extensionsToTreatAsEsm: ['.ts'],

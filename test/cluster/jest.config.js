@@ -3,6 +3,7 @@
 // files share one node and run in order; the global setup brings the node up (and fails,
 // naming what is missing, on a machine that cannot run one), the teardown removes it.
 import { fileURLToPath } from 'node:url';
+import { shared } from '../../jest.config.js';
 
 const rootDir = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -11,19 +12,11 @@ export default {
   rootDir,
   displayName: 'cluster',
   testMatch: ['<rootDir>/test/cluster/**/*.test.ts'],
-  testEnvironment: '<rootDir>/test/harness/leak-environment.mjs',
-  extensionsToTreatAsEsm: ['.ts'],
-  transform: {
-    '^.+\\.ts$': [
-      '@swc/jest',
-      { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'es6' } },
-    ],
-  },
-  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
-  modulePathIgnorePatterns: ['<rootDir>/.tools/', '<rootDir>/.dev/'],
+  ...shared,
   globalSetup: '<rootDir>/test/cluster/global-setup.mjs',
   globalTeardown: '<rootDir>/test/cluster/global-teardown.mjs',
   maxWorkers: 1,
+  // After `shared`: a real node's builds and rollouts take minutes.
   testTimeout: 300_000,
   reporters: ['default', '<rootDir>/test/harness/timing-reporter.js'],
 };

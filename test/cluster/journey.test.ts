@@ -9,12 +9,12 @@ import { beforeAll, describe, expect, it } from '@jest/globals';
 import { CoreV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { request } from 'node:http';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { LABELS } from '../../crds/src/index.js';
 import { repoRoot, toolsBin } from '../../hack/lib/paths.js';
 import { makeArchive } from '../factories/archives.js';
+import { getThroughEdge } from '../factories/edge-request.js';
 import { kubeChanges, resourceChanges, waitFor } from '../harness/wait.js';
 import { clusterState } from './node-cluster.js';
 
@@ -75,24 +75,10 @@ async function api<T = Record<string, unknown>>(
   return { status: res.status, body: (text ? JSON.parse(text) : {}) as T };
 }
 
-/** GETs an agent's URL through the edge Service, with the agent's Host (fetch cannot set it). */
+/** GETs an agent's URL through the edge Service, with the agent's Host. */
 function viaEdge(url: string): Promise<{ status: number; text: string }> {
-  const { host, pathname } = new URL(url);
   const edge = new URL(edgeUrl);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      { host: edge.hostname, port: Number(edge.port), path: pathname, headers: { host } },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end();
-  });
+  return getThroughEdge(url, edge.hostname, Number(edge.port));
 }
 
 /** The pods of the platform's release. */

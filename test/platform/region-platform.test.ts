@@ -21,11 +21,11 @@ import { engineCollectionName } from '../../apiserver/src/vector/collections/mod
 import { CustomResourceClient } from '../../common/kube/custom-resources.js';
 import { bootstrapKey } from '../../hack/platform/bootstrap.js';
 import { startScratchPlatform, type ScratchPlatform } from '../../hack/platform/scratch.js';
-import { request } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { makeArchive, PYTHON_SERVICE } from '../factories/archives.js';
 import { waitFor } from '../harness/wait.js';
+import { getThroughEdge } from '../factories/edge-request.js';
 
 let platform: ScratchPlatform;
 let key: string;
@@ -444,20 +444,5 @@ async function until<T>(
 
 /** GETs an agent URL through the platform's edge, with the agent's Host. */
 function viaEdge(url: string): Promise<{ status: number; text: string }> {
-  const { host, pathname } = new URL(url);
-  const edgePort = Number(new URL(platform.edgeUrl).port);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      { host: '127.0.0.1', port: edgePort, path: pathname, headers: { host } },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end();
-  });
+  return getThroughEdge(url, '127.0.0.1', Number(new URL(platform.edgeUrl).port));
 }
