@@ -357,7 +357,10 @@ describe('jobs, schedules, spawns and secrets on the Kubernetes driver', () => {
         '',
       ].join('\n'),
     });
-    const agent = (await api<{ url: string }>('GET', '/api/v1/agents/secret-svc')).body;
+    const agent = await waitFor("secret-svc's URL", async () => {
+      const a = (await api<{ url: string | null }>('GET', '/api/v1/agents/secret-svc')).body;
+      return a.url ? { url: a.url } : undefined;
+    });
     const reply = await waitFor('secret-svc to answer through the edge', async () => {
       const r = await viaEdge(agent.url).catch(() => null);
       return r?.status === 200 ? r : undefined;
