@@ -6,7 +6,7 @@
  * moved to the next month).
  */
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { request as httpRequest, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger } from '../../common/logger.js';
 import { AgentIndex } from '../../apiserver/src/edge/agent-index.js';
@@ -21,6 +21,7 @@ import {
 import { deployFiles, type Deployment } from '../apiserver/deploy/deploy-helpers.js';
 import { startLocalOperator, type LocalOperator } from './local-operator.js';
 import { eventually } from './operator-harness.js';
+import { getThroughEdge } from '../factories/edge-request.js';
 
 jest.setTimeout(300_000);
 
@@ -42,21 +43,7 @@ const call = <T>(method: string, path: string, body?: unknown) =>
   rawCall<T>(server, method, path, { key: owner.key, body });
 
 function viaEdge(url: string): Promise<{ status: number; text: string }> {
-  const { host, pathname } = new URL(url);
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      { host: '127.0.0.1', port: edgePort, method: 'GET', path: pathname, headers: { host } },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end();
-  });
+  return getThroughEdge(url, '127.0.0.1', edgePort);
 }
 
 async function deploy(name: string, agentType: string, main: string): Promise<void> {

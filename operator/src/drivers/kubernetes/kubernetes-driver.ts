@@ -8,7 +8,7 @@
  */
 import { PodUsageMeter } from './pod-usage.js';
 import { PodLogFollower } from './pod-logs.js';
-import { LogShipper } from '../local/log-shipper.js';
+import { LogShipper } from '../../logs/log-shipper.js';
 import { isKubeNotFound } from '../../../../common/kube/errors.js';
 import type { Logger } from '../../../../common/logger.js';
 import type { UsageReports } from '../../usage-reporter.js';

@@ -13,7 +13,7 @@ import { Log, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { podSource, ResilientInformer } from '../../../../common/kube/informer.js';
 import type { Logger } from '../../../../common/logger.js';
 import { LABELS, parseTenantNamespace } from '../../../../crds/src/index.js';
-import type { LogShipper } from '../local/log-shipper.js';
+import type { LogShipper } from '../../logs/log-shipper.js';
 
 /** How long a follow that ended waits before it is started again. */
 const RESUME_MS = 1_000;

@@ -34,7 +34,7 @@ import { secretMasker } from '../secret-masking.js';
 import { secretEnvironment } from '../secret-environment.js';
 import { AgentLauncher } from './agent-launcher.js';
 import { buildDeployment, relativeToCode } from './builder.js';
-import { LogShipper, type LogOwner } from './log-shipper.js';
+import { LogShipper, type LogOwner } from '../../logs/log-shipper.js';
 import { UsageReporter, usageOwner } from '../../usage-reporter.js';
 import {
   REPO_NODE_MODULES,

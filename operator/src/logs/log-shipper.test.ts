@@ -11,7 +11,7 @@ import {
 import { createServer, type Server } from 'node:http';
 import { clearTimeout as realClearTimeout, setTimeout as realSetTimeout } from 'node:timers';
 import type { AddressInfo } from 'node:net';
-import { createLogger } from '../../../../common/logger.js';
+import { createLogger } from '../../../common/logger.js';
 import { BATCH, LogShipper, MAX_BUFFERED } from './log-shipper.js';
 
 /** What the ingestion route received: one entry per request, with its time. */

@@ -8,8 +8,8 @@
  * the oldest lines rather than the operator. Dropped lines are counted: the
  * next batch of that agent starts with a `system` line saying how many went.
  */
-import { internalToken } from '../../../../common/internal-token.js';
-import type { Logger } from '../../../../common/logger.js';
+import { internalToken } from '../../../common/internal-token.js';
+import type { Logger } from '../../../common/logger.js';
 
 /** One line to ship. */
 export interface LogLine {
