@@ -66,37 +66,23 @@ export async function ensurePki(dir: string): Promise<Pki> {
   return pki;
 }
 
-async function makeCertificates(pki: Pki): Promise<void> {
-  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  await run('openssl', [
-    'req',
-    '-x509',
-    ...ec,
-    '-keyout',
-    pki.caKey,
-    '-out',
-    pki.caCert,
-    '-days',
-    '3650',
-    '-subj',
-    '/CN=svc-local-ca',
-  ]);
-  const csr = join(pki.dir, 'apiserver.csr');
-  const ext = join(pki.dir, 'apiserver.ext');
-  await run('openssl', [
-    'req',
-    ...ec,
-    '-keyout',
-    pki.servingKey,
-    '-out',
-    csr,
-    '-subj',
-    '/CN=kube-apiserver',
-  ]);
-  await writeFile(
-    ext,
-    'subjectAltName=IP:127.0.0.1,DNS:localhost,IP:10.96.0.1,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc\n',
-  );
+/** openssl's arguments for a new P-256 key without a passphrase. */
+const EC_KEY = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+
+/**
+ * Makes `<name>.key` and `<name>.crt` in the PKI directory: a new key and a certificate for
+ * `subject` signed by the CA, with `extensions` (an openssl extfile's text) when given.
+ */
+export async function issueCertificate(
+  pki: Pki,
+  opts: { name: string; subject: string; extensions?: string },
+): Promise<{ cert: string; key: string }> {
+  const key = join(pki.dir, `${opts.name}.key`);
+  const cert = join(pki.dir, `${opts.name}.crt`);
+  const csr = join(pki.dir, `${opts.name}.csr`);
+  await run('openssl', ['req', ...EC_KEY, '-keyout', key, '-out', csr, '-subj', opts.subject]);
+  const ext = join(pki.dir, `${opts.name}.ext`);
+  if (opts.extensions !== undefined) await writeFile(ext, opts.extensions);
   await run('openssl', [
     'x509',
     '-req',
@@ -108,10 +94,32 @@ async function makeCertificates(pki: Pki): Promise<void> {
     pki.caKey,
     '-CAcreateserial',
     '-out',
-    pki.servingCert,
+    cert,
     '-days',
     '3650',
-    '-extfile',
-    ext,
+    ...(opts.extensions !== undefined ? ['-extfile', ext] : []),
   ]);
+  return { cert, key };
+}
+
+async function makeCertificates(pki: Pki): Promise<void> {
+  await run('openssl', [
+    'req',
+    '-x509',
+    ...EC_KEY,
+    '-keyout',
+    pki.caKey,
+    '-out',
+    pki.caCert,
+    '-days',
+    '3650',
+    '-subj',
+    '/CN=svc-local-ca',
+  ]);
+  await issueCertificate(pki, {
+    name: 'apiserver',
+    subject: '/CN=kube-apiserver',
+    extensions:
+      'subjectAltName=IP:127.0.0.1,DNS:localhost,IP:10.96.0.1,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc\n',
+  });
 }
