@@ -10,7 +10,8 @@
 #
 # With --node it also builds what hack/node.sh runs a real node with: containerd and its runc
 # shim, runc (with seccomp: cgo and libseccomp-dev), the CNI reference plugins, kubelet,
-# kube-proxy and a CoreDNS of the few plugins the node needs.
+# kube-proxy, a CoreDNS of the few plugins the node needs and kube-network-policies (the
+# NetworkPolicy enforcer).
 #
 # Usage: hack/build-tools.sh [--check] [--node]   (--check: exit 1 if anything needs building)
 set -euo pipefail
@@ -53,6 +54,8 @@ if $with_node; then
     "runc|runc|runc|github.com/opencontainers/runc|-X main.version=1.5.2|1|seccomp"
     "cni|cni|bridge host-local loopback portmap|github.com/containernetworking/plugins/plugins/main/bridge github.com/containernetworking/plugins/plugins/ipam/host-local github.com/containernetworking/plugins/plugins/main/loopback github.com/containernetworking/plugins/plugins/meta/portmap|"
     "coredns|coredns|coredns|.|"
+    # NetworkPolicy enforcement (nftables + nfqueue); patch.sh says why it is patched.
+    "kube-network-policies|kube-network-policies|kube-network-policies|.|"
   )
 fi
 
