@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The Debian packages the real node (hack/node.sh) and the local image builds
-# (hack/images.sh --local) need: iptables and conntrack (kube-proxy, the CNI plugins),
+# (hack/images.sh --local) need: iptables and conntrack (kube-proxy, the CNI plugins), nftables
+# (the node's stop removes what kube-network-policies left),
 # libseccomp-dev (runc is built with seccomp), buildah and mmdebstrap (images without Docker),
 # and a static libc to compile the pause image. Installed with apt-get when missing (as root on
 # Debian); otherwise it names what to install and fails.
@@ -8,6 +9,7 @@ set -euo pipefail
 declare -A wanted=(
   [iptables]=iptables
   [conntrack]=conntrack
+  [nft]=nftables
   [buildah]=buildah
   [mmdebstrap]=mmdebstrap
   [/usr/include/seccomp.h]=libseccomp-dev

@@ -19,7 +19,8 @@ export type ToolName =
   | 'containerd'
   | 'ctr'
   | 'runc'
-  | 'coredns';
+  | 'coredns'
+  | 'kube-network-policies';
 
 /** The path of a built tool; throws a message that says how to build it when it is missing. */
 export function toolPath(name: ToolName): string {

@@ -18,6 +18,7 @@ const ports = {
   kubeProxyMetrics: 10249,
   dnsHealth: 8080,
   dnsReady: 8181,
+  networkPolicyMetrics: 9080,
 };
 
 describe('the real node configuration', () => {

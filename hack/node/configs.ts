@@ -17,6 +17,8 @@ export interface NodePorts {
   kubeProxyMetrics: number;
   dnsHealth: number;
   dnsReady: number;
+  /** kube-network-policies' metrics (it listens on every address unless told). */
+  networkPolicyMetrics: number;
 }
 
 /** containerd's config.toml (version 3): CRI with the built runc and the node's CNI. */

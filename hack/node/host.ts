@@ -9,7 +9,14 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile, rm, rmdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { BRIDGE, NODE_IP, POD_CIDR, RUN_DIR, type NodePaths } from './layout.js';
+import {
+  BRIDGE,
+  NETWORK_POLICY_TABLE,
+  NODE_IP,
+  POD_CIDR,
+  RUN_DIR,
+  type NodePaths,
+} from './layout.js';
 
 const run = promisify(execFile);
 
@@ -70,6 +77,13 @@ export async function cleanHost(paths: NodePaths, runc: string): Promise<string[
   await step('cgroups', removeCgroups);
   await step('mounts', () => unmountUnder([paths.dir, RUN_DIR]));
   await step('iptables', removeRules);
+  // Left by a kube-network-policies that was killed (it removes it itself on SIGTERM); while it
+  // is there, the pods it policed get no new connection.
+  await step('nftables', async () => {
+    const tables = await sh('nft', ['list', 'tables']).catch(() => '');
+    if (tables.includes(`inet ${NETWORK_POLICY_TABLE}`))
+      await sh('nft', ['delete', 'table', 'inet', NETWORK_POLICY_TABLE]);
+  });
   await step('bridge', async () => {
     if (existsSync(`/sys/class/net/${BRIDGE}`)) await sh('ip', ['link', 'del', BRIDGE]);
   });

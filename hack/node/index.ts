@@ -2,7 +2,7 @@
  * A real single-node Kubernetes on this machine: etcd, a kube-apiserver whose `kubernetes`
  * Service reaches it from pods, kube-controller-manager and kube-scheduler; containerd with
  * runc and the CNI bridge; a kubelet registered as the Node `svc-node`; kube-proxy for Service
- * IPs; CoreDNS for in-cluster names. Everything runs as host processes of one group, with its
+ * IPs; CoreDNS for in-cluster names; kube-network-policies enforcing NetworkPolicies. Everything runs as host processes of one group, with its
  * state in one directory; {@link NodeCluster.stop} stops them and removes every trace from the
  * host (hack/node/host.ts). Needs root (namespaces, mounts, iptables, cgroups).
  */
@@ -34,6 +34,7 @@ import {
   startCoreDns,
   startKubelet,
   startKubeProxy,
+  startNetworkPolicies,
 } from './components.js';
 import { cleanHost, prepareHost } from './host.js';
 import { kubeletClientCertificate } from './kubelet-client.js';
@@ -118,8 +119,15 @@ export async function startNode(opts: NodeOptions): Promise<NodeCluster> {
     ]);
     step('kube-controller-manager and kube-scheduler ready');
 
-    const [kubelet, kubeletHealthz, kubeProxyHealthz, kubeProxyMetrics, dnsHealth, dnsReady] =
-      await distinctFreePorts(6);
+    const [
+      kubelet,
+      kubeletHealthz,
+      kubeProxyHealthz,
+      kubeProxyMetrics,
+      dnsHealth,
+      dnsReady,
+      networkPolicyMetrics,
+    ] = await distinctFreePorts(7);
     const ports: NodePorts = {
       kubelet: kubelet!,
       kubeletHealthz: kubeletHealthz!,
@@ -127,6 +135,7 @@ export async function startNode(opts: NodeOptions): Promise<NodeCluster> {
       kubeProxyMetrics: kubeProxyMetrics!,
       dnsHealth: dnsHealth!,
       dnsReady: dnsReady!,
+      networkPolicyMetrics: networkPolicyMetrics!,
     };
     await writeFile(paths.containerdConfig, containerdConfig(paths, runc));
     await writeFile(join(paths.cniConf, '10-svc-node.conflist'), cniConfig(paths));
@@ -143,6 +152,9 @@ export async function startNode(opts: NodeOptions): Promise<NodeCluster> {
       startKubelet(group, paths, kc).then(() => step('kubelet ready: Node svc-node is Ready')),
       startKubeProxy(group, paths, ports).then(() => step('kube-proxy ready')),
       startCoreDns(group, paths, ports).then(() => step('CoreDNS ready')),
+      startNetworkPolicies(group, paths, ports).then(() =>
+        step('kube-network-policies ready: NetworkPolicies enforced'),
+      ),
     ]);
     return { paths, kubeconfigPath: paths.kubeconfig, kc, apiServerUrl, processes: group, stop };
   } catch (err) {

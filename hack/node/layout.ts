@@ -23,6 +23,9 @@ export const SERVICE_CIDR = '10.96.0.0/16';
 /** The DNS domain of Services (`<svc>.<ns>.svc.cluster.local`). */
 export const CLUSTER_DOMAIN = 'cluster.local';
 
+/** The nftables table kube-network-policies keeps its rules in (removed by the node's stop). */
+export const NETWORK_POLICY_TABLE = 'kube-network-policies';
+
 /** Runtime state that must live under /run (short socket paths): removed by the node's stop. */
 export const RUN_DIR = `/run/${NODE_NAME}`;
 

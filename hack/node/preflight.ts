@@ -1,6 +1,6 @@
 /**
  * What a machine needs to run the real node, checked before anything starts: root, the
- * binaries `hack/build-tools.sh --node` builds, iptables and conntrack, overlayfs, bridged
+ * binaries `hack/build-tools.sh --node` builds, iptables, nftables and conntrack, an nfqueue, overlayfs, bridged
  * traffic through netfilter, and writable cgroup hierarchies. A missing piece fails with its
  * name and how to get it; the node never starts half-way.
  */
@@ -22,6 +22,7 @@ const NODE_TOOLS: ToolName[] = [
   'ctr',
   'runc',
   'coredns',
+  'kube-network-policies',
 ];
 
 /** The problems that keep this machine from running the node (empty when it can). */
@@ -52,11 +53,19 @@ export async function nodeProblems(): Promise<string[]> {
     'conntrack',
     'ip',
     'openssl',
+    'nft',
   ]) {
     await run('sh', ['-c', `command -v ${command}`]).catch(() =>
-      problems.push(`${command} is missing: apt-get install iptables conntrack iproute2 openssl`),
+      problems.push(
+        `${command} is missing: apt-get install iptables conntrack iproute2 openssl nftables`,
+      ),
     );
   }
+  // kube-network-policies hands packets to its listener through an nfqueue.
+  if (!existsSync('/proc/net/netfilter/nfnetlink_queue'))
+    problems.push(
+      'the kernel has no nfnetlink_queue (CONFIG_NETFILTER_NETLINK_QUEUE): NetworkPolicies cannot be enforced',
+    );
   if (!readFileSync('/proc/filesystems', 'utf8').includes('overlay')) {
     problems.push('the kernel has no overlayfs (containerd unpacks images onto it)');
   }
