@@ -24,6 +24,7 @@ import { endpointTarget, type EndpointTarget } from '../../../common/agent-endpo
 import { ANNOTATIONS, type Agent } from '../../../crds/src/index.js';
 import type { Logger } from '../../../common/logger.js';
 import { addressLabelOf } from './address.js';
+import { awaitConnectable } from './connectable.js';
 import type { AgentIndex } from './agent-index.js';
 import type { UsageRecorder } from '../usage/usage-writer.js';
 
@@ -50,6 +51,9 @@ class EdgeError extends Error {
     super(message);
   }
 }
+
+/** How long a request that woke its agent waits for the agent's address to accept connections. */
+const WOKEN_REACHABLE_MS = 3_000;
 
 const HOP_BY_HOP = new Set([
   'connection',
@@ -99,9 +103,12 @@ export function createEdgeServer(opts: EdgeOptions): Server {
             'No running agent answers at this address.',
           );
       }
-    } else {
-      void index.markActivity(agent);
+      // Just published: on Kubernetes its Service may refuse for up to a second more.
+      const target = endpointTarget(agent.status.endpoint);
+      await awaitConnectable(target, Math.min(deadline, Date.now() + WOKEN_REACHABLE_MS));
+      return { agent, target };
     }
+    void index.markActivity(agent);
     return { agent, target: endpointTarget(agent.status.endpoint) };
   }
 
