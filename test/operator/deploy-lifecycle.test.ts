@@ -192,6 +192,11 @@ describe('deploy finishes successfully: deployment active, agent running', () =>
       expect.objectContaining({ name: 'http', containerPort: 8080 }),
     ]);
     expect(container?.readinessProbe?.httpGet).toMatchObject({ path: '/health', port: 8080 });
+    // Probed every second until it first answers: a wake from zero waits on it.
+    expect(container?.startupProbe).toMatchObject({
+      httpGet: { path: '/health', port: 8080 },
+      periodSeconds: 1,
+    });
     expect(container?.resources?.limits).toMatchObject({ memory: '512Mi' });
     const env = Object.fromEntries(
       (container?.env ?? []).map((e) => [e.name, e.value ?? e.valueFrom]),

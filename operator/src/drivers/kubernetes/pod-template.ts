@@ -80,6 +80,13 @@ export function agentPodSpec(
     resources: { requests: { memory, cpu: '100m' }, limits: { memory, cpu } },
     ...(opts.mode === 'service'
       ? {
+          // Every second until the runner first answers (a wake waits on it: the kubelet runs
+          // the readiness probe as soon as this one passes), for up to two minutes of imports.
+          startupProbe: {
+            httpGet: { path: '/health', port: AGENT_PORT },
+            periodSeconds: 1,
+            failureThreshold: 120,
+          },
           readinessProbe: {
             httpGet: { path: '/health', port: AGENT_PORT },
             periodSeconds: 5,
