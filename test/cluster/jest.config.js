@@ -16,6 +16,8 @@ export default {
   globalSetup: '<rootDir>/test/cluster/global-setup.mjs',
   globalTeardown: '<rootDir>/test/cluster/global-teardown.mjs',
   maxWorkers: 1,
+  // The files build on each other: by name, 01-install first.
+  testSequencer: '<rootDir>/test/cluster/sequencer.mjs',
   // After `shared`: a real node's builds and rollouts take minutes.
   testTimeout: 300_000,
   reporters: ['default', '<rootDir>/test/harness/timing-reporter.js'],

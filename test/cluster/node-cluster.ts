@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { devDir, repoRoot, toolsBin } from '../../hack/lib/paths.js';
 import { archivesIn, startNode, type NodeCluster } from '../../hack/node/index.js';
+import { clearSession } from './platform.js';
 
 const run = promisify(execFile);
 
@@ -109,6 +110,7 @@ export async function bootCluster(): Promise<void> {
       `cluster tests: no image archive for ${missing.join(', ')} in .dev/images: run \`bash hack/images.sh --local\``,
     );
   }
+  await clearSession();
   const dir = join(base, 'node');
   const node = await startNode({
     dir,

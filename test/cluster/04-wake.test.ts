@@ -1,0 +1,67 @@
+/**
+ * Scale to zero and wake on the Kubernetes driver: the agent 02-services.test.ts deployed with
+ * a one-minute idle timeout has its Deployment scaled to zero and its pod gone; a request
+ * through the edge wakes it (Deployment 0 → 1, a new pod) and gets the service's answer. The
+ * stages of the wake are printed (bench/cluster-path.ts measures them over many wakes).
+ */
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import type { AppsV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { AppsV1Api as Apps } from '@kubernetes/client-node';
+import { LABELS, OBJECT_NAMES } from '../../crds/src/index.js';
+import { kubeChanges, waitFor } from '../harness/wait.js';
+import {
+  accountNamespace,
+  adminKube,
+  agentUrl,
+  controlPlane,
+  session,
+  viaEdge,
+  type Session,
+} from './platform.js';
+import { measureWake } from './wake-stages.js';
+
+let s: Session;
+let kc: KubeConfig;
+let core: CoreV1Api;
+let apps: AppsV1Api;
+
+beforeAll(async () => {
+  s = await session();
+  ({ kc, core } = adminKube(s.kubeconfig));
+  apps = kc.makeApiClient(Apps);
+});
+
+describe('scale to zero and wake, in real pods', () => {
+  it('scales an idle service to zero, and a request through the edge wakes it', async () => {
+    const api = controlPlane(s);
+    const agent = (await api<{ id: string }>('GET', '/api/v1/agents/sleepy')).body;
+    const namespace = accountNamespace(s);
+    const workload = OBJECT_NAMES.workload(agent.id);
+    // Its service's pods (its build's pods stay, Completed, as the Job keeps them).
+    const selector = `${LABELS.agentId}=${agent.id},${LABELS.component}=service`;
+    await waitFor(
+      'sleepy to be scaled to zero with no pod left',
+      async () => {
+        const d = await apps.readNamespacedDeployment({ name: workload, namespace });
+        const pods = await core.listNamespacedPod({ namespace, labelSelector: selector });
+        return d.spec?.replicas === 0 && pods.items.length === 0;
+      },
+      // The idle minute counts from its deploy, in the file before this one.
+      { timeoutMs: 150_000, wakeOn: kubeChanges(kc, `/api/v1/namespaces/${namespace}/pods`) },
+    );
+    const url = await agentUrl(s, 'sleepy');
+    const wake = await measureWake(kc, namespace, agent.id, workload, () => viaEdge(s, url));
+    expect(wake.status).toBe(200);
+    expect(wake.text).toContain('"hello": "from python"');
+    expect(wake.pod).toMatch(new RegExp(`^${workload}-`));
+    const stages = Object.entries(wake)
+      .filter(([, v]) => typeof v === 'number')
+      .map(([k, v]) => `${k} ${Math.round(v as number)} ms`);
+    process.stdout.write(`wake from zero on the node: ${stages.join(', ')}\n`);
+    // Stages in the order they happen.
+    expect(wake.scaled).toBeLessThanOrEqual(wake.podCreated);
+    expect(wake.podCreated).toBeLessThanOrEqual(wake.started);
+    expect(wake.started).toBeLessThanOrEqual(wake.ready);
+    expect(wake.ready).toBeLessThanOrEqual(wake.answered);
+  });
+});
