@@ -24,7 +24,9 @@ import {
   type ObjectRef,
   type Watch,
 } from '../control-loop/controller.js';
+import type { EventSink } from '../events/event-recorder.js';
 import {
+  agentEvents,
   agentStatusBlock,
   archivedCondition,
   idleFor,
@@ -61,6 +63,8 @@ export class AgentController implements Controller {
       cfg: Pick<OperatorConfig, 'agentDomain' | 'agentScheme' | 'agentPort'>;
       enqueue: Enqueue;
       log: Logger;
+      /** Where the agent's transitions are recorded as Events. */
+      events: EventSink;
       now?: () => Date;
     },
   ) {}
@@ -135,6 +139,9 @@ export class AgentController implements Controller {
     );
     if (statusChanged(agent, next.status)) {
       await resources.writeStatus('Agent', agent, next.status);
+      // After the write: one that conflicts is retried, and records its transitions then.
+      for (const event of agentEvents(agent.status?.conditions, next.status.conditions))
+        this.deps.events.record({ kind: 'Agent', metadata: agent.metadata }, event);
     }
     return next.requeueAfter === undefined ? undefined : { requeueAfter: next.requeueAfter };
   }
