@@ -161,8 +161,10 @@ const WARNING_REASONS = new Set(['Failed', WORKLOAD_LOST, 'UsagePaused']);
 /**
  * The Events of an agent's status write, from its conditions before and
  * after: each change of `Ready` (Building, Deploying, Running, Paused,
- * Failed, WorkloadLost, ...), and, while it stays Running, a service scaled
- * to zero when idle (ScaledToZero) and scaled up again (Woken).
+ * Failed, WorkloadLost, ...), a running service scaled to zero when idle
+ * (ScaledToZero: also when it became running in the same write, idle at
+ * once), and one that stays running scaled up again (Woken; a resume from a
+ * pause is its Ready event, Running).
  */
 export function agentEvents(
   previous: readonly Condition[] | undefined,
@@ -174,16 +176,15 @@ export function agentEvents(
   const running = (list: readonly Condition[] | undefined) =>
     list?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
   const workload = transitionOf(previous, next, 'WorkloadAvailable');
-  if (workload?.from && running(previous) && running(next)) {
-    if (workload.to.reason === 'ScaledToZero') {
-      events.push({
-        type: 'Normal',
-        reason: 'ScaledToZero',
-        note: 'Idle past its timeout: scaled to zero replicas until the next request.',
-      });
-    } else if (workload.from.reason === 'ScaledToZero') {
-      events.push({ type: 'Normal', reason: 'Woken', note: 'Scaled up from zero replicas.' });
-    }
+  if (!workload || !running(next)) return events;
+  if (workload.to.reason === 'ScaledToZero') {
+    events.push({
+      type: 'Normal',
+      reason: 'ScaledToZero',
+      note: 'Idle past its timeout: scaled to zero replicas until the next request.',
+    });
+  } else if (workload.from?.reason === 'ScaledToZero' && running(previous)) {
+    events.push({ type: 'Normal', reason: 'Woken', note: 'Scaled up from zero replicas.' });
   }
   return events;
 }

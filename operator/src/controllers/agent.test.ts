@@ -216,7 +216,7 @@ describe('agentEvents', () => {
       ]);
   });
 
-  it('records ScaledToZero and Woken for an idle service that stays running, not for a pause', () => {
+  it('records ScaledToZero and Woken for an idle running service, not for a pause', () => {
     const running = after(undefined, ready('True', 'Running'), workload('True', 'Available'));
     const idle = after(running, workload('True', 'ScaledToZero'));
     expect(agentEvents(running, idle)).toEqual([
@@ -231,6 +231,19 @@ describe('agentEvents', () => {
     const paused = after(running, ready('False', 'Paused'), workload('True', 'ScaledToZero'));
     expect(agentEvents(running, paused)).toEqual([
       expect.objectContaining({ type: 'Normal', reason: 'Paused' }),
+    ]);
+    // A resume is its Running event; idle from the start, it is also scaled to zero at once.
+    const resumed = after(paused, ready('True', 'Running'), workload('False', 'RollingOut'));
+    expect(agentEvents(paused, resumed).map((e) => e.reason)).toEqual(['Running']);
+    const deploying = after(
+      undefined,
+      ready('False', 'Deploying'),
+      workload('False', 'RollingOut'),
+    );
+    const idleAtOnce = after(deploying, ready('True', 'Running'), workload('True', 'ScaledToZero'));
+    expect(agentEvents(deploying, idleAtOnce).map((e) => e.reason)).toEqual([
+      'Running',
+      'ScaledToZero',
     ]);
   });
 });

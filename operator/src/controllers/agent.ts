@@ -106,8 +106,12 @@ export class AgentController implements Controller {
           requeueAfter = scale.requeueAfter;
           await driver.applyService(agent, serving, scale.replicas);
           const after = await driver.serviceStatus(agent);
+          // Scaled to zero once asked to be: no replica has to become ready for that, and the
+          // condition (and its ScaledToZero Event) should not wait on the old pod's removal.
           const available =
-            after.exists && after.ready && after.deploymentId === serving.metadata.name;
+            after.exists &&
+            after.deploymentId === serving.metadata.name &&
+            (scale.replicas === 0 || after.ready);
           endpoint = available && scale.replicas > 0 ? (after.endpoint ?? null) : null;
           conditions = setCondition(
             conditions,
