@@ -34,8 +34,16 @@ export class KubeJson {
 
   constructor(private readonly kc: KubeConfig) {}
 
-  /** Sends `body` (as JSON) and returns the answer parsed; rejects with KubeApiError on a non-2xx. */
-  async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  /**
+   * Sends `body` (as JSON, of `contentType`: a PATCH names its patch type) and returns the
+   * answer parsed; rejects with KubeApiError on a non-2xx.
+   */
+  async request<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    contentType = 'application/json',
+  ): Promise<T> {
     const server = this.kc.getCurrentCluster()?.server;
     if (!server) throw new Error('the kubeconfig names no current cluster');
     const base = await this.options();
@@ -47,7 +55,7 @@ export class KubeJson {
       accept: 'application/json',
     };
     if (payload !== undefined) {
-      headers['content-type'] = 'application/json';
+      headers['content-type'] = contentType;
       headers['content-length'] = Buffer.byteLength(payload);
     }
     const send = url.protocol === 'http:' ? http.request : https.request;

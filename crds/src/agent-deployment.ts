@@ -220,7 +220,7 @@ export const AgentDeploymentStatus = Type.Object(
     ),
     conditions: Type.Optional(
       conditionList(
-        'Standard conditions (metav1.Condition). The operator writes none for an AgentDeployment in this release: progress is in state.',
+        'Standard conditions (metav1.Condition), written by the operator with each state; each change of Ready is also recorded as an Event (kubectl describe), a failure as a Warning. Ready: True while a version is active (reason Active) or once a run completed (Completed); otherwise False, its reason where the version or run stands (Queued, Building, Built: rolling out, Running: a run) or how it ended (BuildFailed, RolloutFailed, Cancelled, RunFailed, NotRun: a run that could not start, Failed: a deploy the API server rejected, Superseded, RolledBack). Built (versions only): Unknown while Queued or Building, True once the build succeeded (BuildSucceeded), False when the version failed before (BuildFailed, Cancelled, Failed).',
       ),
     ),
     state: Type.Optional(

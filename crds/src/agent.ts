@@ -231,7 +231,7 @@ export const AgentStatusBlock = Type.Object(
     ),
     conditions: Type.Optional(
       conditionList(
-        'Standard conditions (metav1.Condition), written by the operator. Ready: True while status is running; its reason is the status value (e.g. running, paused, usage_paused). WorkloadAvailable (services only): True when the workload runs the version being served and is ready (reason Available, or ScaledToZero while it runs no replica: idle, paused or usage_paused); False while a version rolls out (RollingOut) or after archiving (Archived).',
+        'Standard conditions (metav1.Condition), written by the operator; each change of Ready, and a service scaled to zero or woken while running, is also recorded as an Event (kubectl describe). Ready: True while status is running; its reason is the status in CamelCase (Pending, Building, Deploying, Running, Paused, UsagePaused, Failed, Archived), or WorkloadLost when the workload vanished. WorkloadAvailable (services only): True when the workload runs the version being served and is ready (reason Available), or is scaled to no replica (ScaledToZero: idle, paused or usage_paused); False while a version rolls out (RollingOut) or after archiving (Archived).',
       ),
     ),
     status: Type.Optional(

@@ -40,16 +40,24 @@ export function stringSet(description: string) {
   return Type.Array(Type.String(), { 'x-kubernetes-list-type': 'set', description });
 }
 
+/** `metav1.Condition`'s pattern of `type`: CamelCase, optionally prefixed by a DNS subdomain and `/`. */
+export const CONDITION_TYPE_PATTERN =
+  '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$';
+
+/** `metav1.Condition`'s pattern of `reason`: a CamelCase identifier (also `,` `:` and `_`). */
+export const CONDITION_REASON_PATTERN = '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$';
+
 /**
  * Shaped like `metav1.Condition`, the status vocabulary every reconciler
- * writes: the same fields, required fields, enumeration and length limits
- * (its `type` and `reason` patterns, `reason`'s minimum length and
- * `observedGeneration`'s int64 format are not checked here). Described in the words of the Kubernetes API reference.
+ * writes: the same fields, required fields, patterns, enumeration, formats and
+ * length limits, so kube-apiserver refuses what it would refuse of a built-in
+ * condition. Described in the words of the Kubernetes API reference.
  */
 export const Condition = Type.Object(
   {
     type: Type.String({
       maxLength: 316,
+      pattern: CONDITION_TYPE_PATTERN,
       description:
         'Type of the condition, in CamelCase (or in foo.example.com/CamelCase). Each type appears at most once in the list.',
     }),
@@ -57,9 +65,11 @@ export const Condition = Type.Object(
       description: 'Status of the condition: one of True, False or Unknown.',
     }),
     reason: Type.String({
+      minLength: 1,
       maxLength: 1024,
+      pattern: CONDITION_REASON_PATTERN,
       description:
-        "A programmatic identifier of the reason for the condition's last transition. May not be empty.",
+        "A programmatic identifier, in CamelCase, of the reason for the condition's last transition. May not be empty.",
     }),
     message: Type.String({
       maxLength: 32768,
@@ -70,6 +80,7 @@ export const Condition = Type.Object(
     ),
     observedGeneration: Type.Optional(
       Type.Integer({
+        format: 'int64',
         minimum: 0,
         description:
           "The object's metadata.generation the condition was set from; when lower than the current one, the condition is out of date.",

@@ -55,7 +55,7 @@ export const WorkspaceStatus = Type.Object(
     ),
     conditions: Type.Optional(
       conditionList(
-        'Standard conditions (metav1.Condition). The operator writes none for a Workspace in this release.',
+        'Standard conditions (metav1.Condition), written by the operator. Ready: True (reason Ready) once the operator has observed the workspace at its generation, its message counting the agents; becoming ready is also recorded as an Event.',
       ),
     ),
     agentCount: Type.Optional(

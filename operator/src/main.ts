@@ -56,6 +56,7 @@ const elector = new LeaderElector({
       driver,
       log,
       metrics: reconcileMetrics,
+      identity: elector.identity,
       namespaces: only.size > 0 ? (namespace) => only.has(namespace) : undefined,
     });
     manager.start().then(

@@ -30,6 +30,7 @@ import { UsageReporter } from './usage-reporter.js';
 import type { ReconcileMetrics } from './control-loop/reconcile-metrics.js';
 import type { ResourceKind } from '../../crds/src/index.js';
 import type { WorkloadDriver } from './drivers/driver.js';
+import { KubeEventRecorder, type EventSink } from './events/event-recorder.js';
 
 /** Options of {@link OperatorManager}. */
 export interface ManagerOptions {
@@ -44,6 +45,8 @@ export interface ManagerOptions {
   namespaces?: (namespace: string) => boolean;
   /** Counts and times reconciles, and reads the queue and cache when scraped. */
   metrics?: ReconcileMetrics;
+  /** Who records the Events (its reportingInstance): the leader's identity. Default: the host name. */
+  identity?: string;
 }
 
 /** The controllers, the cache they watch and their queues. */
@@ -60,6 +63,8 @@ export class OperatorManager {
   /** The driver's own metering of the machines it runs (a cluster's pods), once started. */
   private machineMeter: { stop(): Promise<void> } | undefined;
   private logShipping: { stop(): Promise<void> } | undefined;
+  /** The Events the controllers record; flushed by {@link stop}. */
+  private readonly events: EventSink;
 
   constructor(private readonly opts: ManagerOptions) {
     const { kc, log } = opts;
@@ -68,6 +73,10 @@ export class OperatorManager {
     const enqueue = (kind: ResourceKind, ref: ObjectRef) => this.enqueue(kind, ref);
     this.usage = new UsageReporter(opts.cfg.internalApiUrl, opts.cfg.internalSecret, log);
     const resources = new CustomResourceClient(kc);
+    this.events = new KubeEventRecorder(kc, log, {
+      reportingInstance: opts.identity,
+      now: opts.now,
+    });
     const { controllers, driverNotifier, liveObjects } = operatorControllers({
       resources,
       cached: new CachedResources(resources, this.cache.resources()),
@@ -76,6 +85,7 @@ export class OperatorManager {
       cfg: opts.cfg,
       enqueue,
       log,
+      events: this.events,
       now: opts.now,
       usage: this.usage,
     });
@@ -151,6 +161,7 @@ export class OperatorManager {
   async stop(): Promise<void> {
     this.opts.metrics?.attach(undefined);
     await this.queue.stop();
+    await this.events.flush();
     await this.machineMeter?.stop();
     await this.logShipping?.stop();
     await this.usage.close();

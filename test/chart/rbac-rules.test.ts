@@ -29,6 +29,7 @@ import { createLogger } from '../../common/logger.js';
 import { generateSecret } from '../../common/secrets.js';
 import { loadOperatorConfig } from '../../operator/src/config.js';
 import { KubernetesDriver } from '../../operator/src/drivers/kubernetes/kubernetes-driver.js';
+import { KubeEventRecorder } from '../../operator/src/events/event-recorder.js';
 import { PYTHON_SERVICE } from '../factories/archives.js';
 import { agentDeploymentResource, agentResource } from '../factories/custom-resources.js';
 import {
@@ -228,6 +229,23 @@ const probes: Record<string, Probe> = {
       });
     if (!review.status?.allowed) throw new Error('the operator may not read pods/log');
   },
+  'operator records an Event about an agent, and counts its repeat in the series': async () => {
+    const { agent } = await agentAndDeployment();
+    // The recorder logs a refused write and goes on; the Event's absence is what fails here.
+    const recorder = new KubeEventRecorder(operatorKc, log);
+    const event = { type: 'Normal', reason: 'Probed', note: 'rbac probe' } as const;
+    recorder.record({ kind: 'Agent', metadata: agent.metadata }, event);
+    recorder.record({ kind: 'Agent', metadata: agent.metadata }, event);
+    await recorder.flush();
+    // As kubectl describe finds it: core/v1 Events of the object's uid.
+    const events = await admin.makeApiClient(CoreV1Api).listNamespacedEvent({
+      namespace: tenant,
+      fieldSelector: `involvedObject.uid=${agent.metadata.uid}`,
+    });
+    expect(events.items.map((e) => [e.reason, e.series?.count ?? e.count])).toEqual([
+      ['Probed', 2],
+    ]);
+  },
 };
 
 /** Runs every probe; those that failed: each its name, then the start of its error. */
@@ -342,7 +360,7 @@ describe('the chart’s roles', () => {
 
   it('fail a probe whenever any one rule is removed', async () => {
     const rules = everyRule();
-    expect(rules.length).toBe(14);
+    expect(rules.length).toBe(15);
     const unnoticed: string[] = [];
     const observed: Record<string, string[]> = {};
     for (const { label, role, index } of rules) {
@@ -364,7 +382,7 @@ describe('the chart’s roles', () => {
     const by = (role: string, index: number) =>
       Object.entries(observed).find(([label]) => label.includes(`${role} #${index} `))?.[1];
     const [crs, status, service, build, lease] = Object.keys(probes);
-    const [apiWrites, apiPods, podsWatch, podLogs] = Object.keys(probes).slice(5);
+    const [apiWrites, apiPods, podsWatch, podLogs, events] = Object.keys(probes).slice(5);
     expect(by('-operator', 0)).toEqual([crs]);
     expect(by('-operator', 1)).toEqual([status]);
     expect(by('-operator', 2)).toEqual([service]);
@@ -373,6 +391,7 @@ describe('the chart’s roles', () => {
     expect(by('-operator', 5)).toEqual([service, build]);
     expect(by('-operator', 6)).toEqual([podsWatch]);
     expect(by('-operator', 7)).toEqual([podLogs]);
+    expect(by('-operator', 8)).toEqual([events]);
     expect(by('-operator-leader-election', 0)).toEqual([lease]);
     expect(by('-apiserver', 1)).toEqual([apiWrites]);
     expect(by('-apiserver', 2)).toEqual([apiPods]);

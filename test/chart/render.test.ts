@@ -134,6 +134,7 @@ describe('defaults', () => {
       },
       { apiGroups: [''], resources: ['pods'], verbs: ['list', 'watch'] },
       { apiGroups: [''], resources: ['pods/log'], verbs: ['get'] },
+      { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] },
     ]);
     const lease = find(objects, 'Role', 'svc-operator-leader-election');
     expect(lease.metadata?.namespace).toBe('svc-system');

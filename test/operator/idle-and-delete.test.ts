@@ -4,7 +4,12 @@
  * what it ran (owner references, collected by the controller manager).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import {
+  CoreV1Api,
+  CustomObjectsApi,
+  PatchStrategy,
+  setHeaderOptions,
+} from '@kubernetes/client-node';
 import {
   ANNOTATIONS,
   API_GROUP,
@@ -31,8 +36,11 @@ import {
   type RunningOperator,
 } from './operator-harness.js';
 
-// The operator's clock runs 10 minutes ahead: every agent has been idle past its 5 minutes.
+// The operator's clock, moved 10 minutes ahead at a time: an agent deployed before a move has
+// been idle past its 5 minutes after it.
 const AHEAD_MS = 10 * 60_000;
+let aheadMs = 0;
+const operatorNow = () => new Date(Date.now() + aheadMs);
 let server: TestServer;
 let owner: Caller;
 let operator: RunningOperator;
@@ -41,12 +49,7 @@ let counter = 0;
 beforeAll(async () => {
   server = await startControlPlaneServer();
   owner = await createCaller(server, { tier: 'starter' });
-  operator = await startOperator(
-    server.kc,
-    (ns) => ns === owner.namespace,
-    {},
-    () => new Date(Date.now() + AHEAD_MS),
-  );
+  operator = await startOperator(server.kc, (ns) => ns === owner.namespace, {}, operatorNow);
 });
 
 afterAll(async () => {
@@ -98,6 +101,9 @@ async function deployed(
 describe('scale to zero', () => {
   it('scales an idle service to zero, and the edge activity mark wakes it', async () => {
     const { id } = await deployed({});
+    aheadMs += AHEAD_MS;
+    // Its next reconcile was due in 5 minutes of the old time: now, on the moved clock.
+    await operator.manager.reconcileNow('Agent', { namespace: owner.namespace, name: id });
     await eventually(
       () => replicas(id),
       (r) => r === 0,
@@ -121,7 +127,7 @@ describe('scale to zero', () => {
         body: {
           metadata: {
             annotations: {
-              [ANNOTATIONS.lastActivity]: new Date(Date.now() + AHEAD_MS).toISOString(),
+              [ANNOTATIONS.lastActivity]: operatorNow().toISOString(),
             },
           },
         },
@@ -133,11 +139,32 @@ describe('scale to zero', () => {
       (r) => r === 1,
       'woken',
     );
+    // Both recorded as Events about the agent, as kubectl describe finds them.
+    const agent = await server.kc.makeApiClient(CustomObjectsApi).getNamespacedCustomObject({
+      group: API_GROUP,
+      version: API_VERSION,
+      namespace: owner.namespace,
+      plural: PLURALS.Agent,
+      name: id,
+    });
+    const uid = (agent as { metadata: { uid: string } }).metadata.uid;
+    await eventually(
+      async () =>
+        (
+          await server.kc.makeApiClient(CoreV1Api).listNamespacedEvent({
+            namespace: owner.namespace,
+            fieldSelector: `involvedObject.uid=${uid}`,
+          })
+        ).items.map((e) => e.reason),
+      (reasons) => reasons.includes('ScaledToZero') && reasons.includes('Woken'),
+      'ScaledToZero and Woken events',
+    );
   });
 
   it('keeps a keep_alive service running', async () => {
     const { id } = await deployed({ keep_alive: true, tier: 'starter' });
-    // A reconcile on the clock 10 minutes ahead, past the idle timeout, has run.
+    aheadMs += AHEAD_MS;
+    // A reconcile on the clock moved 10 minutes ahead, past the idle timeout, has run.
     await operator.manager.reconcileNow('Agent', { namespace: owner.namespace, name: id });
     expect(await replicas(id)).toBe(1);
   });

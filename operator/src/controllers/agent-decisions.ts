@@ -9,10 +9,12 @@ import {
   ANNOTATIONS,
   type Agent,
   type AgentDeployment,
+  type AgentStatus,
   type AgentStatusBlock,
   type Condition,
 } from '../../../crds/src/index.js';
 import { setCondition } from '../conditions.js';
+import { eventOf, transitionOf, type EventNote } from '../events/transitions.js';
 import type { OperatorConfig } from '../config.js';
 import type { ServingStatus } from '../drivers/driver.js';
 import {
@@ -123,6 +125,70 @@ export function archivedCondition(agent: Agent): ConditionChange {
   };
 }
 
+/** The `Ready` reason of each agent status (CamelCase, as a condition's reason is). */
+export const READY_REASONS: Record<AgentStatus, string> = {
+  pending: 'Pending',
+  building: 'Building',
+  deploying: 'Deploying',
+  running: 'Running',
+  failed: 'Failed',
+  stopped: 'Stopped',
+  paused: 'Paused',
+  usage_paused: 'UsagePaused',
+  suspended: 'Suspended',
+  archived: 'Archived',
+  deleting: 'Deleting',
+  deleted: 'Deleted',
+};
+
+/** The `Ready` reason of an agent whose workload vanished (its status is failed). */
+export const WORKLOAD_LOST = 'WorkloadLost';
+
+/** `Ready`: True while the agent is running; its reason is the status (or the loss) in CamelCase. */
+export function readyCondition(agent: Agent, status: AgentStatus, lost: boolean): ConditionChange {
+  return {
+    type: 'Ready',
+    status: status === 'running' ? 'True' : 'False',
+    reason: lost ? WORKLOAD_LOST : READY_REASONS[status],
+    message: lost ? LOST_MESSAGE : `The agent is ${status}.`,
+    observedGeneration: agent.metadata.generation,
+  };
+}
+
+/** `Ready` reasons recorded as Warning Events: the agent cannot serve and the owner should act. */
+const WARNING_REASONS = new Set(['Failed', WORKLOAD_LOST, 'UsagePaused']);
+
+/**
+ * The Events of an agent's status write, from its conditions before and
+ * after: each change of `Ready` (Building, Deploying, Running, Paused,
+ * Failed, WorkloadLost, ...), a running service scaled to zero when idle
+ * (ScaledToZero: also when it became running in the same write, idle at
+ * once), and one that stays running scaled up again (Woken; a resume from a
+ * pause is its Ready event, Running).
+ */
+export function agentEvents(
+  previous: readonly Condition[] | undefined,
+  next: readonly Condition[] | undefined,
+): EventNote[] {
+  const events: EventNote[] = [];
+  const ready = transitionOf(previous, next, 'Ready');
+  if (ready) events.push(eventOf(ready.to, WARNING_REASONS.has(ready.to.reason)));
+  const running = (list: readonly Condition[] | undefined) =>
+    list?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+  const workload = transitionOf(previous, next, 'WorkloadAvailable');
+  if (!workload || !running(next)) return events;
+  if (workload.to.reason === 'ScaledToZero') {
+    events.push({
+      type: 'Normal',
+      reason: 'ScaledToZero',
+      note: 'Idle past its timeout: scaled to zero replicas until the next request.',
+    });
+  } else if (workload.from?.reason === 'ScaledToZero' && running(previous)) {
+    events.push({ type: 'Normal', reason: 'Woken', note: 'Scaled up from zero replicas.' });
+  }
+  return events;
+}
+
 /** What the operator found on the compute plane, for the status block. */
 export interface Observed {
   versions: Versions;
@@ -159,17 +225,7 @@ export function agentStatusBlock(
     const untilNext = new Date(cron.cronNextRunAt).getTime() - now.getTime() + 1000;
     requeueAfter = Math.min(requeueAfter ?? untilNext, untilNext);
   }
-  const conditions = setCondition(
-    observed.conditions,
-    {
-      type: 'Ready',
-      status: status === 'running' ? 'True' : 'False',
-      reason: status,
-      message: lost ? LOST_MESSAGE : `The agent is ${status}.`,
-      observedGeneration: agent.metadata.generation,
-    },
-    now,
-  );
+  const conditions = setCondition(observed.conditions, readyCondition(agent, status, lost), now);
   const next: AgentStatusBlock = {
     ...agent.status,
     ...cron,

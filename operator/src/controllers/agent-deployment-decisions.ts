@@ -6,6 +6,7 @@
  */
 import type { AgentDeployment, AgentDeploymentStatus } from '../../../crds/src/index.js';
 import type { ServingStatus, TaskStatus } from '../drivers/driver.js';
+import { deploymentConditions, type FailureReason } from './agent-deployment-conditions.js';
 import { byAge, newest, stateOf } from './views.js';
 
 /** How soon a version in progress (or a run) is looked at again without an event. */
@@ -14,12 +15,31 @@ export const POLL_MS = 5000;
 /** The states the reconciler ends a version in. */
 export type FinishedState = 'failed' | 'superseded' | 'rolled_back';
 
-/** `changes` over the status `d` has, observed at its generation. */
+/**
+ * `changes` over the status `d` has, observed at its generation, with the
+ * conditions that status makes (`failure` says why, when it ends failed).
+ */
 export function withStatus(
   d: AgentDeployment,
   changes: AgentDeploymentStatus,
+  now: Date,
+  failure?: FailureReason,
 ): AgentDeploymentStatus {
-  return { ...d.status, ...changes, observedGeneration: d.metadata.generation };
+  const status = { ...d.status, ...changes };
+  return {
+    ...status,
+    conditions: deploymentConditions(d, status, now, failure),
+    observedGeneration: d.metadata.generation,
+  };
+}
+
+/**
+ * Whether a deployment in a final state still lacks the conditions of it (it
+ * ended before the operator wrote conditions, or the API server rejected it):
+ * the reconciler writes them once.
+ */
+export function lacksConditions(d: AgentDeployment): boolean {
+  return Boolean(d.status) && !d.status?.conditions?.some((c) => c.type === 'Ready');
 }
 
 /**
@@ -105,7 +125,7 @@ export function queueDecision(
 export type BuildDecision =
   /** Status says building but the Job is gone (deleted, or the operator stopped between the two writes). */
   | { next: 'restart' }
-  | { next: 'fail'; message: string }
+  | { next: 'fail'; message: string; reason: FailureReason }
   | { next: 'deploy'; status: AgentDeploymentStatus }
   | { next: 'wait' };
 
@@ -115,7 +135,11 @@ export function buildDecision(build: TaskStatus, now: Date): BuildDecision {
     case 'missing':
       return { next: 'restart' };
     case 'failed':
-      return { next: 'fail', message: `Build failed: ${build.message ?? 'unknown error'}` };
+      return {
+        next: 'fail',
+        message: `Build failed: ${build.message ?? 'unknown error'}`,
+        reason: 'BuildFailed',
+      };
     case 'succeeded':
       return {
         next: 'deploy',
@@ -152,7 +176,9 @@ export function deployingDecision(
 
 /** What the agent's workload means for version `d` being rolled out. */
 export type WorkloadDecision =
-  { next: 'activate' } | { next: 'fail'; message: string } | { next: 'wait' };
+  | { next: 'activate' }
+  | { next: 'fail'; message: string; reason: FailureReason }
+  | { next: 'wait' };
 
 /**
  * The next step of version `d` given what serves its agent: active once the
@@ -165,6 +191,7 @@ export function workloadDecision(d: AgentDeployment, serving: ServingStatus): Wo
     return {
       next: 'fail',
       message: `The new version did not become healthy: ${serving.failed}`,
+      reason: 'RolloutFailed',
     };
   }
   return serving.ready ? { next: 'activate' } : { next: 'wait' };

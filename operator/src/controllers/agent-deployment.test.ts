@@ -136,10 +136,12 @@ describe('buildDecision', () => {
     expect(buildDecision({ phase: 'failed', message: 'pip: no such package' }, now)).toEqual({
       next: 'fail',
       message: 'Build failed: pip: no such package',
+      reason: 'BuildFailed',
     });
     expect(buildDecision({ phase: 'failed' }, now)).toEqual({
       next: 'fail',
       message: 'Build failed: unknown error',
+      reason: 'BuildFailed',
     });
     expect(buildDecision({ phase: 'running' }, now)).toEqual({ next: 'wait' });
     expect(buildDecision({ phase: 'pending' }, now)).toEqual({ next: 'wait' });
@@ -185,6 +187,7 @@ describe('workloadDecision', () => {
     expect(workloadDecision(d, serving({ failed: 'crash loop' }))).toEqual({
       next: 'fail',
       message: 'The new version did not become healthy: crash loop',
+      reason: 'RolloutFailed',
     });
   });
 
@@ -247,12 +250,16 @@ describe('finishing', () => {
     const d = version(1, 'building');
     d.metadata.generation = 4;
     d.status = { state: 'building', startedAt: 't0', queuePosition: null };
-    expect(withStatus(d, { state: 'deploying', builtAt: 't1' })).toEqual({
+    expect(withStatus(d, { state: 'deploying', builtAt: 't1' }, now)).toEqual({
       state: 'deploying',
       startedAt: 't0',
       queuePosition: null,
       builtAt: 't1',
       observedGeneration: 4,
+      conditions: [
+        expect.objectContaining({ type: 'Ready', reason: 'Built', observedGeneration: 4 }),
+        expect.objectContaining({ type: 'Built', status: 'True', reason: 'BuildSucceeded' }),
+      ],
     });
   });
 });

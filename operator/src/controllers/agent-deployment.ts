@@ -29,7 +29,9 @@ import {
   type ObjectRef,
   type Watch,
 } from '../control-loop/controller.js';
+import type { EventSink } from '../events/event-recorder.js';
 import type { RunController } from './run.js';
+import { deploymentEvents, type FailureReason } from './agent-deployment-conditions.js';
 import {
   activeStatus,
   buildDecision,
@@ -37,6 +39,7 @@ import {
   deployingDecision,
   finishedStatus,
   holdsNoBuildSlot,
+  lacksConditions,
   POLL_MS,
   queueDecision,
   replacedBy,
@@ -79,8 +82,15 @@ export class AgentDeploymentController implements Controller {
       log: Logger;
       /** Where each finished build's time is reported. */
       usage?: UsageReports;
+      /** Where the deployments' transitions are recorded as Events. */
+      events: EventSink;
+      now?: () => Date;
     },
   ) {}
+
+  private now(): Date {
+    return this.deps.now?.() ?? new Date();
+  }
 
   /** Reconciles the AgentDeployment `ref`. */
   async reconcile({ namespace, name }: ObjectRef): Promise<ReconcileResult> {
@@ -92,15 +102,21 @@ export class AgentDeploymentController implements Controller {
       await driver.forgetDeployment(namespace, name);
       return;
     }
-    if (d.spec.ephemeral) return this.deps.runs.reconcile(d);
     const state = stateOf(d);
+    if (isFinalState(state) && lacksConditions(d)) {
+      // Ended before conditions were written (or rejected by the API server): written once,
+      // without Events, which would repeat old news for every such object after an upgrade.
+      await this.setStatus(d, {}, undefined, false);
+      return;
+    }
+    if (d.spec.ephemeral) return this.deps.runs.reconcile(d);
     if (isFinalState(state)) return;
     const agent = await this.deps.cached.get('Agent', namespace, d.spec.agentId);
     if (!agent) return;
 
     if (d.spec.cancellationRequested) {
       await driver.cancelBuild(d);
-      await this.finish(d, 'failed', cancelledMessage(d));
+      await this.finish(d, 'failed', cancelledMessage(d), 'Cancelled');
       return;
     }
 
@@ -109,10 +125,10 @@ export class AgentDeploymentController implements Controller {
         return this.queued(agent, d);
       case 'building': {
         const task = await driver.buildStatus(d);
-        const build = buildDecision(task, new Date());
+        const build = buildDecision(task, this.now());
         if (build.next === 'restart') await driver.startBuild(agent, d);
         else if (build.next === 'fail') {
-          await this.finish(d, 'failed', build.message);
+          await this.finish(d, 'failed', build.message, build.reason);
           this.reportBuild(agent, d, task);
           return;
         } else if (build.next === 'deploy') {
@@ -128,7 +144,7 @@ export class AgentDeploymentController implements Controller {
         if (first === 'supersede') return this.finish(d, 'superseded', null);
         if (first === 'activate') return this.activate(d, siblings);
         const next = workloadDecision(d, await driver.serviceStatus(agent));
-        if (next.next === 'fail') return this.finish(d, 'failed', next.message);
+        if (next.next === 'fail') return this.finish(d, 'failed', next.message, next.reason);
         if (next.next === 'activate') return this.activate(d, siblings);
         // The agent controller rolls the workload out; its progress brings this deployment back.
         enqueue('Agent', { namespace, name: d.spec.agentId });
@@ -141,7 +157,7 @@ export class AgentDeploymentController implements Controller {
   /** Starts the build when a slot is free, else records the queue position. */
   private async queued(agent: Agent, d: AgentDeployment): Promise<ReconcileResult> {
     const { view, cfg, driver } = this.deps;
-    const decision = queueDecision(d, view.deployments(), cfg.buildConcurrency, new Date());
+    const decision = queueDecision(d, view.deployments(), cfg.buildConcurrency, this.now());
     if (!decision.start) {
       if (decision.status) await this.setStatus(d, decision.status);
       return { requeueAfter: POLL_MS * 2 };
@@ -157,7 +173,7 @@ export class AgentDeploymentController implements Controller {
     d: AgentDeployment,
     siblings: AgentDeployment[],
   ): Promise<ReconcileResult> {
-    await this.setStatus(d, activeStatus(d, new Date()));
+    await this.setStatus(d, activeStatus(d, this.now()));
     const replaced = replacedBy(d, siblings);
     for (const previous of replaced.versions) {
       const fresh = await this.deps.resources.get(
@@ -180,8 +196,9 @@ export class AgentDeploymentController implements Controller {
     d: AgentDeployment,
     state: FinishedState,
     message: string | null,
+    failure?: FailureReason,
   ): Promise<void> {
-    await this.setStatus(d, finishedStatus(state, message, new Date()));
+    await this.setStatus(d, finishedStatus(state, message, this.now()), failure);
     this.deps.log.info('deployment finished', {
       deployment: d.metadata.name,
       state,
@@ -189,7 +206,17 @@ export class AgentDeploymentController implements Controller {
     });
   }
 
-  private async setStatus(d: AgentDeployment, changes: AgentDeploymentStatus): Promise<void> {
-    await this.deps.resources.writeStatus('AgentDeployment', d, withStatus(d, changes));
+  /** Writes `changes` and the conditions they make, then records the transitions as Events. */
+  private async setStatus(
+    d: AgentDeployment,
+    changes: AgentDeploymentStatus,
+    failure?: FailureReason,
+    recordEvents = true,
+  ): Promise<void> {
+    const status = withStatus(d, changes, this.now(), failure);
+    await this.deps.resources.writeStatus('AgentDeployment', d, status);
+    if (!recordEvents) return;
+    for (const event of deploymentEvents(d.status?.conditions, status.conditions))
+      this.deps.events.record({ kind: 'AgentDeployment', metadata: d.metadata }, event);
   }
 }

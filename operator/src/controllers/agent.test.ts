@@ -1,8 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import {
   ANNOTATIONS,
+  CONDITION_REASON_PATTERN,
   type Agent,
   type AgentDeployment,
+  type Condition,
   type DeploymentState,
 } from '../../../crds/src/index.js';
 import {
@@ -10,9 +12,14 @@ import {
   agentResource,
 } from '../../../test/factories/custom-resources.js';
 import type { ServingStatus } from '../drivers/driver.js';
+import { setCondition } from '../conditions.js';
 import {
+  agentEvents,
   agentStatusBlock,
   archivedCondition,
+  READY_REASONS,
+  readyCondition,
+  WORKLOAD_LOST,
   idleFor,
   isLost,
   LOST_MESSAGE,
@@ -146,6 +153,101 @@ describe('conditions', () => {
   });
 });
 
+describe('Ready', () => {
+  it('gives each status, and a lost workload, a CamelCase reason the CRD accepts', () => {
+    for (const reason of [...Object.values(READY_REASONS), WORKLOAD_LOST])
+      expect(reason).toMatch(new RegExp(CONDITION_REASON_PATTERN));
+    const a = agent({}, { generation: 2 });
+    expect(readyCondition(a, 'usage_paused', false)).toEqual({
+      type: 'Ready',
+      status: 'False',
+      reason: 'UsagePaused',
+      message: 'The agent is usage_paused.',
+      observedGeneration: 2,
+    });
+    expect(readyCondition(a, 'running', false)).toMatchObject({
+      status: 'True',
+      reason: 'Running',
+    });
+    expect(readyCondition(a, 'failed', true)).toMatchObject({
+      reason: 'WorkloadLost',
+      message: LOST_MESSAGE,
+    });
+  });
+});
+
+describe('agentEvents', () => {
+  const t = (m: number) => new Date(now.getTime() + m * 60_000);
+  /** The conditions after setting `changes` in order, each a minute later. */
+  const after = (
+    base: Condition[] | undefined,
+    ...changes: Array<Omit<Condition, 'lastTransitionTime'>>
+  ) =>
+    changes.reduce<Condition[] | undefined>(
+      (list, change, i) => setCondition(list, change, t(i)),
+      base,
+    );
+  const ready = (status: 'True' | 'False', reason: string) => ({
+    type: 'Ready',
+    status,
+    reason,
+    message: `The agent is ${reason}.`,
+  });
+  const workload = (status: 'True' | 'False', reason: string) => ({
+    type: 'WorkloadAvailable',
+    status,
+    reason,
+    message: 'Serving version 1.',
+  });
+
+  it('records each change of Ready, failures as warnings, and nothing when it stays', () => {
+    const building = after(undefined, ready('False', 'Building'));
+    expect(agentEvents(undefined, building)).toEqual([
+      { type: 'Normal', reason: 'Building', note: 'The agent is Building.' },
+    ]);
+    const running = after(building, ready('True', 'Running'), workload('True', 'Available'));
+    expect(agentEvents(building, running)).toEqual([
+      { type: 'Normal', reason: 'Running', note: 'The agent is Running.' },
+    ]);
+    expect(agentEvents(running, after(running, ready('True', 'Running')))).toEqual([]);
+    for (const reason of ['Failed', 'WorkloadLost', 'UsagePaused'])
+      expect(agentEvents(running, after(running, ready('False', reason)))).toEqual([
+        expect.objectContaining({ type: 'Warning', reason }),
+      ]);
+  });
+
+  it('records ScaledToZero and Woken for an idle running service, not for a pause', () => {
+    const running = after(undefined, ready('True', 'Running'), workload('True', 'Available'));
+    const idle = after(running, workload('True', 'ScaledToZero'));
+    expect(agentEvents(running, idle)).toEqual([
+      expect.objectContaining({ type: 'Normal', reason: 'ScaledToZero' }),
+    ]);
+    // Woken as soon as it leaves zero (rolling out again), not again once available.
+    const waking = after(idle, workload('False', 'RollingOut'));
+    expect(agentEvents(idle, waking)).toEqual([
+      expect.objectContaining({ type: 'Normal', reason: 'Woken' }),
+    ]);
+    expect(agentEvents(waking, after(waking, workload('True', 'Available')))).toEqual([]);
+    const paused = after(running, ready('False', 'Paused'), workload('True', 'ScaledToZero'));
+    expect(agentEvents(running, paused)).toEqual([
+      expect.objectContaining({ type: 'Normal', reason: 'Paused' }),
+    ]);
+    // A resume is its Running event; idle from the start, it is also scaled to zero at once.
+    const resumed = after(paused, ready('True', 'Running'), workload('False', 'RollingOut'));
+    expect(agentEvents(paused, resumed).map((e) => e.reason)).toEqual(['Running']);
+    const deploying = after(
+      undefined,
+      ready('False', 'Deploying'),
+      workload('False', 'RollingOut'),
+    );
+    const idleAtOnce = after(deploying, ready('True', 'Running'), workload('True', 'ScaledToZero'));
+    expect(agentEvents(deploying, idleAtOnce).map((e) => e.reason)).toEqual([
+      'Running',
+      'ScaledToZero',
+    ]);
+  });
+});
+
 describe('agentStatusBlock', () => {
   const observed = (o: Partial<Observed> = {}): Observed => {
     const deployments = o.deployments ?? [version(1, 'active', minutesAgo(1))];
@@ -176,7 +278,7 @@ describe('agentStatusBlock', () => {
       regionsReady: 1,
     });
     expect(status.conditions).toEqual([
-      expect.objectContaining({ type: 'Ready', status: 'True', reason: 'running' }),
+      expect.objectContaining({ type: 'Ready', status: 'True', reason: 'Running' }),
     ]);
     expect(status).not.toHaveProperty('failureCode');
     expect(requeueAfter).toBeUndefined();

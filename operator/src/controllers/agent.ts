@@ -24,7 +24,9 @@ import {
   type ObjectRef,
   type Watch,
 } from '../control-loop/controller.js';
+import type { EventSink } from '../events/event-recorder.js';
 import {
+  agentEvents,
   agentStatusBlock,
   archivedCondition,
   idleFor,
@@ -61,6 +63,8 @@ export class AgentController implements Controller {
       cfg: Pick<OperatorConfig, 'agentDomain' | 'agentScheme' | 'agentPort'>;
       enqueue: Enqueue;
       log: Logger;
+      /** Where the agent's transitions are recorded as Events. */
+      events: EventSink;
       now?: () => Date;
     },
   ) {}
@@ -102,8 +106,12 @@ export class AgentController implements Controller {
           requeueAfter = scale.requeueAfter;
           await driver.applyService(agent, serving, scale.replicas);
           const after = await driver.serviceStatus(agent);
+          // Scaled to zero once asked to be: no replica has to become ready for that, and the
+          // condition (and its ScaledToZero Event) should not wait on the old pod's removal.
           const available =
-            after.exists && after.ready && after.deploymentId === serving.metadata.name;
+            after.exists &&
+            after.deploymentId === serving.metadata.name &&
+            (scale.replicas === 0 || after.ready);
           endpoint = available && scale.replicas > 0 ? (after.endpoint ?? null) : null;
           conditions = setCondition(
             conditions,
@@ -135,6 +143,9 @@ export class AgentController implements Controller {
     );
     if (statusChanged(agent, next.status)) {
       await resources.writeStatus('Agent', agent, next.status);
+      // After the write: one that conflicts is retried, and records its transitions then.
+      for (const event of agentEvents(agent.status?.conditions, next.status.conditions))
+        this.deps.events.record({ kind: 'Agent', metadata: agent.metadata }, event);
     }
     return next.requeueAfter === undefined ? undefined : { requeueAfter: next.requeueAfter };
   }

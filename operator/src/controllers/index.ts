@@ -16,6 +16,7 @@ import type { ClusterView } from './views.js';
 import { WorkspaceController } from './workspace.js';
 import type { UsageReports } from '../usage-reporter.js';
 import type { ResourceAccess } from '../control-loop/cached-resources.js';
+import type { EventSink } from '../events/event-recorder.js';
 
 /** What the controllers are built from. */
 export interface ControllerDeps {
@@ -28,6 +29,8 @@ export interface ControllerDeps {
   cfg: OperatorConfig;
   enqueue: Enqueue;
   log: Logger;
+  /** Where the controllers record the transitions of their objects as Kubernetes Events. */
+  events: EventSink;
   now?: () => Date;
   /** Where machines, runs and builds are reported as usage. */
   usage?: UsageReports;
@@ -44,8 +47,16 @@ export interface OperatorControllers {
 
 /** Every controller of the operator, and its wiring to the driver. */
 export function operatorControllers(deps: ControllerDeps): OperatorControllers {
-  const { resources, cached, driver, view, cfg, enqueue, log } = deps;
-  const runs = new RunController({ resources, cached, driver, view, usage: deps.usage });
+  const { resources, cached, driver, view, cfg, enqueue, log, events, now } = deps;
+  const runs = new RunController({
+    resources,
+    cached,
+    driver,
+    view,
+    usage: deps.usage,
+    events,
+    now,
+  });
   const agents = new AgentController({
     resources: cached,
     driver,
@@ -53,7 +64,8 @@ export function operatorControllers(deps: ControllerDeps): OperatorControllers {
     cfg,
     enqueue,
     log,
-    now: deps.now,
+    events,
+    now,
   });
   const deployments = new AgentDeploymentController({
     resources,
@@ -65,11 +77,17 @@ export function operatorControllers(deps: ControllerDeps): OperatorControllers {
     enqueue,
     log,
     usage: deps.usage,
+    events,
+    now,
   });
   const names = (objects: readonly ObjectWithMeta[]) =>
     new Set(objects.map((o) => o.metadata?.name ?? ''));
   return {
-    controllers: [agents, deployments, new WorkspaceController({ resources: cached, view })],
+    controllers: [
+      agents,
+      deployments,
+      new WorkspaceController({ resources: cached, view, events, now }),
+    ],
     driverNotifier: {
       agent: (namespace, name) => enqueue(agents.kind, { namespace, name }),
       deployment: (namespace, name) => enqueue(deployments.kind, { namespace, name }),

@@ -13,6 +13,8 @@ import type { TaskStatus, WorkloadDriver } from '../drivers/driver.js';
 import type { CustomResourceClient } from '../../../common/kube/custom-resources.js';
 import type { ReconcileResult } from '../../../common/kube/index.js';
 import { POLL_MS, withStatus } from './agent-deployment-decisions.js';
+import { deploymentEvents, type FailureReason } from './agent-deployment-conditions.js';
+import type { EventSink } from '../events/event-recorder.js';
 import { runFinishedStatus, runProgress, runStart } from './run-decisions.js';
 import { stateOf, type ClusterView } from './views.js';
 import { usagePaused } from './agent-status.js';
@@ -30,8 +32,15 @@ export class RunController {
       view: ClusterView;
       /** Where each finished run's machine time is reported. */
       usage?: UsageReports;
+      /** Where the runs' transitions are recorded as Events. */
+      events: EventSink;
+      now?: () => Date;
     },
   ) {}
+
+  private now(): Date {
+    return this.deps.now?.() ?? new Date();
+  }
 
   /**
    * Reconciles `run`, as just read by the AgentDeployment controller (which
@@ -44,13 +53,14 @@ export class RunController {
     const agent = await this.deps.cached.get('Agent', namespace, run.spec.agentId);
     if (!agent) return;
     const deployments = this.deps.view.deploymentsOf(namespace, run.spec.agentId);
-    const start = runStart(run, deployments, new Date());
-    if (start.next === 'fail') return this.finish(run, 'failed', start.message);
+    const start = runStart(run, deployments, this.now());
+    if (start.next === 'fail') return this.finish(run, 'failed', start.message, 'NotRun');
     if (start.next === 'start' && usagePaused(agent)) {
       return this.finish(
         run,
         'failed',
         'not run: the account is over a usage limit of its plan this month (the agent is usage_paused)',
+        'NotRun',
       );
     }
     if (start.next === 'start') {
@@ -62,7 +72,14 @@ export class RunController {
     const progress = runProgress(run, task);
     if (progress.next === 'restart') await driver.startRun(agent, run, start.serving);
     else if (progress.next === 'finish')
-      return this.finish(run, progress.state, progress.message, task, agent);
+      return this.finish(
+        run,
+        progress.state,
+        progress.message,
+        progress.state === 'failed' ? 'RunFailed' : undefined,
+        task,
+        agent,
+      );
     else if (progress.status) await this.write(run, progress.status);
     return { requeueAfter: POLL_MS };
   }
@@ -71,11 +88,12 @@ export class RunController {
     run: AgentDeployment,
     state: 'completed' | 'failed',
     message: string | null,
+    failure?: FailureReason,
     task?: TaskStatus,
     agent?: Agent,
   ): Promise<void> {
-    const status = runFinishedStatus(run, state, message, new Date(), task);
-    await this.write(run, status);
+    const status = runFinishedStatus(run, state, message, this.now(), task);
+    await this.write(run, status, failure);
     // After the status write: a write that conflicts is retried, and reports the run then.
     if (agent && this.deps.usage) {
       for (const event of finishedTaskEvents(
@@ -89,7 +107,15 @@ export class RunController {
     }
   }
 
-  private async write(run: AgentDeployment, changes: AgentDeploymentStatus): Promise<void> {
-    await this.deps.resources.writeStatus('AgentDeployment', run, withStatus(run, changes));
+  /** Writes `changes` and the conditions they make, then records the transitions as Events. */
+  private async write(
+    run: AgentDeployment,
+    changes: AgentDeploymentStatus,
+    failure?: FailureReason,
+  ): Promise<void> {
+    const status = withStatus(run, changes, this.now(), failure);
+    await this.deps.resources.writeStatus('AgentDeployment', run, status);
+    for (const event of deploymentEvents(run.status?.conditions, status.conditions))
+      this.deps.events.record({ kind: 'AgentDeployment', metadata: run.metadata }, event);
   }
 }

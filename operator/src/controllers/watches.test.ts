@@ -21,6 +21,7 @@ import type {
   SourceName,
 } from '../control-loop/controller.js';
 import { operatorControllers, type OperatorControllers } from './index.js';
+import { noEvents } from '../events/event-recorder.js';
 import type { ClusterView } from './views.js';
 
 const NS = 'svc-live-a';
@@ -54,6 +55,7 @@ function wired(
     cfg,
     enqueue,
     log: createLogger('test', 'silent'),
+    events: noEvents,
   });
 }
 

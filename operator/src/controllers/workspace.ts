@@ -1,5 +1,4 @@
 /** Reconciles a Workspace: its `agentCount` is the number of agents that declare it. */
-import type { Agent, Workspace, WorkspaceStatus } from '../../../crds/src/index.js';
 import type { ResourceAccess } from '../control-loop/cached-resources.js';
 import type { ReconcileResult } from '../../../common/kube/index.js';
 import {
@@ -9,7 +8,9 @@ import {
   type ObjectRef,
   type Watch,
 } from '../control-loop/controller.js';
+import type { EventSink } from '../events/event-recorder.js';
 import type { ClusterView } from './views.js';
+import { workspaceEvents, workspaceStatus } from './workspace-decisions.js';
 
 /** The Workspace reconciler. */
 export class WorkspaceController implements Controller {
@@ -24,33 +25,26 @@ export class WorkspaceController implements Controller {
     },
   ];
 
-  constructor(private readonly deps: { resources: ResourceAccess; view: ClusterView }) {}
+  constructor(
+    private readonly deps: {
+      resources: ResourceAccess;
+      view: ClusterView;
+      /** Where the workspace's transitions are recorded as Events. */
+      events: EventSink;
+      now?: () => Date;
+    },
+  ) {}
 
   /** Reconciles the Workspace `ref`. */
   async reconcile({ namespace, name }: ObjectRef): Promise<ReconcileResult> {
     const workspace = await this.deps.resources.get('Workspace', namespace, name);
     if (!workspace || workspace.metadata.deletionTimestamp) return;
-    const status = workspaceStatus(workspace, this.deps.view.agentsIn(namespace));
-    if (status) await this.deps.resources.writeStatus('Workspace', workspace, status);
+    const now = this.deps.now?.() ?? new Date();
+    const status = workspaceStatus(workspace, this.deps.view.agentsIn(namespace), now);
+    if (!status) return;
+    await this.deps.resources.writeStatus('Workspace', workspace, status);
+    for (const event of workspaceEvents(workspace.status, status))
+      this.deps.events.record({ kind: 'Workspace', metadata: workspace.metadata }, event);
     return;
   }
-}
-
-/**
- * The status `workspace` should have given the agents of its namespace: how
- * many (not being deleted) declare it; null when the status already says so.
- */
-export function workspaceStatus(
-  workspace: Workspace,
-  agents: readonly Agent[],
-): WorkspaceStatus | null {
-  const agentCount = agents.filter(
-    (a) => !a.metadata.deletionTimestamp && a.spec.workspaceName === workspace.spec.name,
-  ).length;
-  if (
-    workspace.status?.agentCount === agentCount &&
-    workspace.status.observedGeneration === workspace.metadata.generation
-  )
-    return null;
-  return { ...workspace.status, agentCount, observedGeneration: workspace.metadata.generation };
 }
