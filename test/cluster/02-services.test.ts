@@ -12,6 +12,7 @@ import {
   accountNamespace,
   adminKube,
   answerThroughEdge,
+  asAdmin,
   controlPlane,
   deployed,
   example,
@@ -99,5 +100,45 @@ describe('services on the Kubernetes driver, in real pods', () => {
       return res.body.items?.length ? res.body.items : undefined;
     });
     expect(logs.length).toBeGreaterThan(0);
+  });
+});
+
+describe('what a kubectl user sees of them', () => {
+  it('shows the Events of a deployment and its conditions (kubectl describe)', async () => {
+    const deployments = await api<{ items: Array<{ id: string; state: string }> }>(
+      'GET',
+      '/api/v1/agents/py-svc/deployments',
+    );
+    const active = deployments.body.items.find((d) => d.state === 'active');
+    expect(active).toBeDefined();
+    const described = await asAdmin(
+      s.kubeconfig,
+      `kubectl -n ${accountNamespace(s)} describe agentdeployment ${active!.id}`,
+    );
+    // The transitions of its Ready condition, recorded by the operator as Events about it.
+    for (const reason of ['Building', 'Built', 'Active'])
+      expect(described).toMatch(new RegExp(`Normal\\s+${reason}\\b`));
+    const conditions = JSON.parse(
+      await asAdmin(
+        s.kubeconfig,
+        `kubectl -n ${accountNamespace(s)} get agentdeployment ${active!.id} -o jsonpath='{.status.conditions}'`,
+      ),
+    ) as Array<Record<string, unknown>>;
+    expect(conditions).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ type: 'Ready', status: 'True', reason: 'Active' }),
+        expect.objectContaining({ type: 'Built', status: 'True' }),
+      ]),
+    );
+    for (const c of conditions) {
+      expect(Object.keys(c).sort()).toEqual([
+        'lastTransitionTime',
+        'message',
+        'observedGeneration',
+        'reason',
+        'status',
+        'type',
+      ]);
+    }
   });
 });

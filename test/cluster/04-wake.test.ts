@@ -13,6 +13,7 @@ import {
   accountNamespace,
   adminKube,
   agentUrl,
+  asAdmin,
   controlPlane,
   session,
   viaEdge,
@@ -58,6 +59,13 @@ describe('scale to zero and wake, in real pods', () => {
       .filter(([, v]) => typeof v === 'number')
       .map(([k, v]) => `${k} ${Math.round(v as number)} ms`);
     process.stdout.write(`wake from zero on the node: ${stages.join(', ')}\n`);
+    // The operator recorded both on the agent (kubectl describe lists them).
+    const described = await asAdmin(
+      s.kubeconfig,
+      `kubectl -n ${namespace} describe agent ${agent.id}`,
+    );
+    expect(described).toMatch(/Normal\s+ScaledToZero\b/);
+    expect(described).toMatch(/Normal\s+Woken\b/);
     // Stages in the order they happen.
     expect(wake.scaled).toBeLessThanOrEqual(wake.podCreated);
     expect(wake.podCreated).toBeLessThanOrEqual(wake.started);
