@@ -16,6 +16,8 @@
  * serves on a Unix socket at PATH (a stale socket file there is replaced), the only way its edge
  * reaches a sandboxed service.
  * SVC_RUNNER_ERROR_FILE, when set, names a file that receives the one-line reason of a failure.
+ * SVC_ARTIFACT_URL, when set (a cluster pod), is where the agent's built code is fetched from
+ * into an empty --app-dir first (fetch.mjs).
  *
  * Exit codes. serve: 0 after SIGTERM/SIGINT and a graceful close; 1 cannot listen, or an error
  * thrown outside any request later on; 2 bad command line; 3 the entry point failed to load or
@@ -30,6 +32,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { inspect, parseArgs } from 'node:util';
 import { located, syntaxProblem } from './check.mjs';
+import { fetchArtifact } from './fetch.mjs';
 import { createAgentServer, fetchListener } from './http.mjs';
 import { awaitNetwork } from './network.mjs';
 import {
@@ -318,6 +321,12 @@ async function check({ appDir, entrypoint }) {
 }
 
 const options = parseCommandLine();
+try {
+  if (options.mode !== 'check') await fetchArtifact(options.appDir);
+} catch (error) {
+  console.error(`svc-runner: ${error instanceof Error ? error.message : inspect(error)}`);
+  process.exit(EXIT_UNCAUGHT);
+}
 try {
   process.chdir(options.appDir);
 } catch (error) {

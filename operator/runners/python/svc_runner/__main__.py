@@ -10,6 +10,8 @@ the working directory, --entrypoint $SVC_ENTRYPOINT or main.py, --port $PORT or 
 0.0.0.0. The local driver passes --socket PATH instead: the runner serves on a Unix socket at PATH
 (a stale socket file there is replaced), the only way its edge reaches a sandboxed service.
 SVC_RUNNER_ERROR_FILE, when set, names a file that receives the one-line reason of a failure.
+SVC_ARTIFACT_URL, when set (a cluster pod), is where the agent's built code is fetched from into
+an empty --app-dir first (fetch.py).
 
 Exit codes. serve: 0 after a graceful SIGTERM/SIGINT shutdown; 1 cannot listen; 2 bad command
 line; 3 the entry point failed to import, has no usable `app`, or its startup hook failed (never
@@ -77,6 +79,10 @@ def main(argv: list[str] | None = None) -> int:
     # The runner's server stack must load before the user's dependencies are importable.
     while str(deps) in sys.path:
         sys.path.remove(str(deps))
+    if args.mode != "check":
+        from .fetch import fetch_or_exit
+
+        fetch_or_exit(app_dir)
     os.chdir(app_dir)
     if args.mode == "check":
         from .check import check

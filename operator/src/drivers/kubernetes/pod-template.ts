@@ -67,6 +67,16 @@ export function agentPodSpec(
           },
         },
       },
+      // The runner fetches the built code into /app before it starts it (its fetch module):
+      // no init container for a wake to wait on. The runner drops it from the agent's environment.
+      ...(dockerfile
+        ? []
+        : [
+            {
+              name: 'SVC_ARTIFACT_URL',
+              value: `${cfg.internalApiUrl}/internal/deployments/${deploymentId}/artifact?token=${internalToken(cfg.internalSecret, 'artifact:read', deploymentId)}`,
+            },
+          ]),
       // Keys too long for a data key, which envFrom would not name (see longSecretRefs).
       ...longSecretRefs(agent).map(({ name, secretName, dataKey }) => ({
         name,
@@ -102,26 +112,13 @@ export function agentPodSpec(
     volumeMounts: dockerfile ? [] : [{ name: 'app', mountPath: '/app' }],
     securityContext: dockerfile ? customImageContainer() : restrictedContainer(),
   };
-  const fetch: V1Container = {
-    name: 'fetch',
-    image: cfg.images.builder,
-    args: ['fetch', '--dest', '/app'],
-    env: [
-      {
-        name: 'SVC_ARTIFACT_URL',
-        value: `${cfg.internalApiUrl}/internal/deployments/${deploymentId}/artifact?token=${internalToken(cfg.internalSecret, 'artifact:read', deploymentId)}`,
-      },
-    ],
-    volumeMounts: [{ name: 'app', mountPath: '/app' }],
-    securityContext: restrictedContainer(),
-  };
   return {
     restartPolicy: opts.mode === 'service' ? 'Always' : 'Never',
     automountServiceAccountToken: false,
     enableServiceLinks: false,
     // The contract's shutdown grace for custom containers; runners stop faster.
     terminationGracePeriodSeconds: dockerfile ? 120 : 30,
-    ...(dockerfile ? {} : { initContainers: [fetch], volumes: [{ name: 'app', emptyDir: {} }] }),
+    ...(dockerfile ? {} : { volumes: [{ name: 'app', emptyDir: {} }] }),
     containers: [container],
     // A custom image runs as the user it names (see security.ts); the platform's runners never need root.
     securityContext: podSecurity(!dockerfile),
