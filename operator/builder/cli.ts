@@ -15,6 +15,8 @@
  * carries to the deployment.
  */
 import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import {
@@ -31,6 +33,7 @@ import {
   relativeToCode,
 } from '../src/drivers/local/builder.js';
 import { RUNNERS } from '../src/drivers/local/runner-command.js';
+import { extraCaEnvironment } from './extra-ca.js';
 import { packDirectory } from './pack.js';
 
 function env(name: string): string {
@@ -82,6 +85,11 @@ export async function runBuilder(argv: string[]): Promise<void> {
       const source = values.source ?? '/workspace';
       const python = process.env.SVC_PYTHON ?? 'python3';
       const signal = new AbortController().signal;
+      // pip and npm (children of this process) trust the extra certificates too.
+      Object.assign(
+        process.env,
+        await extraCaEnvironment(process.env.SVC_EXTRA_CA_CERTS, join(tmpdir(), 'svc-ca')),
+      );
       try {
         await installDependencies(runtime, source, { python, output, signal });
         const pythonVersion = runtime.startsWith('python') ? versionOf(python) : null;

@@ -53,6 +53,11 @@ export interface OperatorConfig {
   /** Where pods reach the API server (archives, artifacts, runs): an in-cluster URL. */
   internalApiUrl: string;
   /**
+   * PEM certificates build pods trust besides the public ones when installing dependencies (a
+   * TLS-intercepting proxy's CA); null for the public ones only (`SVC_BUILD_CA_CERTIFICATES`).
+   */
+  buildCaCertificates: string | null;
+  /**
    * Shared with the API server; signs the capability tokens of the /internal/ routes
    * (`SVC_INTERNAL_SECRET`, or a file named by `SVC_INTERNAL_SECRET_FILE`; required: a
    * missing or guessable one stops the start).
@@ -122,6 +127,7 @@ export function loadOperatorConfig(env = process.env): OperatorConfig {
       env,
     ),
     internalSecret: requireSecret('SVC_INTERNAL_SECRET', env),
+    buildCaCertificates: envOptional('SVC_BUILD_CA_CERTIFICATES', env)?.trim() || null,
     publicApiUrl: envString('SVC_API_URL', 'http://127.0.0.1:8000', env),
     vectorsUrl: envString('SVC_VECTORS_URL', 'http://127.0.0.1:8001', env),
     agentDomain: envString('SVC_AGENT_DOMAIN', 'agents.localhost', env),

@@ -7,7 +7,15 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { parse } from 'yaml';
-import { baseValues, chartDir, find, renderChart, valueMatrix, type Manifest } from './helm.js';
+import {
+  baseValues,
+  chartDir,
+  find,
+  renderChart,
+  renderText,
+  valueMatrix,
+  type Manifest,
+} from './helm.js';
 
 /** The pod templates of every workload among `objects`. */
 function podSpecs(objects: Manifest[]): Array<{ owner: string; spec: Manifest['spec'] }> {
@@ -229,6 +237,26 @@ describe('each switch of the matrix', () => {
     expect(regions).toEqual([
       { name: 'default', inCluster: true, engineUrl: 'https://qdrant.example.com:6333' },
     ]);
+  });
+
+  it('build CA certificates: the operator gets them, and a value that is no PEM is refused', async () => {
+    const pem = '-----BEGIN CERTIFICATE-----\nMIIBcorp\n-----END CERTIFICATE-----\n';
+    const objects = await renderChart({
+      ...baseValues,
+      agents: { buildCACertificates: pem },
+    });
+    const operator = find(objects, 'Deployment', 'svc-operator').spec.template.spec.containers[0];
+    expect(envOf(operator).SVC_BUILD_CA_CERTIFICATES).toBe(pem);
+    const plain = await renderChart(baseValues);
+    expect(
+      envOf(find(plain, 'Deployment', 'svc-operator').spec.template.spec.containers[0]),
+    ).not.toHaveProperty('SVC_BUILD_CA_CERTIFICATES');
+    const refused = await renderText({
+      ...baseValues,
+      agents: { buildCACertificates: 'not a certificate' },
+    });
+    expect(refused.ok).toBe(false);
+    expect(refused.stderr).toMatch(/buildCACertificates/);
   });
 
   it('CRDs off: no CustomResourceDefinition', async () => {

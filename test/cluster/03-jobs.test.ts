@@ -5,6 +5,10 @@
  */
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { existsSync } from 'node:fs';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { resourceChanges, waitFor } from '../harness/wait.js';
 import {
   accountNamespace,
@@ -91,6 +95,56 @@ describe('jobs, schedules, spawns and secrets on the Kubernetes driver', () => {
     );
     expect(spawned.status).toBeLessThan(300);
     expect(await runEnded(spawned.body.spawn_id)).toMatchObject({ state: 'completed' });
+  });
+
+  it("installs an agent's dependencies in its build pod, trusting the CAs this machine adds (agents.buildCACertificates)", async () => {
+    // This machine's egress may pass through a TLS-intercepting proxy whose CA is among the
+    // local ones; the build pods get them the way a cluster admin gives them, by a helm value.
+    const local = '/usr/local/share/ca-certificates';
+    const pems = existsSync(local)
+      ? (await readdir(local)).filter((f) => f.endsWith('.crt')).map((f) => join(local, f))
+      : [];
+    if (pems.length > 0) {
+      const bundle = join(tmpdir(), 'svc-cluster-build-ca.pem');
+      await writeFile(bundle, (await Promise.all(pems.map((p) => readFile(p, 'utf8')))).join('\n'));
+      await asAdmin(
+        s.kubeconfig,
+        `helm upgrade svc charts/svc -n svc-system --reuse-values --set-file agents.buildCACertificates=${bundle} --wait --timeout 3m`,
+      );
+    }
+    expect(
+      (await api('POST', '/api/v1/agents', { name: 'deps-py', runtime: 'python3.11' })).status,
+    ).toBe(201);
+    await deployed(s, kc, 'deps-py', {
+      'requirements.txt': 'six==1.16.0\n',
+      'main.py': [
+        'import six',
+        'async def app(scope, receive, send):',
+        '    if scope["type"] != "http":',
+        '        return',
+        '    await send({"type": "http.response.start", "status": 200, "headers": []})',
+        '    await send({"type": "http.response.body", "body": f"six {six.__version__}".encode()})',
+        '',
+      ].join('\n'),
+    });
+    expect(await answerThroughEdge(s, 'deps-py')).toBe('six 1.16.0');
+    expect(
+      (await api('POST', '/api/v1/agents', { name: 'deps-node', runtime: 'node22' })).status,
+    ).toBe(201);
+    await deployed(s, kc, 'deps-node', {
+      'package.json': JSON.stringify({
+        name: 'deps-node',
+        type: 'module',
+        dependencies: { ms: '2.1.3' },
+      }),
+      'server.mjs': [
+        "import ms from 'ms';",
+        "export default { fetch: () => new Response(`ms ${ms('2h')}`) };",
+        '',
+      ].join('\n'),
+      'svc.yaml': 'runtime: node22\ntype: service\nentrypoint: server.mjs\n',
+    });
+    expect(await answerThroughEdge(s, 'deps-node')).toBe('ms 7200000');
   });
 
   it('fires a cron schedule after a helm upgrade points CronJobs at a local curl image', async () => {

@@ -155,6 +155,20 @@ describe('the build Job', () => {
   });
 });
 
+describe('certificates builds trust', () => {
+  it('gives the build step the extra certificates when the operator has them, and only it', () => {
+    const service = agent('python3.12');
+    const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----';
+    const spec = buildJob(deployment(service), { ...cfg, buildCaCertificates: pem }).spec?.template
+      .spec;
+    expect(spec?.containers[0]?.env).toContainEqual({ name: 'SVC_EXTRA_CA_CERTS', value: pem });
+    expect(spec?.initContainers?.[0]?.env?.map((e) => e.name)).not.toContain('SVC_EXTRA_CA_CERTS');
+    const without = buildJob(deployment(service), { ...cfg, buildCaCertificates: null }).spec
+      ?.template.spec;
+    expect(without?.containers[0]?.env?.map((e) => e.name)).not.toContain('SVC_EXTRA_CA_CERTS');
+  });
+});
+
 describe('secrets in the pods', () => {
   it('reads every secret through envFrom, and names each one stored under a derived data key', () => {
     const of = agent('python3.12');

@@ -166,6 +166,11 @@ export function buildJob(
             name: 'SVC_ARTIFACT_URL',
             value: `${cfg.internalApiUrl}/internal/deployments/${id}/artifact?token=${internalToken(cfg.internalSecret, 'artifact:write', id)}`,
           },
+          // Certificates its dependency installs trust besides the public ones (the builder
+          // writes them to a bundle for pip and npm).
+          ...(cfg.buildCaCertificates
+            ? [{ name: 'SVC_EXTRA_CA_CERTS', value: cfg.buildCaCertificates }]
+            : []),
           ...(secrets?.env ?? []),
         ],
         ...(secrets ? { envFrom: secrets.envFrom } : {}),
