@@ -80,6 +80,10 @@ describe('isNodeRule', () => {
       true,
     ],
     [':CNI-HOSTPORT-DNAT - [0:0]', true],
+    [
+      '-A FORWARD -d 10.96.0.0/16 -m comment --comment "svc-node KUBE-NODE-UNTRANSLATED: a Service IP kube-proxy did not translate" -j REJECT --reject-with icmp-port-unreachable',
+      true,
+    ],
     ['-A POSTROUTING -o eth0 -j MASQUERADE', false],
     [':POSTROUTING ACCEPT [0:0]', false],
     ['-A INPUT -m comment --comment "MY-KUBE-LIKE rule" -j ACCEPT', false],

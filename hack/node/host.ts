@@ -15,6 +15,7 @@ import {
   NODE_IP,
   POD_CIDR,
   RUN_DIR,
+  SERVICE_CIDR,
   type NodePaths,
 } from './layout.js';
 
@@ -57,7 +58,22 @@ export async function prepareHost(paths: NodePaths): Promise<void> {
     await sh('ip', ['addr', 'add', `${NODE_IP}/${prefix}`, 'dev', BRIDGE]);
   }
   await sh('ip', ['link', 'set', BRIDGE, 'up']);
+  // A Service IP that kube-proxy has not translated (no rule yet, or between its two tables'
+  // commits when a Service gets its first endpoint) is refused here, as in a cluster whose
+  // Service range routes nowhere; on this machine it would leave by the default route, and an
+  // egress proxy answered it (a wake through the edge got that proxy's 404).
+  for (const chain of ['FORWARD', 'OUTPUT']) {
+    const rule = ['-d', SERVICE_CIDR, '-m', 'comment', '--comment', UNTRANSLATED, '-j', 'REJECT'];
+    const present = await sh('iptables', ['-C', chain, ...rule]).then(
+      () => true,
+      () => false,
+    );
+    if (!present) await sh('iptables', ['-A', chain, ...rule]);
+  }
 }
+
+/** The comment of the node's rules refusing untranslated Service IPs ({@link isNodeRule} picks them). */
+const UNTRANSLATED = 'svc-node KUBE-NODE-UNTRANSLATED: a Service IP kube-proxy did not translate';
 
 /**
  * Removes every trace of the node from the host. Call after its processes have stopped; each
