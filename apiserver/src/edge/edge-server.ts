@@ -52,6 +52,19 @@ class EdgeError extends Error {
   }
 }
 
+/** A set of strings that forgets everything once it holds `limit` of them. */
+class BoundedSet {
+  private readonly items = new Set<string>();
+  constructor(private readonly limit: number) {}
+  has(item: string): boolean {
+    return this.items.has(item);
+  }
+  add(item: string): void {
+    if (this.items.size >= this.limit) this.items.clear();
+    this.items.add(item);
+  }
+}
+
 /** How long a request that woke its agent waits for the agent's address to accept connections. */
 const WOKEN_REACHABLE_MS = 3_000;
 
@@ -68,6 +81,8 @@ const HOP_BY_HOP = new Set([
 /** Builds the edge's HTTP server (not yet listening). */
 export function createEdgeServer(opts: EdgeOptions): Server {
   const { index, domain, log } = opts;
+  /** Addresses this edge has connected to since they were published (cleared past 10,000). */
+  const reached = new BoundedSet(10_000);
 
   /** The agent for a request and the address to send it to, waking it when needed. */
   async function route(req: IncomingMessage): Promise<{ agent: Agent; target: EndpointTarget }> {
@@ -105,11 +120,19 @@ export function createEdgeServer(opts: EdgeOptions): Server {
       }
       // Just published: on Kubernetes its Service may refuse for up to a second more.
       const target = endpointTarget(agent.status.endpoint);
-      await awaitConnectable(target, Math.min(deadline, Date.now() + WOKEN_REACHABLE_MS));
+      if (await awaitConnectable(target, Math.min(deadline, Date.now() + WOKEN_REACHABLE_MS)))
+        reached.add(agent.status.endpoint);
       return { agent, target };
     }
     void index.markActivity(agent);
-    return { agent, target: endpointTarget(agent.status.endpoint) };
+    const target = endpointTarget(agent.status.endpoint);
+    // The first request to an address this edge has not reached yet (a new deploy, another
+    // edge's wake) waits for it the same way.
+    if (!reached.has(agent.status.endpoint)) {
+      if (await awaitConnectable(target, Date.now() + WOKEN_REACHABLE_MS))
+        reached.add(agent.status.endpoint);
+    }
+    return { agent, target };
   }
 
   function forwardedHeaders(
