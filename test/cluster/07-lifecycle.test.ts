@@ -84,7 +84,10 @@ describe('the platform and its agents over time', () => {
     );
     expect(pods.every((p) => p.metadata?.annotations?.rollout === '2')).toBe(true);
     expect(await userData(s)).toEqual(before);
-    expect(await answerThroughEdge(s, 'py-svc')).toContain('"hello": "from python"');
+    // Through the new API servers' edge (a wake, if it slept meanwhile, by the new operators).
+    const asked = Date.now();
+    expect(await answerThroughEdge(s, 'py-svc', 90_000)).toContain('"hello": "from python"');
+    process.stdout.write(`py-svc answered through the new edge after ${Date.now() - asked} ms\n`);
   });
 
   it('deletes an agent: its pods, workload and secrets go', async () => {

@@ -175,13 +175,26 @@ export async function agentUrl(s: Session, name: string): Promise<string> {
   });
 }
 
-/** The agent's first 200 through the edge (retried while it is not reachable yet). */
-export async function answerThroughEdge(s: Session, name: string): Promise<string> {
+/**
+ * The agent's first 200 through the edge (retried while it is not reachable yet, for
+ * `timeoutMs`; a wake the edge holds counts its own 30 s within it).
+ */
+export async function answerThroughEdge(
+  s: Session,
+  name: string,
+  timeoutMs = 30_000,
+): Promise<string> {
   const url = await agentUrl(s, name);
-  const reply = await waitFor(`${name} to answer through the edge`, async () => {
-    const r = await viaEdge(s, url).catch(() => null);
-    return r?.status === 200 ? r : undefined;
-  });
+  let last: unknown;
+  const reply = await waitFor(
+    `${name} to answer through the edge`,
+    async () => {
+      const r = await viaEdge(s, url).catch((err: unknown) => ({ error: String(err) }));
+      last = 'status' in r ? { status: r.status, text: r.text.slice(0, 300) } : r;
+      return 'status' in r && r.status === 200 ? r : undefined;
+    },
+    { timeoutMs, lastSeen: () => last },
+  );
   return reply.text;
 }
 
