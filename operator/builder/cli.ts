@@ -1,6 +1,6 @@
 /**
- * The builder of the cluster's build Jobs and of the fetch init container of
- * agent pods (the image `builder`):
+ * The builder of the cluster's build Jobs (the image `builder`); `fetch` is what
+ * the runners now do themselves in agent pods, kept for the local tests:
  *
  *   unpack --dest DIR                   fetch the code archive ($SVC_ARCHIVE_URL) into DIR
  *   build --source DIR --runtime RT [--entrypoint FILE]
