@@ -21,6 +21,11 @@ export interface ManagedProcess {
   child: ChildProcess;
   /** Resolves with the exit code (or signal name) once the process ends. */
   exited: Promise<number | string>;
+  /**
+   * Resolves once everything the process wrote is in its log file: its pipes closed after it
+   * exited, or 2 s after the exit at the latest (a descendant that kept them open).
+   */
+  logClosed?: Promise<void>;
 }
 
 /** Options of {@link ProcessGroup.start}. */
@@ -90,24 +95,35 @@ export class ProcessGroup {
     });
     const stdoutLines = opts.onStdoutLine ? lineSplitter(opts.onStdoutLine) : undefined;
     const stderrLines = opts.onStderrLine ? lineSplitter(opts.onStderrLine) : undefined;
+    let logEnded = false;
+    const endLog = () => {
+      if (logEnded) return;
+      logEnded = true;
+      log.end();
+    };
+    const logClosed = new Promise<void>((resolve) => log.once('close', () => resolve()));
+    // Output can still arrive after 'exit'; 'close' comes once the pipes are drained.
+    child.once('close', endLog);
     child.stdout?.on('data', (chunk: Buffer) => {
-      log.write(chunk);
+      if (!logEnded) log.write(chunk);
       stdoutLines?.(chunk);
     });
     child.stderr?.on('data', (chunk: Buffer) => {
-      log.write(chunk);
+      if (!logEnded) log.write(chunk);
       stderrLines?.(chunk);
     });
     const exited = new Promise<number | string>((resolve, reject) => {
       child.on('error', reject);
       child.on('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'));
     });
-    const managed = { name: opts.name, pid: child.pid ?? -1, logFile, child, exited };
+    const managed = { name: opts.name, pid: child.pid ?? -1, logFile, child, exited, logClosed };
     this.children.push(managed);
     exited
       .catch(() => undefined)
       .finally(() => {
-        log.end();
+        const fallback = setTimeout(endLog, 2_000);
+        fallback.unref();
+        void logClosed.then(() => clearTimeout(fallback));
         // The group lives and dies with its leader.
         killStragglers(managed);
         // A child that ended on its own is no longer the group's to stop.
@@ -134,6 +150,10 @@ export class ProcessGroup {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
       if (exitedWith !== undefined) {
+        // Its last words (why it exited) may still be on their way to the log.
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([proc.logClosed, new Promise((r) => (timer = setTimeout(r, 2_000)))]);
+        clearTimeout(timer);
         throw new Error(
           `${proc.name} exited (${exitedWith}) before it was ready\n${tail(proc.logFile)}`,
         );

@@ -182,10 +182,20 @@ describe('the engine pod under failure', () => {
     expect(events.items.map((e) => `${e.reason}: ${e.message}`).join('\n')).toMatch(
       /Unhealthy: Liveness probe failed/,
     );
-    // The data survived the hang too.
-    const count = await vectors('/api/v1/collections/durable/points/count', 'POST', {
-      exact: true,
-    });
-    expect((count.body.result as { count: number }).count).toBeGreaterThanOrEqual(1000);
+    // The data survived the hang too. The vector plane's first answers after the restart may be
+    // a retryable error (its kept-alive connections to the old process): a client retries.
+    let last: unknown;
+    const count = await waitFor(
+      'the vector plane to count the points after the restart',
+      async () => {
+        const res = await vectors('/api/v1/collections/durable/points/count', 'POST', {
+          exact: true,
+        });
+        last = res;
+        return res.status === 200 ? (res.body.result as { count: number }).count : undefined;
+      },
+      { timeoutMs: 30_000, lastSeen: () => last },
+    );
+    expect(count).toBeGreaterThanOrEqual(1000);
   });
 });
