@@ -83,7 +83,21 @@ describe('the platform and its agents over time', () => {
       { timeoutMs: 180_000, wakeOn: kubeChanges(kc, PODS) },
     );
     expect(pods.every((p) => p.metadata?.annotations?.rollout === '2')).toBe(true);
-    expect(await userData(s)).toEqual(before);
+    // The front doors through the new pods (how soon is printed: once in CI, a new connection to
+    // the Service waited 10 s right after the roll, which two direct tries never showed).
+    const rolled = Date.now();
+    let lastError: unknown;
+    const after = await waitFor(
+      'the control and vector planes to answer through the new API servers',
+      () =>
+        userData(s).catch((err: unknown) => {
+          lastError = String((err as { cause?: unknown }).cause ?? err);
+          return undefined;
+        }),
+      { timeoutMs: 60_000, lastSeen: () => lastError },
+    );
+    process.stdout.write(`the front doors answered ${Date.now() - rolled} ms after the roll\n`);
+    expect(after).toEqual(before);
     // Through the new API servers' edge (a wake, if it slept meanwhile, by the new operators).
     const asked = Date.now();
     expect(await answerThroughEdge(s, 'py-svc', 90_000)).toContain('"hello": "from python"');
