@@ -25,6 +25,7 @@ import { ANNOTATIONS, type Agent } from '../../../crds/src/index.js';
 import type { Logger } from '../../../common/logger.js';
 import { addressLabelOf } from './address.js';
 import { awaitConnectable } from './connectable.js';
+import { TtlCache } from '../../../common/ttl-cache.js';
 import type { AgentIndex } from './agent-index.js';
 import type { UsageRecorder } from '../usage/usage-writer.js';
 
@@ -52,21 +53,11 @@ class EdgeError extends Error {
   }
 }
 
-/** A set of strings that forgets everything once it holds `limit` of them. */
-class BoundedSet {
-  private readonly items = new Set<string>();
-  constructor(private readonly limit: number) {}
-  has(item: string): boolean {
-    return this.items.has(item);
-  }
-  add(item: string): void {
-    if (this.items.size >= this.limit) this.items.clear();
-    this.items.add(item);
-  }
-}
-
-/** How long a request that woke its agent waits for the agent's address to accept connections. */
-const WOKEN_REACHABLE_MS = 3_000;
+/**
+ * How long a request waits for an address it has not reached yet (just woken, newly deployed)
+ * to accept connections: on Kubernetes a Service refuses for a moment after its pod is Ready.
+ */
+const REACHABLE_WAIT_MS = 3_000;
 
 const HOP_BY_HOP = new Set([
   'connection',
@@ -81,8 +72,8 @@ const HOP_BY_HOP = new Set([
 /** Builds the edge's HTTP server (not yet listening). */
 export function createEdgeServer(opts: EdgeOptions): Server {
   const { index, domain, log } = opts;
-  /** Addresses this edge has connected to since they were published (cleared past 10,000). */
-  const reached = new BoundedSet(10_000);
+  /** Addresses this edge has connected to (cleared past 10,000 of them). */
+  const reached = new TtlCache<true>(Infinity);
 
   /** The agent for a request and the address to send it to, waking it when needed. */
   async function route(req: IncomingMessage): Promise<{ agent: Agent; target: EndpointTarget }> {
@@ -96,11 +87,14 @@ export function createEdgeServer(opts: EdgeOptions): Server {
       a.spec.desiredState === 'running' &&
       !a.metadata.annotations?.[ANNOTATIONS.usagePaused] &&
       !a.metadata.deletionTimestamp;
-    if (!reachable(agent))
-      throw new EdgeError(404, 'AGENT_NOT_REACHABLE', 'No running agent answers at this address.');
-    if (!agent?.status?.endpoint) {
+    const notReachable = () =>
+      new EdgeError(404, 'AGENT_NOT_REACHABLE', 'No running agent answers at this address.');
+    if (!reachable(agent)) throw notReachable();
+    const woke = !agent?.status?.endpoint;
+    let deadline = Infinity;
+    if (woke) {
       await index.markActivity(agent as Agent, true);
-      const deadline = Date.now() + (opts.wakeTimeoutMs ?? 30_000);
+      deadline = Date.now() + (opts.wakeTimeoutMs ?? 30_000);
       while (!agent?.status?.endpoint) {
         if (Date.now() > deadline)
           throw new EdgeError(
@@ -111,26 +105,19 @@ export function createEdgeServer(opts: EdgeOptions): Server {
         // An in-memory lookup: polled often, the wait ends soon after the watch brings the address.
         await new Promise((r) => setTimeout(r, 5));
         agent = index.find(label);
-        if (!reachable(agent))
-          throw new EdgeError(
-            404,
-            'AGENT_NOT_REACHABLE',
-            'No running agent answers at this address.',
-          );
+        if (!reachable(agent)) throw notReachable();
       }
-      // Just published: on Kubernetes its Service may refuse for up to a second more.
-      const target = endpointTarget(agent.status.endpoint);
-      if (await awaitConnectable(target, Math.min(deadline, Date.now() + WOKEN_REACHABLE_MS)))
-        reached.add(agent.status.endpoint);
-      return { agent, target };
+    } else {
+      void index.markActivity(agent as Agent);
     }
-    void index.markActivity(agent);
-    const target = endpointTarget(agent.status.endpoint);
-    // The first request to an address this edge has not reached yet (a new deploy, another
-    // edge's wake) waits for it the same way.
-    if (!reached.has(agent.status.endpoint)) {
-      if (await awaitConnectable(target, Date.now() + WOKEN_REACHABLE_MS))
-        reached.add(agent.status.endpoint);
+    const endpoint = agent?.status?.endpoint;
+    if (!agent || !endpoint) throw notReachable();
+    const target = endpointTarget(endpoint);
+    // A woken agent's address (the same Service as before it slept), or one this edge has not
+    // reached yet (a new deploy, another edge's wake), may refuse for a moment: wait for it.
+    if (woke || !reached.get(endpoint)) {
+      if (await awaitConnectable(target, Math.min(deadline, Date.now() + REACHABLE_WAIT_MS)))
+        reached.set(endpoint, true);
     }
     return { agent, target };
   }
