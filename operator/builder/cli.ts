@@ -1,12 +1,11 @@
 /**
- * The builder of the cluster's build Jobs (the image `builder`); `fetch` is what
- * the runners now do themselves in agent pods, kept for the local tests:
+ * The builder of the cluster's build Jobs (the image `builder`); agent pods'
+ * runners fetch the built artifact themselves (operator/runners/.../fetch):
  *
  *   unpack --dest DIR                   fetch the code archive ($SVC_ARCHIVE_URL) into DIR
  *   build --source DIR --runtime RT [--entrypoint FILE]
  *                                       install DIR's dependencies, compile-check the entry
  *                                       point, pack DIR, PUT it to $SVC_ARTIFACT_URL
- *   fetch --dest DIR                    fetch the built artifact ($SVC_ARTIFACT_URL) into DIR
  *
  * The URLs carry their capability tokens. `unpack` holds the code archive to
  * the limits in $SVC_ARCHIVE_LIMITS (the deployment's `archiveLimits` as JSON),
@@ -64,18 +63,12 @@ export async function runBuilder(argv: string[]): Promise<void> {
   });
   const output = (line: string) => console.log(line);
   switch (positionals[0]) {
-    case 'unpack':
-    case 'fetch': {
-      const url = env(positionals[0] === 'unpack' ? 'SVC_ARCHIVE_URL' : 'SVC_ARTIFACT_URL');
-      // The artifact is what the build step packed; the code archive is the user's.
-      const limits =
-        positionals[0] === 'unpack'
-          ? process.env.SVC_ARCHIVE_LIMITS
-            ? (JSON.parse(process.env.SVC_ARCHIVE_LIMITS) as ArchiveLimits)
-            : FALLBACK_ARCHIVE_LIMITS
-          : null;
-      await fetchAndUnpack(url, values.dest ?? '/workspace', undefined, limits);
-      output(`${positionals[0]}: done`);
+    case 'unpack': {
+      const limits = process.env.SVC_ARCHIVE_LIMITS
+        ? (JSON.parse(process.env.SVC_ARCHIVE_LIMITS) as ArchiveLimits)
+        : FALLBACK_ARCHIVE_LIMITS;
+      await fetchAndUnpack(env('SVC_ARCHIVE_URL'), values.dest ?? '/workspace', undefined, limits);
+      output('unpack: done');
       return;
     }
     case 'build': {
@@ -125,7 +118,7 @@ export async function runBuilder(argv: string[]): Promise<void> {
     }
     default:
       throw new Error(
-        'usage: builder unpack --dest DIR | build --source DIR --runtime RT [--entrypoint FILE] | fetch --dest DIR',
+        'usage: builder unpack --dest DIR | build --source DIR --runtime RT [--entrypoint FILE]',
       );
   }
 }

@@ -1,13 +1,15 @@
 /**
  * The builder the cluster's build Jobs run, against the real API server's
  * internal routes: unpack the code archive, install its dependencies with
- * pip, store the artifact, and fetch it back as an agent pod's init container
- * would.
+ * pip, store the artifact, and fetch it back as an agent pod's runner does.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { repoRoot } from '../../hack/lib/paths.js';
 import { internalToken } from '../../common/internal-token.js';
 import { runBuilder } from '../../operator/builder/cli.js';
 import { RUNNERS } from '../../operator/src/drivers/local/runner-command.js';
@@ -61,8 +63,21 @@ describe('builder', () => {
     process.env.SVC_PYTHON = RUNNERS.python;
     await runBuilder(['build', '--source', workspace, '--runtime', 'python3.11']);
 
-    process.env.SVC_ARTIFACT_URL = url('artifact', 'artifact:read');
-    await runBuilder(['fetch', '--dest', app]);
+    // What an agent pod's runner does with it (operator/runners/node/fetch.mjs, in a process
+    // of its own as in the pod).
+    mkdirSync(app, { recursive: true });
+    const fetchModule = join(repoRoot, 'operator', 'runners', 'node', 'fetch.mjs');
+    // Not execFileSync: the API server answering it runs in this process.
+    await promisify(execFile)(
+      process.execPath,
+      [
+        '-e',
+        `import(process.argv[1]).then((m) => m.fetchArtifact(process.argv[2]))`,
+        fetchModule,
+        app,
+      ],
+      { env: { ...process.env, SVC_ARTIFACT_URL: url('artifact', 'artifact:read') } },
+    );
     expect(readFileSync(join(app, 'main.py'), 'utf8')).toBe(PYTHON_SERVICE);
     expect(existsSync(join(app, '.svc', 'deps', 'six.py'))).toBe(true);
   }, 120_000);
