@@ -14,10 +14,8 @@
  * Needs what `npm run test:cluster` needs (root, the node's tools: hack/test-cluster.sh).
  */
 import { execFileSync } from 'node:child_process';
-import { AppsV1Api } from '@kubernetes/client-node';
-import { LABELS, OBJECT_NAMES } from '../crds/src/index.js';
+import { OBJECT_NAMES } from '../crds/src/index.js';
 import { repoRoot } from '../hack/lib/paths.js';
-import { waitFor } from '../test/harness/wait.js';
 import { bootCluster, clusterState, stopCluster } from '../test/cluster/node-cluster.js';
 import {
   accountNamespace,
@@ -35,7 +33,7 @@ import {
   viaEdge,
   type Session,
 } from '../test/cluster/platform.js';
-import { measureWake, quantiles, type WakeStages } from '../test/cluster/wake-stages.js';
+import { asleep, measureWake, quantiles, type WakeStages } from '../test/cluster/wake-stages.js';
 
 const AGENTS = Number(process.env.AGENTS ?? 5);
 const ROUNDS = Number(process.env.ROUNDS ?? 2);
@@ -58,7 +56,6 @@ try {
     `cluster path: node up with the images imported and FerretDB ready in ${seconds(performance.now() - tBoot)}`,
   );
   const { kc, core } = adminKube(kubeconfig);
-  const apps = kc.makeApiClient(AppsV1Api);
 
   const tInstall = performance.now();
   await asAdmin(kubeconfig, await readmeInstall());
@@ -92,21 +89,7 @@ try {
   for (let round = 0; round < ROUNDS; round++) {
     const tIdle = performance.now();
     for (const agent of agents) {
-      await waitFor(
-        `${agent.name} scaled to zero`,
-        async () => {
-          const d = await apps.readNamespacedDeployment({
-            name: OBJECT_NAMES.workload(agent.id),
-            namespace,
-          });
-          const pods = await core.listNamespacedPod({
-            namespace,
-            labelSelector: `${LABELS.agentId}=${agent.id},${LABELS.component}=service`,
-          });
-          return d.spec?.replicas === 0 && pods.items.length === 0;
-        },
-        { timeoutMs: 240_000, everyMs: 1_000 },
-      );
+      await asleep(kc, namespace, agent.id, 240_000);
     }
     console.log(
       `  round ${round + 1}: ${agents.length} agents at zero after ${seconds(performance.now() - tIdle)} of idling`,

@@ -5,10 +5,8 @@
  * stages of the wake are printed (bench/cluster-path.ts measures them over many wakes).
  */
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import type { AppsV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { AppsV1Api as Apps } from '@kubernetes/client-node';
-import { LABELS, OBJECT_NAMES } from '../../crds/src/index.js';
-import { kubeChanges, waitFor } from '../harness/wait.js';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { OBJECT_NAMES } from '../../crds/src/index.js';
 import {
   accountNamespace,
   adminKube,
@@ -19,17 +17,14 @@ import {
   viaEdge,
   type Session,
 } from './platform.js';
-import { measureWake } from './wake-stages.js';
+import { asleep, measureWake } from './wake-stages.js';
 
 let s: Session;
 let kc: KubeConfig;
-let core: CoreV1Api;
-let apps: AppsV1Api;
 
 beforeAll(async () => {
   s = await session();
-  ({ kc, core } = adminKube(s.kubeconfig));
-  apps = kc.makeApiClient(Apps);
+  ({ kc } = adminKube(s.kubeconfig));
 });
 
 describe('scale to zero and wake, in real pods', () => {
@@ -38,18 +33,8 @@ describe('scale to zero and wake, in real pods', () => {
     const agent = (await api<{ id: string }>('GET', '/api/v1/agents/sleepy')).body;
     const namespace = accountNamespace(s);
     const workload = OBJECT_NAMES.workload(agent.id);
-    // Its service's pods (its build's pods stay, Completed, as the Job keeps them).
-    const selector = `${LABELS.agentId}=${agent.id},${LABELS.component}=service`;
-    await waitFor(
-      'sleepy to be scaled to zero with no pod left',
-      async () => {
-        const d = await apps.readNamespacedDeployment({ name: workload, namespace });
-        const pods = await core.listNamespacedPod({ namespace, labelSelector: selector });
-        return d.spec?.replicas === 0 && pods.items.length === 0;
-      },
-      // The idle minute counts from its deploy, in the file before this one.
-      { timeoutMs: 150_000, wakeOn: kubeChanges(kc, `/api/v1/namespaces/${namespace}/pods`) },
-    );
+    // The idle minute counts from its deploy, in the file before this one.
+    await asleep(kc, namespace, agent.id, 150_000);
     const url = await agentUrl(s, 'sleepy');
     const wake = await measureWake(kc, namespace, agent.id, workload, () => viaEdge(s, url));
     expect(wake.status).toBe(200);

@@ -6,7 +6,6 @@
  */
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { CoreV1Api } from '@kubernetes/client-node';
-import { LABELS } from '../../crds/src/index.js';
 import {
   accountNamespace,
   adminKube,
@@ -18,6 +17,7 @@ import {
   session,
   type Session,
 } from './platform.js';
+import { servicePods } from './wake-stages.js';
 
 let s: Session;
 let core: CoreV1Api;
@@ -34,7 +34,7 @@ let agentPod: string;
 async function servicePod(namespace: string, agentId: string) {
   const pods = await core.listNamespacedPod({
     namespace,
-    labelSelector: `${LABELS.agentId}=${agentId},${LABELS.component}=service`,
+    labelSelector: servicePods(agentId),
   });
   const pod = pods.items.find(
     (p) => p.status?.phase === 'Running' && !p.metadata?.deletionTimestamp,

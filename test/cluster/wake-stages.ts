@@ -4,8 +4,42 @@
  * is seen on this machine's clock (the node runs here, so the watch's delay is the same small
  * one for every stage). Used by 04-wake.test.ts and bench/cluster-path.ts.
  */
-import { Watch, type KubeConfig, type V1Deployment, type V1Pod } from '@kubernetes/client-node';
-import { LABELS } from '../../crds/src/index.js';
+import {
+  AppsV1Api,
+  CoreV1Api,
+  Watch,
+  type KubeConfig,
+  type V1Deployment,
+  type V1Pod,
+} from '@kubernetes/client-node';
+import { LABELS, OBJECT_NAMES } from '../../crds/src/index.js';
+import { kubeChanges, waitFor } from '../harness/wait.js';
+
+/** The label selector of a service agent's pods (its build's pods stay, Completed, with the Job). */
+export function servicePods(agentId: string): string {
+  return `${LABELS.agentId}=${agentId},${LABELS.component}=service`;
+}
+
+/** Waits until the service `agentId` is asleep: its Deployment at 0 replicas and no pod left. */
+export async function asleep(
+  kc: KubeConfig,
+  namespace: string,
+  agentId: string,
+  timeoutMs: number,
+): Promise<void> {
+  const apps = kc.makeApiClient(AppsV1Api);
+  const core = kc.makeApiClient(CoreV1Api);
+  await waitFor(
+    `agent ${agentId} to be scaled to zero with no pod left`,
+    async () => {
+      const name = OBJECT_NAMES.workload(agentId);
+      const d = await apps.readNamespacedDeployment({ name, namespace });
+      const pods = await core.listNamespacedPod({ namespace, labelSelector: servicePods(agentId) });
+      return d.spec?.replicas === 0 && pods.items.length === 0;
+    },
+    { timeoutMs, wakeOn: kubeChanges(kc, `/api/v1/namespaces/${namespace}/pods`) },
+  );
+}
 
 /** When each stage of one wake was seen, in ms after the request was sent. */
 export interface WakeStages {
@@ -77,7 +111,7 @@ export async function measureWake(
     watching<V1Pod>(
       kc,
       `/api/v1/namespaces/${namespace}/pods`,
-      { labelSelector: `${LABELS.agentId}=${agentId},${LABELS.component}=service` },
+      { labelSelector: servicePods(agentId) },
       (p) => {
         if (p.metadata?.deletionTimestamp) return;
         pod ||= p.metadata?.name ?? '';
