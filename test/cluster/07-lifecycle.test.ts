@@ -92,8 +92,10 @@ describe('the platform and its agents over time', () => {
       () =>
         userData(s).catch((err: unknown) => {
           // Only a connection that failed is asked again; an answer that is wrong fails here.
-          if (!(err instanceof TypeError && err.message === 'fetch failed')) throw err;
-          lastError = String(err.cause ?? err);
+          // (By name: fetch's TypeError is of another realm than this test's.)
+          const failed = err as Error;
+          if (failed.name !== 'TypeError' || failed.message !== 'fetch failed') throw err;
+          lastError = String(failed.cause ?? failed);
           return undefined;
         }),
       { timeoutMs: 60_000, lastSeen: () => lastError },
